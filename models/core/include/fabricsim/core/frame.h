@@ -1,0 +1,130 @@
+#pragma once
+/// One Ethernet frame as the hardware sees it, plus simulation metadata.
+/// `length` is the L2 frame from destination MAC to the end of the payload, without FCS
+/// (what a pcap holds); the wire adds FCS, preamble/SFD and IFG (see wire_bytes()).
+/// Frames come from frame_pool; models pass `frame&` and never allocate one per hop.
+#include <array>
+#include <cstdint>
+#include <cstddef>
+
+#include "fabricsim/core/units.h"
+
+namespace fabricsim {
+
+using mac_addr = std::array<std::uint8_t, 6>;
+
+enum class frame_kind : std::uint8_t {
+    IPV4_UDP,   ///< data over UDP
+    IPV4_TCP,   ///< data or ACK over TCP
+    PAUSE,      ///< 802.3x MAC control PAUSE (opcode 0x0001)
+    PFC,        ///< 802.1Qbb priority flow control (opcode 0x0101)
+    CNM,        ///< 802.1Qau congestion notification message (ethertype 0x22E7)
+    CREDIT,     ///< credit frame of credit-based transports (minimum-size UDP)
+};
+
+enum class ecn_codepoint : std::uint8_t { NOT_ECT = 0, ECT1 = 1, ECT0 = 2, CE = 3 };
+
+namespace ethertype {
+constexpr std::uint16_t IPV4 = 0x0800;
+constexpr std::uint16_t VLAN = 0x8100;
+constexpr std::uint16_t MAC_CONTROL = 0x8808;
+constexpr std::uint16_t CN_TAG = 0x22E9;
+constexpr std::uint16_t CNM = 0x22E7;
+}  // namespace ethertype
+
+namespace tcp_flag {
+constexpr std::uint8_t FIN = 0x01, SYN = 0x02, RST = 0x04, PSH = 0x08, ACK = 0x10, URG = 0x20,
+                       ECE = 0x40, CWR = 0x80;
+}
+
+constexpr std::uint32_t ETH_HEADER = 14;
+constexpr std::uint32_t VLAN_TAG = 4;
+constexpr std::uint32_t IPV4_HEADER = 20;
+constexpr std::uint32_t UDP_HEADER = 8;
+constexpr std::uint32_t TCP_HEADER = 20;
+constexpr std::uint32_t FCS_BYTES = 4;
+constexpr std::uint32_t MIN_FRAME_WITH_FCS = 64;
+constexpr std::uint32_t PREAMBLE_SFD = 8;
+constexpr std::uint32_t IFG_BYTES = 12;
+
+struct frame {
+    frame_kind kind = frame_kind::IPV4_UDP;
+
+    // Ethernet / 802.1Q
+    mac_addr dst_mac{};
+    mac_addr src_mac{};
+    bool vlan_tagged = false;
+    std::uint8_t pcp = 0;
+    std::uint16_t vid = 0;
+
+    // IPv4
+    std::uint8_t dscp = 0;
+    ecn_codepoint ecn = ecn_codepoint::NOT_ECT;
+    std::uint8_t ttl = 64;
+    std::uint16_t ip_id = 0;
+    std::uint32_t src_ip = 0;
+    std::uint32_t dst_ip = 0;
+
+    // L4
+    std::uint16_t src_port = 0;
+    std::uint16_t dst_port = 0;
+    std::uint32_t tcp_seq = 0;
+    std::uint32_t tcp_ack = 0;
+    std::uint8_t tcp_flags = 0;
+    std::uint16_t tcp_window = 0;
+
+    // MAC control (PAUSE: quanta[0]; PFC: enable vector + per-priority quanta)
+    std::uint8_t pfc_enable = 0;
+    std::array<std::uint16_t, 8> pause_quanta{};
+
+    // CNM (802.1Qau)
+    std::uint8_t cnm_fb = 0;
+    std::uint64_t cnm_cpid = 0;
+    std::int16_t cnm_qoffset = 0;
+    std::int16_t cnm_qdelta = 0;
+
+    // Sizes
+    std::uint32_t length = 60;       ///< L2 bytes without FCS
+    std::uint32_t payload_bytes = 0;  ///< L4 payload
+
+    // Simulation metadata
+    std::uint32_t flow_id = 0;
+    std::uint64_t seq_no = 0;     ///< per-flow frame sequence number
+    ps_t created = 0;             ///< when the source generated it
+    ps_t rx_last_bit = 0;         ///< set by the link: last bit arrives at the receiver
+    std::uint16_t ingress_port = 0;
+    std::uint16_t hops = 0;
+    bool fcs_error = false;       ///< corrupted on a link; dropped by the next store-and-forward MAC
+
+    frame* pool_next = nullptr;   ///< free-list link, owned by frame_pool
+
+    /// Restore all fields to defaults (called on return to the pool).
+    void reset();
+
+    /// Fill headers for an IPv4 data frame with `payload` L4 bytes; sets length (padded to 60).
+    void set_ipv4(frame_kind l4, std::uint32_t payload);
+
+    /// Make this an 802.3x PAUSE frame with the given quanta.
+    void set_pause(std::uint16_t quanta);
+    /// Make this an 802.1Qbb PFC frame (enable vector + quanta per priority).
+    void set_pfc(std::uint8_t enable, const std::array<std::uint16_t, 8>& quanta);
+
+    std::uint32_t header_bytes() const;
+    /// Frame size counted by MACs: length + FCS, at least 64.
+    std::uint32_t frame_bytes() const {
+        const std::uint32_t b = length + FCS_BYTES;
+        return b < MIN_FRAME_WITH_FCS ? MIN_FRAME_WITH_FCS : b;
+    }
+    /// Bytes the frame occupies on the wire: frame + preamble/SFD + IFG.
+    std::uint32_t wire_bytes() const { return frame_bytes() + PREAMBLE_SFD + IFG_BYTES; }
+    bool is_data() const { return kind == frame_kind::IPV4_UDP || kind == frame_kind::IPV4_TCP; }
+
+    /// Write the frame's `length` bytes (real headers, zero payload) into `out`.
+    /// Returns the number of bytes written (== length).
+    std::size_t to_bytes(std::uint8_t* out, std::size_t capacity) const;
+};
+
+mac_addr mac_for_node(std::uint32_t node_index);
+std::uint32_t ipv4_for_host(std::uint32_t host_index);  ///< 10.a.b.c from host index
+
+}  // namespace fabricsim

@@ -1,0 +1,50 @@
+#pragma once
+/// Statistics: named drop causes, per-block counters, and the interface through which the
+/// results collector walks the module hierarchy. Models only bump counters; the collector
+/// flattens them to "top.sw0.port3.drops.port_cap" style keys at the end.
+#include <array>
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include <nlohmann/json_fwd.hpp>
+
+namespace fabricsim {
+
+enum class drop_cause : std::uint8_t {
+    FCS_ERROR,           ///< corrupted on the wire, discarded by a store-and-forward MAC
+    LINK_DOWN,           ///< transmitted while the link was down
+    NO_ROUTE,            ///< no forwarding entry for the destination
+    TTL_EXPIRED,         ///< IPv4 TTL reached zero
+    SHARED_BUFFER_FULL,  ///< switch shared buffer exhausted
+    PORT_CAP,            ///< egress port's share of the buffer exceeded
+    NIC_TX_QUEUE_FULL,   ///< host offered more than the NIC TX queue holds
+    COUNT
+};
+
+constexpr std::size_t DROP_CAUSES = static_cast<std::size_t>(drop_cause::COUNT);
+std::string_view drop_cause_name(drop_cause c);
+
+struct drop_counters {
+    std::array<std::uint64_t, DROP_CAUSES> by_cause{};
+    void add(drop_cause c, std::uint64_t n = 1) { by_cause[static_cast<std::size_t>(c)] += n; }
+    std::uint64_t operator[](drop_cause c) const { return by_cause[static_cast<std::size_t>(c)]; }
+    std::uint64_t total() const;
+    drop_counters& operator+=(const drop_counters& o);
+};
+
+/// Implemented by modules that keep statistics or hold frames.
+class stats_provider {
+public:
+    virtual ~stats_provider() = default;
+    /// Writes this block's counters (a JSON object) into `out`.
+    virtual void report_stats(nlohmann::json& out) const = 0;
+    /// Adds this block's drops into `drops` (for the run-wide totals).
+    virtual void add_drops(drop_counters& drops) const { (void)drops; }
+    /// Data frames currently held (queued, in a pipeline, on a wire).
+    virtual std::uint64_t frames_held() const { return 0; }
+};
+
+nlohmann::json drops_to_json(const drop_counters& d);
+
+}  // namespace fabricsim

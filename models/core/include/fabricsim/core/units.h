@@ -1,0 +1,45 @@
+#pragma once
+/// Physical units used everywhere: time in integer picoseconds, rates in bit/s, sizes in bytes.
+/// Parsing of unit strings ("10Gbps", "4MiB", "1.5us", "65pkt", "1GHz") lives here so that
+/// config files, the CLI and Python all accept the same spellings.
+#include <cstdint>
+#include <optional>
+#include <string>
+
+namespace fabricsim {
+
+using ps_t = std::uint64_t;  ///< simulation time / duration in picoseconds
+
+constexpr ps_t PS_PER_NS = 1000;
+constexpr ps_t PS_PER_US = 1000 * PS_PER_NS;
+constexpr ps_t PS_PER_MS = 1000 * PS_PER_US;
+constexpr ps_t PS_PER_S = 1000 * PS_PER_MS;
+
+/// Time to serialise `bytes` at `rate_bps`, rounded up to a whole picosecond.
+ps_t serialization_ps(std::uint64_t bytes, std::uint64_t rate_bps);
+
+/// Smallest multiple of `period` that is >= t (period 0 = no rounding).
+inline ps_t ceil_to_period(ps_t t, ps_t period) {
+    if (period == 0) return t;
+    return (t + period - 1) / period * period;
+}
+
+/// A size given either in bytes or as a count of MTU packets ("65pkt").
+struct size_spec {
+    std::uint64_t value = 0;
+    bool packets = false;
+    bool operator==(const size_spec& o) const { return value == o.value && packets == o.packets; }
+};
+
+/// Parsers return std::nullopt with `why` filled on error.
+std::optional<std::uint64_t> parse_bit_rate(const std::string& s, std::string& why);
+std::optional<std::uint64_t> parse_bytes(const std::string& s, std::string& why);
+std::optional<size_spec> parse_size(const std::string& s, std::string& why);
+std::optional<ps_t> parse_time(const std::string& s, std::string& why);
+std::optional<double> parse_frequency_hz(const std::string& s, std::string& why);
+
+std::string format_rate(std::uint64_t bps);
+std::string format_bytes(std::uint64_t bytes);
+std::string format_time(ps_t t);
+
+}  // namespace fabricsim

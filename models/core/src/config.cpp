@@ -1,0 +1,446 @@
+#include "fabricsim/core/config.h"
+
+#include <cmath>
+#include <iomanip>
+#include <ostream>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+namespace fabricsim {
+
+namespace {
+
+std::string join(const std::string& a, const std::string& b) { return a.empty() ? b : a + "." + b; }
+
+const char* kind_name(value_kind k) {
+    switch (k) {
+        case value_kind::BOOL: return "bool";
+        case value_kind::INT: return "int";
+        case value_kind::REAL: return "real";
+        case value_kind::STRING: return "string";
+        case value_kind::CHOICE: return "choice";
+        case value_kind::STRING_LIST: return "list of strings";
+        case value_kind::BIT_RATE: return "bit rate";
+        case value_kind::BYTES: return "bytes";
+        case value_kind::SIZE: return "bytes or pkt";
+        case value_kind::TIME: return "time";
+        case value_kind::FREQUENCY: return "frequency";
+        case value_kind::MAP_LIST: return "list";
+    }
+    return "?";
+}
+
+std::string fmt_bound(value_kind k, double v) {
+    std::ostringstream os;
+    switch (k) {
+        case value_kind::BIT_RATE: return format_rate(static_cast<std::uint64_t>(v));
+        case value_kind::BYTES:
+        case value_kind::SIZE: return format_bytes(static_cast<std::uint64_t>(v));
+        case value_kind::TIME: return format_time(static_cast<ps_t>(v));
+        default: os << v; return os.str();
+    }
+}
+
+/// Parses a scalar of a unit kind to its base-unit value; throws config_error.
+double parse_scalar(const param_spec& p, const YAML::Node& v, const std::string& dpath) {
+    if (!v.IsScalar()) throw config_error(dpath, std::string("expected a ") + kind_name(p.kind) + " value");
+    const std::string s = v.Scalar();
+    std::string why;
+    switch (p.kind) {
+        case value_kind::BOOL: {
+            bool b;
+            if (!YAML::convert<bool>::decode(v, b)) throw config_error(dpath, "'" + s + "' is not true/false");
+            return b ? 1 : 0;
+        }
+        case value_kind::INT: {
+            long long i;
+            if (!YAML::convert<long long>::decode(v, i))
+                throw config_error(dpath, "'" + s + "' is not an integer");
+            return static_cast<double>(i);
+        }
+        case value_kind::REAL: {
+            double d;
+            if (!YAML::convert<double>::decode(v, d) || !std::isfinite(d))
+                throw config_error(dpath, "'" + s + "' is not a number");
+            return d;
+        }
+        case value_kind::STRING: return 0;
+        case value_kind::CHOICE: {
+            for (const auto& c : p.choices)
+                if (c == s) return 0;
+            std::string list;
+            for (const auto& c : p.choices) list += (list.empty() ? "" : ", ") + c;
+            throw config_error(dpath, "'" + s + "' is not one of: " + list);
+        }
+        case value_kind::BIT_RATE: {
+            auto r = parse_bit_rate(s, why);
+            if (!r) throw config_error(dpath, why);
+            return static_cast<double>(*r);
+        }
+        case value_kind::BYTES: {
+            auto r = parse_bytes(s, why);
+            if (!r) throw config_error(dpath, why);
+            return static_cast<double>(*r);
+        }
+        case value_kind::SIZE: {
+            auto r = parse_size(s, why);
+            if (!r) throw config_error(dpath, why);
+            return static_cast<double>(r->packets ? r->value * 1500 : r->value);
+        }
+        case value_kind::TIME: {
+            auto r = parse_time(s, why);
+            if (!r) throw config_error(dpath, why);
+            return static_cast<double>(*r);
+        }
+        case value_kind::FREQUENCY: {
+            auto r = parse_frequency_hz(s, why);
+            if (!r) throw config_error(dpath, why);
+            return *r;
+        }
+        case value_kind::STRING_LIST:
+        case value_kind::MAP_LIST: break;
+    }
+    throw config_error(dpath, "internal: not a scalar kind");
+}
+
+}  // namespace
+
+param_spec& config_schema::add(std::string path, value_kind kind, std::string default_value,
+                               std::string help) {
+    param_spec& p = m_params[path];
+    p.path = std::move(path);
+    p.kind = kind;
+    p.default_value = std::move(default_value);
+    p.help = std::move(help);
+    return p;
+}
+
+const param_spec* config_schema::find(const std::string& path) const {
+    auto it = m_params.find(path);
+    return it == m_params.end() ? nullptr : &it->second;
+}
+
+bool config_schema::is_section(const std::string& path) const {
+    const std::string prefix = path + ".";
+    auto it = m_params.lower_bound(prefix);
+    return it != m_params.end() && it->first.compare(0, prefix.size(), prefix) == 0;
+}
+
+void config_schema::validate(const YAML::Node& root) const {
+    if (!root || root.IsNull()) return;
+    if (!root.IsMap()) throw config_error("", "the scenario must be a YAML mapping");
+    validate_map(root, "", "");
+}
+
+void config_schema::validate_map(const YAML::Node& n, const std::string& spath,
+                                 const std::string& dpath) const {
+    for (const auto& kv : n) {
+        const std::string key = kv.first.Scalar();
+        const std::string sp = join(spath, key);
+        const std::string dp = join(dpath, key);
+        if (const param_spec* p = find(sp)) {
+            validate_value(*p, kv.second, dp);
+        } else if (is_section(sp)) {
+            if (kv.second.IsNull()) continue;
+            if (!kv.second.IsMap()) throw config_error(dp, "expected a mapping of settings");
+            validate_map(kv.second, sp, dp);
+        } else {
+            std::string hint;
+            const std::string parent = spath.empty() ? "" : spath + ".";
+            for (const auto& [path, spec] : m_params) {
+                if (path.compare(0, parent.size(), parent) != 0) continue;
+                std::string rest = path.substr(parent.size());
+                rest = rest.substr(0, rest.find_first_of(".["));
+                if (hint.find(rest) == std::string::npos) hint += (hint.empty() ? "" : ", ") + rest;
+            }
+            throw config_error(dp, "unknown key" + (hint.empty() ? "" : " (known here: " + hint + ")"));
+        }
+    }
+}
+
+void config_schema::validate_value(const param_spec& p, const YAML::Node& v,
+                                   const std::string& dpath) const {
+    if (p.kind == value_kind::MAP_LIST) {
+        if (!v.IsSequence()) throw config_error(dpath, "expected a list");
+        for (std::size_t i = 0; i < v.size(); ++i) {
+            const std::string dp = dpath + "[" + std::to_string(i) + "]";
+            if (!v[i].IsMap()) throw config_error(dp, "expected a mapping");
+            validate_map(v[i], p.path + "[]", dp);
+            for (const auto& [path, spec] : m_params) {
+                const std::string prefix = p.path + "[].";
+                if (path.compare(0, prefix.size(), prefix) != 0) continue;
+                const std::string key = path.substr(prefix.size());
+                if (key.find('.') != std::string::npos || key.find('[') != std::string::npos) continue;
+                if (spec.default_value.empty() && !spec.optional && spec.kind != value_kind::MAP_LIST &&
+                    !v[i][key])
+                    throw config_error(dp + "." + key, "required key is missing");
+            }
+        }
+        return;
+    }
+    if (p.kind == value_kind::STRING_LIST) {
+        if (v.IsScalar()) return;  // a single string is a one-element list
+        if (!v.IsSequence()) throw config_error(dpath, "expected a list of strings");
+        for (std::size_t i = 0; i < v.size(); ++i)
+            if (!v[i].IsScalar())
+                throw config_error(dpath + "[" + std::to_string(i) + "]", "expected a string");
+        return;
+    }
+    const double x = parse_scalar(p, v, dpath);
+    if (x < p.min) throw config_error(dpath, "'" + v.Scalar() + "' is below the minimum " + fmt_bound(p.kind, p.min));
+    if (x > p.max) throw config_error(dpath, "'" + v.Scalar() + "' is above the maximum " + fmt_bound(p.kind, p.max));
+}
+
+bool config_schema::explain(std::ostream& os, const std::string& key) const {
+    bool any = false;
+    for (const auto& [path, p] : m_params) {
+        if (!key.empty() && path.compare(0, key.size(), key) != 0) continue;
+        any = true;
+        os << path << "  (" << kind_name(p.kind) << ")\n    " << p.help << "\n";
+        if (!p.default_value.empty()) os << "    default: " << p.default_value << "\n";
+        else if (p.kind != value_kind::MAP_LIST) os << (p.optional ? "    optional\n" : "    required\n");
+        if (std::isfinite(p.min) || std::isfinite(p.max)) {
+            os << "    range: ";
+            os << (std::isfinite(p.min) ? fmt_bound(p.kind, p.min) : "-inf") << " .. ";
+            os << (std::isfinite(p.max) ? fmt_bound(p.kind, p.max) : "inf") << "\n";
+        }
+        if (!p.choices.empty()) {
+            os << "    choices:";
+            for (const auto& c : p.choices) os << " " << c;
+            os << "\n";
+        }
+    }
+    return any;
+}
+
+// ---------------------------------------------------------------- config_node
+
+config_node::config_node(const config_schema& schema, YAML::Node node, std::string schema_path,
+                         std::string display_path)
+    : m_schema(&schema), m_node(std::move(node)), m_spath(std::move(schema_path)),
+      m_dpath(std::move(display_path)) {}
+
+std::string config_node::path(const std::string& key) const { return join(m_dpath, key); }
+
+void config_node::fail(const std::string& key, const std::string& reason) const {
+    throw config_error(path(key), reason);
+}
+
+bool config_node::has(const std::string& key) const {
+    return m_node && m_node.IsMap() && m_node[key] && !m_node[key].IsNull();
+}
+
+YAML::Node config_node::value(const std::string& key, const param_spec** spec) const {
+    const param_spec* p = m_schema->find(join(m_spath, key));
+    if (!p) throw config_error(path(key), "internal: parameter missing from the schema");
+    *spec = p;
+    if (has(key)) return m_node[key];
+    if (p->default_value.empty()) {
+        if (p->optional) return YAML::Node();
+        fail(key, "required key is missing");
+    }
+    return YAML::Load(p->default_value);
+}
+
+bool config_node::boolean(const std::string& key) const {
+    const param_spec* p;
+    return parse_scalar(*p, value(key, &p), path(key)) != 0;
+}
+std::int64_t config_node::integer(const std::string& key) const {
+    const param_spec* p;
+    return value(key, &p).as<long long>();
+}
+double config_node::real(const std::string& key) const {
+    const param_spec* p;
+    return value(key, &p).as<double>();
+}
+std::string config_node::str(const std::string& key) const {
+    const param_spec* p;
+    auto v = value(key, &p);
+    return v.IsNull() ? std::string() : v.Scalar();
+}
+std::vector<std::string> config_node::str_list(const std::string& key) const {
+    const param_spec* p;
+    auto v = value(key, &p);
+    std::vector<std::string> out;
+    if (v.IsScalar()) out.push_back(v.Scalar());
+    else if (v.IsSequence())
+        for (const auto& e : v) out.push_back(e.Scalar());
+    return out;
+}
+std::uint64_t config_node::rate(const std::string& key) const {
+    const param_spec* p;
+    return static_cast<std::uint64_t>(parse_scalar(*p, value(key, &p), path(key)));
+}
+std::uint64_t config_node::bytes(const std::string& key) const {
+    const param_spec* p;
+    return static_cast<std::uint64_t>(parse_scalar(*p, value(key, &p), path(key)));
+}
+size_spec config_node::size(const std::string& key) const {
+    const param_spec* p;
+    auto v = value(key, &p);
+    std::string why;
+    auto r = parse_size(v.Scalar(), why);
+    if (!r) fail(key, why);
+    return *r;
+}
+ps_t config_node::time(const std::string& key) const {
+    const param_spec* p;
+    return static_cast<ps_t>(parse_scalar(*p, value(key, &p), path(key)));
+}
+double config_node::frequency(const std::string& key) const {
+    const param_spec* p;
+    return parse_scalar(*p, value(key, &p), path(key));
+}
+
+config_node config_node::child(const std::string& key) const {
+    YAML::Node n = has(key) ? m_node[key] : YAML::Node(YAML::NodeType::Map);
+    return config_node(*m_schema, n, join(m_spath, key), path(key));
+}
+
+std::vector<config_node> config_node::list(const std::string& key) const {
+    std::vector<config_node> out;
+    if (!has(key)) return out;
+    const YAML::Node seq = m_node[key];
+    for (std::size_t i = 0; i < seq.size(); ++i)
+        out.emplace_back(*m_schema, seq[i], join(m_spath, key) + "[]",
+                         path(key) + "[" + std::to_string(i) + "]");
+    return out;
+}
+
+// ---------------------------------------------------------------- overrides and loading
+
+void apply_override(YAML::Node& root, const std::string& assignment) {
+    const auto eq = assignment.find('=');
+    if (eq == std::string::npos || eq == 0)
+        throw config_error(assignment, "--set expects key=value");
+    const std::string key = assignment.substr(0, eq);
+    const std::string text = assignment.substr(eq + 1);
+    YAML::Node value;
+    try {
+        value = YAML::Load(text);
+    } catch (const YAML::Exception& e) {
+        throw config_error(key, "cannot parse value '" + text + "': " + e.msg);
+    }
+    // Walk "a.b[2].c" creating maps on the way.
+    std::vector<YAML::Node> chain{root};
+    std::size_t pos = 0;
+    std::string done;
+    while (pos < key.size()) {
+        std::size_t end = key.find_first_of(".[", pos);
+        std::string part = key.substr(pos, end == std::string::npos ? std::string::npos : end - pos);
+        if (part.empty()) throw config_error(key, "malformed key path");
+        done = join(done, part);
+        YAML::Node cur = chain.back();
+        if (!cur.IsMap() && !cur.IsNull()) throw config_error(done, "is not a mapping");
+        bool last = end == std::string::npos;
+        if (last) {
+            cur[part] = value;
+            return;
+        }
+        YAML::Node next = cur[part];
+        pos = end + 1;
+        if (key[end] == '[') {
+            const auto close = key.find(']', pos);
+            if (close == std::string::npos) throw config_error(key, "missing ']'");
+            const std::string idx_s = key.substr(pos, close - pos);
+            std::size_t idx = 0;
+            try {
+                idx = std::stoul(idx_s);
+            } catch (...) {
+                throw config_error(key, "bad list index '" + idx_s + "'");
+            }
+            if (!next.IsSequence() || idx >= next.size())
+                throw config_error(done + "[" + idx_s + "]", "no such list element");
+            done += "[" + idx_s + "]";
+            if (close + 1 == key.size()) {
+                next[idx] = value;
+                return;
+            }
+            if (key[close + 1] != '.') throw config_error(key, "expected '.' after ']'");
+            pos = close + 2;
+            chain.push_back(next[idx]);
+        } else {
+            if (!next) {
+                cur[part] = YAML::Node(YAML::NodeType::Map);
+                next = cur[part];
+            }
+            chain.push_back(next);
+        }
+    }
+}
+
+YAML::Node load_yaml_file(const std::string& path) {
+    try {
+        return YAML::LoadFile(path);
+    } catch (const YAML::BadFile&) {
+        throw config_error("", "cannot read scenario file '" + path + "'");
+    } catch (const YAML::Exception& e) {
+        throw config_error("", path + ":" + std::to_string(e.mark.line + 1) + ": YAML syntax error: " + e.msg);
+    }
+}
+
+YAML::Node load_yaml_string(const std::string& text) {
+    try {
+        return YAML::Load(text);
+    } catch (const YAML::Exception& e) {
+        throw config_error("", "line " + std::to_string(e.mark.line + 1) + ": YAML syntax error: " + e.msg);
+    }
+}
+
+namespace {
+void fill_defaults(const config_schema& schema, YAML::Node out, const std::string& spath) {
+    const std::string prefix = spath.empty() ? "" : spath + ".";
+    for (const auto& [path, p] : schema.params()) {
+        if (path.compare(0, prefix.size(), prefix) != 0) continue;
+        const std::string rest = path.substr(prefix.size());
+        const auto dot = rest.find('.');
+        if (rest.find('[') != std::string::npos && (dot == std::string::npos || rest.find('[') < dot))
+            continue;  // list element parameters: handled with their list
+        if (dot == std::string::npos) {
+            if (p.kind == value_kind::MAP_LIST) {
+                if (out[rest] && out[rest].IsSequence())
+                    for (std::size_t i = 0; i < out[rest].size(); ++i)
+                        fill_defaults(schema, out[rest][i], path + "[]");
+                continue;
+            }
+            if (!out[rest] && !p.default_value.empty()) out[rest] = YAML::Load(p.default_value);
+        } else {
+            const std::string section = rest.substr(0, dot);
+            if (!out[section] || out[section].IsNull()) out[section] = YAML::Node(YAML::NodeType::Map);
+            YAML::Node child = out[section];
+            fill_defaults(schema, child, prefix + section);
+        }
+    }
+}
+}  // namespace
+
+YAML::Node with_defaults(const config_schema& schema, const YAML::Node& root) {
+    YAML::Node out = root && root.IsMap() ? YAML::Clone(root) : YAML::Node(YAML::NodeType::Map);
+    fill_defaults(schema, out, "");
+    return out;
+}
+
+nlohmann::json yaml_to_json(const YAML::Node& n) {
+    if (!n || n.IsNull()) return nullptr;
+    if (n.IsSequence()) {
+        auto a = nlohmann::json::array();
+        for (const auto& e : n) a.push_back(yaml_to_json(e));
+        return a;
+    }
+    if (n.IsMap()) {
+        auto o = nlohmann::json::object();
+        for (const auto& kv : n) o[kv.first.Scalar()] = yaml_to_json(kv.second);
+        return o;
+    }
+    long long i;
+    double d;
+    bool b;
+    if (YAML::convert<long long>::decode(n, i)) return i;
+    if (YAML::convert<double>::decode(n, d) && std::isfinite(d)) return d;
+    if (YAML::convert<bool>::decode(n, b)) return b;
+    return n.Scalar();
+}
+
+}  // namespace fabricsim

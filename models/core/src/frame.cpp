@@ -1,0 +1,168 @@
+#include "fabricsim/core/frame.h"
+
+#include <algorithm>
+#include <cstring>
+#include <stdexcept>
+
+namespace fabricsim {
+
+void frame::reset() { *this = frame{}; }
+
+std::uint32_t frame::header_bytes() const {
+    std::uint32_t h = ETH_HEADER + (vlan_tagged ? VLAN_TAG : 0);
+    switch (kind) {
+        case frame_kind::IPV4_UDP:
+        case frame_kind::CREDIT: return h + IPV4_HEADER + UDP_HEADER;
+        case frame_kind::IPV4_TCP: return h + IPV4_HEADER + TCP_HEADER;
+        case frame_kind::PAUSE:
+        case frame_kind::PFC: return h + 2;  // opcode
+        case frame_kind::CNM: return h + 4;  // version/reserved + QntzFb
+    }
+    return h;
+}
+
+void frame::set_ipv4(frame_kind l4, std::uint32_t payload) {
+    kind = l4;
+    payload_bytes = payload;
+    length = std::max<std::uint32_t>(header_bytes() + payload, 60);
+}
+
+void frame::set_pause(std::uint16_t quanta) {
+    kind = frame_kind::PAUSE;
+    static constexpr mac_addr pause_dst{0x01, 0x80, 0xC2, 0x00, 0x00, 0x01};
+    dst_mac = pause_dst;
+    vlan_tagged = false;
+    pause_quanta = {};
+    pause_quanta[0] = quanta;
+    payload_bytes = 0;
+    length = 60;
+}
+
+void frame::set_pfc(std::uint8_t enable, const std::array<std::uint16_t, 8>& quanta) {
+    set_pause(0);
+    kind = frame_kind::PFC;
+    pfc_enable = enable;
+    pause_quanta = quanta;
+}
+
+namespace {
+
+struct writer {
+    std::uint8_t* p;
+    std::uint8_t* end;
+    void u8(std::uint8_t v) { *p++ = v; }
+    void u16(std::uint16_t v) { *p++ = std::uint8_t(v >> 8); *p++ = std::uint8_t(v); }
+    void u32(std::uint32_t v) { u16(std::uint16_t(v >> 16)); u16(std::uint16_t(v)); }
+    void mac(const mac_addr& m) { std::memcpy(p, m.data(), 6); p += 6; }
+};
+
+std::uint32_t sum16(const std::uint8_t* b, std::size_t n, std::uint32_t acc = 0) {
+    for (std::size_t i = 0; i + 1 < n; i += 2) acc += (std::uint32_t(b[i]) << 8) | b[i + 1];
+    if (n & 1) acc += std::uint32_t(b[n - 1]) << 8;
+    return acc;
+}
+
+std::uint16_t fold(std::uint32_t acc) {
+    while (acc >> 16) acc = (acc & 0xFFFF) + (acc >> 16);
+    return static_cast<std::uint16_t>(~acc & 0xFFFF);
+}
+
+}  // namespace
+
+std::size_t frame::to_bytes(std::uint8_t* out, std::size_t capacity) const {
+    if (capacity < length) throw std::length_error("frame::to_bytes: buffer too small");
+    std::memset(out, 0, length);
+    writer w{out, out + length};
+    w.mac(dst_mac);
+    w.mac(src_mac);
+    if (vlan_tagged) {
+        w.u16(ethertype::VLAN);
+        w.u16(std::uint16_t((pcp & 7u) << 13 | (vid & 0x0FFFu)));
+    }
+    switch (kind) {
+        case frame_kind::PAUSE:
+        case frame_kind::PFC: {
+            w.u16(ethertype::MAC_CONTROL);
+            if (kind == frame_kind::PAUSE) {
+                w.u16(0x0001);
+                w.u16(pause_quanta[0]);
+            } else {
+                w.u16(0x0101);
+                w.u16(pfc_enable);
+                for (auto q : pause_quanta) w.u16(q);
+            }
+            return length;
+        }
+        case frame_kind::CNM: {
+            w.u16(ethertype::CNM);
+            w.u8(0);                          // version 0, reserved
+            w.u8(std::uint8_t(cnm_fb & 0x3F));  // reserved + QntzFb (6 bits)
+            w.u16(0);                         // reserved
+            for (int i = 7; i >= 0; --i) w.u8(std::uint8_t(cnm_cpid >> (8 * i)));
+            w.u16(std::uint16_t(cnm_qoffset));
+            w.u16(std::uint16_t(cnm_qdelta));
+            return length;
+        }
+        case frame_kind::IPV4_UDP:
+        case frame_kind::IPV4_TCP:
+        case frame_kind::CREDIT: break;
+    }
+    w.u16(ethertype::IPV4);
+    std::uint8_t* ip = w.p;
+    const bool tcp = kind == frame_kind::IPV4_TCP;
+    const std::uint32_t l4_len = (tcp ? TCP_HEADER : UDP_HEADER) + payload_bytes;
+    const std::uint16_t total_len = std::uint16_t(IPV4_HEADER + l4_len);
+    w.u8(0x45);
+    w.u8(std::uint8_t(dscp << 2 | static_cast<std::uint8_t>(ecn)));
+    w.u16(total_len);
+    w.u16(ip_id);
+    w.u16(0x4000);  // DF
+    w.u8(ttl);
+    w.u8(tcp ? 6 : 17);
+    w.u16(0);  // checksum, below
+    w.u32(src_ip);
+    w.u32(dst_ip);
+    const std::uint16_t ipsum = fold(sum16(ip, IPV4_HEADER));
+    ip[10] = std::uint8_t(ipsum >> 8);
+    ip[11] = std::uint8_t(ipsum);
+
+    std::uint8_t* l4 = w.p;
+    w.u16(src_port);
+    w.u16(dst_port);
+    if (tcp) {
+        w.u32(tcp_seq);
+        w.u32(tcp_ack);
+        w.u8(0x50);  // data offset 5 words
+        w.u8(tcp_flags);
+        w.u16(tcp_window);
+        w.u16(0);  // checksum, below
+        w.u16(0);  // urgent
+    } else {
+        w.u16(std::uint16_t(l4_len));
+        w.u16(0);  // checksum, below
+    }
+    // Pseudo-header checksum over the (zero-filled) payload.
+    std::uint32_t acc = sum16(l4, l4_len);
+    acc += (src_ip >> 16) + (src_ip & 0xFFFF) + (dst_ip >> 16) + (dst_ip & 0xFFFF);
+    acc += (tcp ? 6u : 17u) + l4_len;
+    std::uint16_t l4sum = fold(acc);
+    if (!tcp && l4sum == 0) l4sum = 0xFFFF;
+    const std::size_t off = tcp ? 16 : 6;
+    l4[off] = std::uint8_t(l4sum >> 8);
+    l4[off + 1] = std::uint8_t(l4sum);
+    return length;
+}
+
+mac_addr mac_for_node(std::uint32_t i) {
+    // Locally administered unicast: 02:fa:00:xx:xx:xx
+    return {0x02, 0xFA, 0x00, std::uint8_t(i >> 16), std::uint8_t(i >> 8), std::uint8_t(i)};
+}
+
+std::uint32_t ipv4_for_host(std::uint32_t i) {
+    // 10.(i/65024).(i/254 % 256).(i%254+1): skips .0 and .255 host bytes.
+    const std::uint32_t c = i % 254 + 1;
+    const std::uint32_t rest = i / 254;
+    return (10u << 24) | ((rest / 256 % 256) << 16) | ((rest % 256) << 8) | c;
+}
+
+}  // namespace fabricsim

@@ -1,0 +1,62 @@
+#pragma once
+/// Open-loop UDP-like arrival processes, as plain C++: constant bit rate, Poisson, and on/off
+/// (CBR during on periods; on and off lengths exponential or Pareto). Rates count wire bytes
+/// (frame + FCS + preamble + IFG), so a source at the link rate fills the link exactly.
+#include <cstdint>
+#include <string>
+
+#include "fabricsim/core/rng.h"
+#include "fabricsim/core/units.h"
+
+namespace fabricsim::host {
+
+enum class arrival_process { CBR, POISSON, ON_OFF };
+enum class period_distribution { EXPONENTIAL, PARETO };
+
+struct flow_spec {
+    std::uint32_t id = 0;
+    std::uint32_t src = 0;   ///< host index
+    std::uint32_t dst = 0;   ///< host index
+    arrival_process process = arrival_process::CBR;
+    std::uint64_t rate_bps = 1'000'000'000ull;  ///< wire rate while sending
+    std::uint32_t packet_bytes = 1500;          ///< IPv4 packet size (IP header + UDP + payload)
+    ps_t start = 0;
+    ps_t stop = ~ps_t(0);
+    std::uint64_t max_frames = 0;  ///< 0 = unlimited
+    std::uint8_t dscp = 0;
+    std::uint8_t pcp = 0;
+    ps_t on_mean = PS_PER_MS;
+    ps_t off_mean = PS_PER_MS;
+    period_distribution periods = period_distribution::EXPONENTIAL;
+    double pareto_shape = 1.5;
+
+    /// Wire bytes of one frame of this flow.
+    std::uint32_t wire_bytes() const;
+};
+
+/// Generates the send times of one flow.
+class traffic_source {
+public:
+    traffic_source(const flow_spec& spec, std::uint64_t seed, const std::string& name);
+
+    /// Next send time, or ~0 when the flow is finished.
+    ps_t next() const { return m_next; }
+    /// Consume the current send time and compute the following one.
+    void advance();
+    const flow_spec& spec() const { return m_spec; }
+    std::uint64_t emitted() const { return m_emitted; }
+
+private:
+    ps_t period_length(ps_t mean);
+    void schedule(ps_t t);
+
+    flow_spec m_spec;
+    rng m_rng;
+    double m_interval_ps;  ///< mean spacing of frames while sending
+    double m_carry = 0;    ///< fractional ps of CBR spacing
+    ps_t m_next = 0;
+    ps_t m_on_end = 0;     ///< end of the current on period (ON_OFF)
+    std::uint64_t m_emitted = 0;
+};
+
+}  // namespace fabricsim::host

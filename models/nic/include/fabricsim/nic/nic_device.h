@@ -1,0 +1,83 @@
+#pragma once
+/// Server NIC with one Ethernet port: a TX queue in front of the MAC and an RX path to the host.
+/// Timing model: a frame the host posts at t (t may lie up to the host's lookahead ahead of
+/// now) reaches the MAC at t + tx_latency (descriptor fetch + DMA, fixed) and goes on the wire
+/// as soon as the wire is free, FIFO; one kernel event per frame that has to wait. On receive,
+/// the MAC checks the FCS (store-and-forward) and hands the frame to the host at
+/// now + rx_latency (annotated, no event). Ignores: PCIe contention, descriptor rings, LSO,
+/// interrupt coalescing (later work).
+#include <cstdint>
+#include <string>
+
+#include <systemc>
+
+#include "fabricsim/core/config.h"
+#include "fabricsim/core/eth_protocol.h"
+#include "fabricsim/core/ring.h"
+#include "fabricsim/core/stats.h"
+
+namespace fabricsim::nic {
+
+struct nic_config {
+    ps_t tx_latency = 500 * PS_PER_NS;
+    ps_t rx_latency = 500 * PS_PER_NS;
+    std::uint32_t tx_queue_frames = 1024;
+
+    static void describe(config_schema& s, const std::string& prefix);
+    static nic_config load(const config_node& n);
+};
+
+/// What the NIC calls on its host.
+class nic_host_if {
+public:
+    virtual ~nic_host_if() = default;
+    /// Frame `f` reaches host memory at absolute time `at` (>= now). The host owns `f`.
+    virtual void nic_rx(frame& f, ps_t at) = 0;
+};
+
+class nic_device : public sc_core::sc_module, public frame_receiver, public stats_provider {
+public:
+    nic_device(const sc_core::sc_module_name& name, const nic_config& cfg, std::uint64_t rate_bps);
+
+    eth_tx_port tx{"tx"};
+    eth_rx_port rx{"rx", *this, 0};
+
+    void attach_host(nic_host_if& host) { m_host = &host; }
+    /// Host posts `f` for transmission at absolute time `at` (>= now). Takes ownership.
+    /// Posts must come in non-decreasing `at` order.
+    void post(frame& f, ps_t at);
+    std::uint64_t rate_bps() const { return m_rate_bps; }
+
+    void receive(unsigned port, frame& f) override;
+
+    struct stats {
+        std::uint64_t tx_frames = 0;
+        std::uint64_t tx_bytes = 0;
+        std::uint64_t rx_frames = 0;
+        std::uint64_t rx_bytes = 0;
+        std::uint64_t tx_queue_peak = 0;
+        drop_counters drops;
+    };
+    const stats& get_stats() const { return m_stats; }
+    void report_stats(nlohmann::json& out) const override;
+    void add_drops(drop_counters& d) const override { d += m_stats.drops; }
+    std::uint64_t frames_held() const override { return m_queue.size(); }
+
+private:
+    void on_wire_free();
+    void start(frame& f, ps_t at, ps_t now);
+
+    struct entry {
+        frame* f;
+        ps_t ready;
+    };
+    nic_config m_cfg;
+    std::uint64_t m_rate_bps;
+    nic_host_if* m_host = nullptr;
+    ring<entry> m_queue;
+    ps_t m_busy_until = 0;
+    sc_core::sc_event m_wire_free{"wire_free"};
+    stats m_stats;
+};
+
+}  // namespace fabricsim::nic

@@ -1,0 +1,79 @@
+#pragma once
+/// Full-duplex Ethernet link between two device ports (ARCHITECTURE.md §3).
+/// Timing model: see link_timing.h. Each direction keeps its in-flight frames in a FIFO
+/// (delivery times are monotone on one wire) with one sc_event for the head: one kernel
+/// event per frame. The transmitter learns when the wire is free from the END_REQ delay.
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include <systemc>
+
+#include "fabricsim/core/eth_protocol.h"
+#include "fabricsim/core/pcap_writer.h"
+#include "fabricsim/core/ring.h"
+#include "fabricsim/core/stats.h"
+#include "fabricsim/phy/link_timing.h"
+
+namespace fabricsim::phy {
+
+/// One direction of a link: `in` receives from the transmitting port, `out` drives the far rx.
+class link_direction : public sc_core::sc_module, public eth_fw_if, public eth_bw_if, public stats_provider {
+public:
+    link_direction(const sc_core::sc_module_name& name, const link_config& cfg, unsigned direction,
+                   std::uint64_t seed);
+
+    eth_target_socket in{"in"};
+    eth_initiator_socket out{"out"};
+
+    /// Capture every frame put on this direction into a pcap file.
+    void capture(const std::string& pcap_path) { m_pcap = std::make_unique<pcap_writer>(pcap_path); }
+
+    struct stats {
+        std::uint64_t frames = 0;
+        std::uint64_t bytes = 0;      ///< frame bytes incl. FCS
+        std::uint64_t busy_ps = 0;    ///< wire occupancy incl. preamble and IFG
+        std::uint64_t corrupted = 0;  ///< frames given an FCS error
+        drop_counters drops;
+    };
+    const stats& get_stats() const { return m_stats; }
+    const link_timing& timing() const { return m_timing; }
+
+    void report_stats(nlohmann::json& out) const override;
+    void add_drops(drop_counters& d) const override { d += m_stats.drops; }
+    std::uint64_t frames_held() const override { return m_in_flight.size(); }
+
+    // eth_fw_if
+    tlm::tlm_sync_enum nb_transport_fw(frame& f, tlm::tlm_phase& phase, sc_core::sc_time& delay) override;
+    void b_transport(frame&, sc_core::sc_time&) override { sc_assert(false && "links are non-blocking"); }
+    bool get_direct_mem_ptr(frame&, tlm::tlm_dmi&) override { return false; }
+    unsigned transport_dbg(frame&) override { return 0; }
+    // eth_bw_if
+    tlm::tlm_sync_enum nb_transport_bw(frame&, tlm::tlm_phase&, sc_core::sc_time&) override {
+        return tlm::TLM_COMPLETED;
+    }
+    void invalidate_direct_mem_ptr(sc_dt::uint64, sc_dt::uint64) override {}
+
+private:
+    void deliver();
+
+    struct in_flight {
+        ps_t at;
+        frame* f;
+    };
+    link_timing m_timing;
+    ring<in_flight> m_in_flight;
+    sc_core::sc_event m_head_arrives{"head_arrives"};
+    std::unique_ptr<pcap_writer> m_pcap;
+    stats m_stats;
+};
+
+/// Link = two directions. Bind: a.tx -> ab.in, ab.out -> b.rx, b.tx -> ba.in, ba.out -> a.rx.
+class link : public sc_core::sc_module {
+public:
+    link(const sc_core::sc_module_name& name, const link_config& cfg, std::uint64_t seed);
+    link_direction ab;
+    link_direction ba;
+};
+
+}  // namespace fabricsim::phy

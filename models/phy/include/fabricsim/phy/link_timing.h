@@ -1,0 +1,69 @@
+#pragma once
+/// Timing and error model of one direction of an Ethernet link, as plain C++.
+/// Timing model: a frame whose first bit leaves at t occupies the wire for
+/// (max(frame+FCS, 64) + 8 preamble/SFD + 12 IFG) * 8 / rate. Its last bit reaches the far
+/// receiver at t + (preamble + frame) * 8 / rate + propagation + PHY latency (PCS encoding +
+/// FEC); a cut-through receiver acts after `deliver_after_bytes` instead. Bit errors corrupt
+/// a frame with probability 1 - (1 - BER)^bits; frames overlapping a scheduled down interval
+/// are lost. Ignores: autonegotiation, PCS alignment markers, FEC error correction (a BER is
+/// the post-FEC rate), per-lane skew.
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "fabricsim/core/frame.h"
+#include "fabricsim/core/rng.h"
+#include "fabricsim/core/units.h"
+
+namespace fabricsim::phy {
+
+enum class fec_mode { NONE, RS_528_514, RS_544_514 };
+
+fec_mode default_fec(std::uint64_t rate_bps);
+ps_t default_encoding_latency(std::uint64_t rate_bps);
+ps_t default_fec_latency(fec_mode fec, std::uint64_t rate_bps);
+const char* fec_name(fec_mode f);
+
+struct link_config {
+    std::uint64_t rate_bps = 10'000'000'000ull;
+    ps_t propagation = 0;         ///< cable delay (5 ns/m when given as a length)
+    ps_t encoding_latency = 0;    ///< PCS/PMA encode+decode, one way
+    fec_mode fec = fec_mode::NONE;
+    ps_t fec_latency = 0;         ///< FEC encode+decode, one way
+    double ber = 0.0;             ///< post-FEC bit error rate
+    std::vector<std::pair<ps_t, ps_t>> down;  ///< [from, to) intervals with the link down
+    /// Bytes (after preamble) a receiver needs before it acts; 0 = whole frame (store-and-forward).
+    std::uint32_t deliver_after_bytes[2] = {0, 0};
+
+    /// Fills encoding/FEC latency defaults for the rate. Throws config_error on bad values.
+    void validate(const std::string& key) const;
+    ps_t one_way_latency() const { return propagation + encoding_latency + fec_latency; }
+};
+
+/// Result of putting one frame on one direction.
+struct tx_result {
+    ps_t wire_free = 0;   ///< absolute time the transmitter may start the next frame
+    ps_t deliver = 0;     ///< absolute time the receiver acts on the frame
+    ps_t last_bit = 0;    ///< absolute time the last bit reaches the receiver
+    bool lost = false;    ///< link down: the frame never arrives
+};
+
+class link_timing {
+public:
+    link_timing(const link_config& cfg, unsigned direction, std::uint64_t seed, const std::string& name);
+
+    /// Frame `f` with its first bit at `start`. May set f.fcs_error.
+    tx_result transmit(frame& f, ps_t start);
+
+    ps_t wire_time(const frame& f) const { return serialization_ps(f.wire_bytes(), m_cfg.rate_bps); }
+    const link_config& config() const { return m_cfg; }
+
+private:
+    link_config m_cfg;
+    std::uint32_t m_deliver_after;
+    rng m_rng;
+    double m_log1m_ber = 0;
+};
+
+}  // namespace fabricsim::phy

@@ -1,0 +1,90 @@
+#include "fabricsim/phy/link_timing.h"
+
+#include <cmath>
+
+#include "fabricsim/core/config.h"
+
+namespace fabricsim::phy {
+
+fec_mode default_fec(std::uint64_t rate) {
+    // IEEE 802.3by/bj/cd/bs: 25/50/100G use RS(528,514) (KR4/CL91), 200/400G use RS(544,514) (KP4).
+    if (rate >= 200'000'000'000ull) return fec_mode::RS_544_514;
+    if (rate == 25'000'000'000ull || rate == 50'000'000'000ull || rate == 100'000'000'000ull)
+        return fec_mode::RS_528_514;
+    return fec_mode::NONE;
+}
+
+ps_t default_encoding_latency(std::uint64_t rate) {
+    // Typical PCS+PMA encode+decode one way (8b/10b at 1G, 64b/66b above); order-of-magnitude
+    // figures, configurable per link.
+    if (rate <= 1'000'000'000ull) return 200 * PS_PER_NS;
+    if (rate <= 10'000'000'000ull) return 60 * PS_PER_NS;
+    return 40 * PS_PER_NS;
+}
+
+ps_t default_fec_latency(fec_mode fec, std::uint64_t rate) {
+    // RS decoders buffer about one codeword plus pipeline: ~100 ns for RS(528,514) at 25-100G,
+    // ~120 ns for RS(544,514) (typical vendor figures).
+    (void)rate;
+    switch (fec) {
+        case fec_mode::NONE: return 0;
+        case fec_mode::RS_528_514: return 100 * PS_PER_NS;
+        case fec_mode::RS_544_514: return 120 * PS_PER_NS;
+    }
+    return 0;
+}
+
+const char* fec_name(fec_mode f) {
+    switch (f) {
+        case fec_mode::NONE: return "none";
+        case fec_mode::RS_528_514: return "rs528";
+        case fec_mode::RS_544_514: return "rs544";
+    }
+    return "?";
+}
+
+void link_config::validate(const std::string& key) const {
+    if (rate_bps == 0) throw config_error(key + ".rate", "must be positive");
+    if (ber < 0 || ber >= 1) throw config_error(key + ".ber", "must be in [0, 1)");
+    ps_t prev = 0;
+    for (std::size_t i = 0; i < down.size(); ++i) {
+        if (down[i].second <= down[i].first)
+            throw config_error(key + ".down[" + std::to_string(i) + "]", "'up' must be after 'at'");
+        if (down[i].first < prev)
+            throw config_error(key + ".down[" + std::to_string(i) + "]", "intervals must be ordered and not overlap");
+        prev = down[i].second;
+    }
+}
+
+link_timing::link_timing(const link_config& cfg, unsigned direction, std::uint64_t seed,
+                         const std::string& name)
+    : m_cfg(cfg), m_deliver_after(cfg.deliver_after_bytes[direction]), m_rng(seed, name) {
+    if (cfg.ber > 0) m_log1m_ber = std::log1p(-cfg.ber);
+}
+
+tx_result link_timing::transmit(frame& f, ps_t start) {
+    tx_result r;
+    const std::uint64_t rate = m_cfg.rate_bps;
+    r.wire_free = start + serialization_ps(f.wire_bytes(), rate);
+    const ps_t latency = m_cfg.one_way_latency();
+    r.last_bit = start + serialization_ps(PREAMBLE_SFD + f.frame_bytes(), rate) + latency;
+    if (m_deliver_after == 0 || m_deliver_after >= f.frame_bytes())
+        r.deliver = r.last_bit;
+    else
+        r.deliver = start + serialization_ps(PREAMBLE_SFD + m_deliver_after, rate) + latency;
+    for (const auto& [down_from, down_to] : m_cfg.down) {
+        if (start < down_to && r.wire_free > down_from) {
+            r.lost = true;
+            return r;
+        }
+        if (down_from >= r.wire_free) break;
+    }
+    if (m_cfg.ber > 0) {
+        const double bits = 8.0 * f.frame_bytes();
+        const double p_bad = -std::expm1(bits * m_log1m_ber);
+        if (m_rng.uniform() < p_bad) f.fcs_error = true;
+    }
+    return r;
+}
+
+}  // namespace fabricsim::phy

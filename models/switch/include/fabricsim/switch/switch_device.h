@@ -1,0 +1,62 @@
+#pragma once
+/// Shared-buffer switch: N ports of any mix of speeds, L3 host routes with ECMP, a fixed
+/// ingress pipeline, one shared buffer and one FIFO per egress port.
+/// Timing model: a frame the link delivers at t (last bit for store-and-forward, header for
+/// cut-through) leaves the pipeline at ceil_clock(t + pipeline_latency) and enters its egress
+/// port then. Cut-through forwards from the header only when the egress is idle and not faster
+/// than the ingress; otherwise it falls back to store-and-forward (waits for the last bit).
+/// Corrupted frames are dropped (FCS) when the whole frame was received; cut-through forwards
+/// them, as real cut-through switches do. TTL is decremented per hop.
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include <systemc>
+
+#include "fabricsim/core/eth_protocol.h"
+#include "fabricsim/core/stats.h"
+#include "fabricsim/switch/algo/forwarding_table.h"
+#include "fabricsim/switch/algo/shared_buffer.h"
+#include "fabricsim/switch/egress_port.h"
+#include "fabricsim/switch/switch_config.h"
+
+namespace fabricsim::sw {
+
+class switch_device : public sc_core::sc_module, public frame_receiver, public stats_provider {
+public:
+    /// `port_rates` gives the speed of each port (from the links the platform attaches).
+    switch_device(const sc_core::sc_module_name& name, const switch_config& cfg,
+                  const std::vector<std::uint64_t>& port_rates, std::uint64_t seed);
+
+    unsigned port_count() const { return static_cast<unsigned>(m_rx.size()); }
+    eth_target_socket& rx_socket(unsigned p) { return m_rx[p]->socket; }
+    eth_initiator_socket& tx_socket(unsigned p) { return m_egress[p]->tx.socket; }
+    egress_port& port(unsigned p) { return *m_egress[p]; }
+    forwarding_table& routes() { return m_routes; }
+    const shared_buffer& buffer() const { return m_buffer; }
+    const switch_config& config() const { return m_cfg; }
+
+    void receive(unsigned port, frame& f) override;
+
+    void report_stats(nlohmann::json& out) const override;
+    void add_drops(drop_counters& d) const override;
+    std::uint64_t frames_held() const override;
+
+    struct port_rx_stats {
+        std::uint64_t frames = 0;
+        std::uint64_t bytes = 0;
+        drop_counters drops;  ///< drops attributed to the ingress (FCS, no route, TTL)
+    };
+
+private:
+    void drop(unsigned in_port, frame& f, drop_cause why);
+
+    switch_config m_cfg;
+    shared_buffer m_buffer;
+    forwarding_table m_routes;
+    std::vector<std::unique_ptr<eth_rx_port>> m_rx;
+    std::vector<std::unique_ptr<egress_port>> m_egress;
+    std::vector<port_rx_stats> m_rx_stats;
+};
+
+}  // namespace fabricsim::sw

@@ -1,0 +1,67 @@
+#pragma once
+/// A platform top-level elaborated from a scenario's topology: switches, NICs, hosts and
+/// links bound over the Ethernet TLM protocol, routes installed, sources attached, plus one
+/// periodic sampler for the time series (a single SC_METHOD, off when the interval is 0).
+#include <cstdint>
+#include <fstream>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+#include <systemc>
+
+#include "fabricsim/host/flow_table.h"
+#include "fabricsim/host/host.h"
+#include "fabricsim/nic/nic_device.h"
+#include "fabricsim/phy/link.h"
+#include "fabricsim/platforms/scenario.h"
+#include "fabricsim/switch/switch_device.h"
+
+namespace fabricsim::platforms {
+
+class platform : public sc_core::sc_module {
+public:
+    /// `out_dir` receives pcap and time-series files while the simulation runs ("" = none).
+    platform(const sc_core::sc_module_name& name, const scenario& sc, const std::string& out_dir);
+
+    const scenario& config() const { return m_sc; }
+    const host::flow_table& flows() const { return m_flows; }
+    sw::switch_device& switch_named(const std::string& name);
+    const std::vector<std::unique_ptr<sw::switch_device>>& switches() const { return m_switches; }
+    const std::vector<std::unique_ptr<phy::link>>& links() const { return m_links; }
+    const std::vector<std::unique_ptr<nic::nic_device>>& nics() const { return m_nics; }
+
+    /// Builds summary.json content after the run (wall-clock figures under "host_perf").
+    nlohmann::json summary(double wall_seconds) const;
+    void write_flows_csv(const std::string& path) const;
+
+private:
+    void sample();
+
+    scenario m_sc;
+    host::flow_table m_flows;
+    std::vector<std::unique_ptr<sw::switch_device>> m_switches;
+    std::vector<std::unique_ptr<nic::nic_device>> m_nics;
+    std::vector<std::unique_ptr<host::host>> m_hosts;
+    std::vector<std::unique_ptr<phy::link>> m_links;
+    std::vector<int> m_switch_of_node;  ///< node index -> m_switches index or -1
+    std::vector<int> m_host_of_node;    ///< node index -> m_hosts index or -1
+    std::unique_ptr<std::ofstream> m_timeseries;
+    sc_core::sc_event m_sample_tick{"sample_tick"};
+};
+
+/// Result of one run.
+struct run_result {
+    nlohmann::json summary;
+    std::string out_dir;
+};
+
+/// Elaborates the platform, simulates, writes the results folder. One call per process:
+/// the SystemC kernel can be elaborated only once. The CLI and Python share this path.
+run_result run_scenario(const scenario& sc, const std::string& out_dir);
+
+/// Human-readable table of a summary.
+void print_summary(const nlohmann::json& summary, std::ostream& os);
+
+}  // namespace fabricsim::platforms

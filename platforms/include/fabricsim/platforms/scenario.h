@@ -1,0 +1,44 @@
+#pragma once
+/// A scenario: everything one run needs, loaded from YAML (file, string or Python dict) through
+/// the single schema, validated before elaboration.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <yaml-cpp/yaml.h>
+
+#include "fabricsim/core/config.h"
+#include "fabricsim/host/traffic_source.h"
+#include "fabricsim/nic/nic_device.h"
+#include "fabricsim/platforms/topology.h"
+#include "fabricsim/switch/switch_config.h"
+
+namespace fabricsim::platforms {
+
+struct pcap_request {
+    std::string name;  ///< as written ("sw0:3", "h1")
+    endpoint at;       ///< frames transmitted by this port are captured
+};
+
+struct scenario {
+    std::string name;
+    std::uint64_t seed = 1;
+    ps_t duration = PS_PER_MS;
+    ps_t host_lookahead = 0;
+    topology topo;
+    sw::switch_config sw;
+    nic::nic_config nic;
+    std::vector<host::flow_spec> flows;
+    ps_t sample_interval = 0;
+    bool flows_csv = true;
+    std::vector<pcap_request> pcap;
+    YAML::Node echo;  ///< the configuration with every default filled in
+};
+
+/// The schema of every scenario parameter (what `explain` prints).
+const config_schema& scenario_schema();
+
+/// Validates `root` and builds the scenario; throws config_error naming the key.
+scenario load_scenario(const YAML::Node& root, const std::string& name);
+
+}  // namespace fabricsim::platforms

@@ -1,0 +1,255 @@
+#include "fabricsim/platforms/platform.h"
+
+#include <sys/resource.h>
+
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <iomanip>
+#include <ostream>
+
+#include "fabricsim/core/frame_pool.h"
+#include "fabricsim/core/kernel.h"
+
+namespace fabricsim::platforms {
+
+namespace {
+constexpr const char* VERSION = "0.1.0";
+
+double us(ps_t t) { return double(t) / double(PS_PER_US); }
+}  // namespace
+
+platform::platform(const sc_core::sc_module_name& name, const scenario& sc, const std::string& out_dir)
+    : sc_core::sc_module(name), m_sc(sc) {
+    SC_HAS_PROCESS(platform);
+    const topology& topo = m_sc.topo;
+    m_switch_of_node.assign(topo.nodes.size(), -1);
+    m_host_of_node.assign(topo.nodes.size(), -1);
+
+    for (const auto& f : m_sc.flows) m_flows.add(f);
+
+    // Devices.
+    std::uint32_t host_index = 0;
+    for (std::uint32_t n = 0; n < topo.nodes.size(); ++n) {
+        const node_desc& nd = topo.nodes[n];
+        if (nd.kind == node_kind::SWITCH) {
+            std::vector<std::uint64_t> rates(nd.ports);
+            for (std::uint32_t p = 0; p < nd.ports; ++p) rates[p] = topo.port_rate(n, p);
+            m_switch_of_node[n] = static_cast<int>(m_switches.size());
+            m_switches.push_back(std::make_unique<sw::switch_device>(nd.name.c_str(), m_sc.sw, rates, m_sc.seed));
+        } else {
+            const std::string nic_name = nd.name + "_nic";
+            m_nics.push_back(std::make_unique<nic::nic_device>(nic_name.c_str(), m_sc.nic, topo.port_rate(n, 0)));
+            host::host_identity id{host_index, ipv4_for_host(host_index), mac_for_node(n)};
+            m_host_of_node[n] = static_cast<int>(m_hosts.size());
+            m_hosts.push_back(std::make_unique<host::host>(nd.name.c_str(), id, *m_nics.back(), m_flows, m_sc.seed,
+                                                           m_sc.host_lookahead));
+            ++host_index;
+        }
+    }
+
+    // Links.
+    auto tx_of = [&](const endpoint& e) -> eth_initiator_socket& {
+        if (m_switch_of_node[e.node] >= 0) return m_switches[std::size_t(m_switch_of_node[e.node])]->tx_socket(e.port);
+        return m_nics[std::size_t(m_host_of_node[e.node])]->tx.socket;
+    };
+    auto rx_of = [&](const endpoint& e) -> eth_target_socket& {
+        if (m_switch_of_node[e.node] >= 0) return m_switches[std::size_t(m_switch_of_node[e.node])]->rx_socket(e.port);
+        return m_nics[std::size_t(m_host_of_node[e.node])]->rx.socket;
+    };
+    for (std::size_t i = 0; i < topo.links.size(); ++i) {
+        const link_desc& ld = topo.links[i];
+        const std::string ln = "link_" + topo.nodes[ld.a.node].name + "_" + std::to_string(ld.a.port) + "__" +
+                               topo.nodes[ld.b.node].name + "_" + std::to_string(ld.b.port);
+        m_links.push_back(std::make_unique<phy::link>(ln.c_str(), ld.cfg, m_sc.seed));
+        phy::link& l = *m_links.back();
+        tx_of(ld.a).bind(l.ab.in);
+        l.ab.out.bind(rx_of(ld.b));
+        tx_of(ld.b).bind(l.ba.in);
+        l.ba.out.bind(rx_of(ld.a));
+        for (const auto& pc : m_sc.pcap) {
+            std::string file = pc.name;
+            for (auto& c : file)
+                if (c == ':') c = '.';
+            if (out_dir.empty()) continue;
+            if (pc.at.node == ld.a.node && pc.at.port == ld.a.port) l.ab.capture(out_dir + "/" + file + ".pcap");
+            if (pc.at.node == ld.b.node && pc.at.port == ld.b.port) l.ba.capture(out_dir + "/" + file + ".pcap");
+        }
+    }
+
+    // Routes: host IP -> shortest-path egress ports.
+    const auto routes = topo.routes();
+    std::vector<std::uint32_t> host_ip(topo.nodes.size(), 0);
+    for (std::uint32_t n = 0; n < topo.nodes.size(); ++n)
+        if (m_host_of_node[n] >= 0) host_ip[n] = ipv4_for_host(static_cast<std::uint32_t>(m_host_of_node[n]));
+    for (const auto& [sw_node, by_host] : routes)
+        for (const auto& [h, ports] : by_host)
+            m_switches[std::size_t(m_switch_of_node[sw_node])]->routes().add_route(host_ip[h], ports);
+
+    // Sources. The next hop's MAC is the attached switch (L3 routing) or the peer host.
+    for (const auto& f : m_sc.flows) {
+        const int li = topo.link_at(f.src, 0);
+        const auto& ld = topo.links[std::size_t(li)];
+        const std::uint32_t peer = ld.a.node == f.src ? ld.b.node : ld.a.node;
+        m_hosts[std::size_t(m_host_of_node[f.src])]->add_source(f.id, host_ip[f.dst], mac_for_node(peer));
+    }
+
+    if (m_sc.sample_interval > 0 && !out_dir.empty()) {
+        m_timeseries = std::make_unique<std::ofstream>(out_dir + "/timeseries.csv");
+        *m_timeseries << "time_us";
+        for (const auto& s : m_switches) {
+            *m_timeseries << ',' << s->basename() << ".buffer_bytes";
+            for (unsigned p = 0; p < s->port_count(); ++p) *m_timeseries << ',' << s->basename() << ".p" << p << "_bytes";
+        }
+        *m_timeseries << '\n';
+        SC_METHOD(sample);
+        sensitive << m_sample_tick;
+    }
+}
+
+sw::switch_device& platform::switch_named(const std::string& name) {
+    for (auto& s : m_switches)
+        if (name == s->basename()) return *s;
+    throw std::out_of_range("no switch named " + name);
+}
+
+void platform::sample() {
+    std::ostream& os = *m_timeseries;
+    os << us(now_ps());
+    for (const auto& s : m_switches) {
+        os << ',' << s->buffer().used();
+        for (unsigned p = 0; p < s->port_count(); ++p) os << ',' << s->buffer().port_bytes(p);
+    }
+    os << '\n';
+    m_sample_tick.notify(to_sc_time(m_sc.sample_interval));
+}
+
+nlohmann::json platform::summary(double wall_seconds) const {
+    using nlohmann::json;
+    json s;
+    s["fabricsim_version"] = VERSION;
+    s["systemc_version"] = sc_core::sc_version();
+    s["scenario"] = m_sc.name;
+    s["seed"] = m_sc.seed;
+    s["sim_time_s"] = double(now_ps()) / double(PS_PER_S);
+
+    drop_counters drops;
+    std::uint64_t held = 0, hops = 0;
+    json switches = json::object(), nics = json::object(), links = json::object(), hosts = json::object();
+    for (const auto& sw : m_switches) {
+        sw->add_drops(drops);
+        held += sw->frames_held();
+        sw->report_stats(switches[sw->basename()]);
+    }
+    for (const auto& n : m_nics) {
+        n->add_drops(drops);
+        held += n->frames_held();
+        n->report_stats(nics[n->basename()]);
+    }
+    for (const auto& h : m_hosts) h->report_stats(hosts[h->basename()]);
+    for (const auto& l : m_links) {
+        for (const phy::link_direction* d : {&l->ab, &l->ba}) {
+            d->add_drops(drops);
+            held += d->frames_held();
+            hops += d->get_stats().frames - d->get_stats().drops.total() - d->frames_held();
+            d->report_stats(links[std::string(l->basename()) + "." + d->basename()]);
+        }
+    }
+    std::uint64_t sent = 0, delivered = 0, delivered_bytes = 0;
+    for (const auto& f : m_flows.all()) {
+        sent += f.sent_frames;
+        delivered += f.delivered_frames;
+        delivered_bytes += f.payload_bytes;
+    }
+    s["frames"] = {{"sent", sent},
+                   {"delivered", delivered},
+                   {"dropped", drops.total()},
+                   {"dropped_by_cause", drops_to_json(drops)},
+                   {"in_flight", held},
+                   {"pool_outstanding", frame_pool::global().outstanding()},
+                   {"conserved", sent == delivered + drops.total() + held}};
+    const std::uint64_t acts = counters().activations;
+    s["kernel"] = {{"activations", acts},
+                   {"frame_hops", hops},
+                   {"activations_per_frame_hop", hops ? double(acts) / double(hops) : 0.0}};
+    const double sim_s = double(now_ps()) / double(PS_PER_S);
+    s["goodput_bps"] = sim_s > 0 ? double(delivered_bytes) * 8.0 / sim_s : 0.0;
+    double lat_sum = 0;
+    for (const auto& f : m_flows.all()) lat_sum += f.latency_sum;
+    s["latency_us"] = {{"mean", delivered ? lat_sum / double(delivered) / 1e6 : 0.0},
+                       {"p50", m_flows.latency_quantile(0.5) / 1e6},
+                       {"p99", m_flows.latency_quantile(0.99) / 1e6},
+                       {"p999", m_flows.latency_quantile(0.999) / 1e6}};
+    s["switches"] = std::move(switches);
+    s["nics"] = std::move(nics);
+    s["hosts"] = std::move(hosts);
+    s["links"] = std::move(links);
+    json flows = json::array();
+    for (const auto& f : m_flows.all()) {
+        const auto& sp = f.spec;
+        flows.push_back({{"id", sp.id},
+                         {"src", m_sc.topo.nodes[sp.src].name},
+                         {"dst", m_sc.topo.nodes[sp.dst].name},
+                         {"sent_frames", f.sent_frames},
+                         {"delivered_frames", f.delivered_frames},
+                         {"delivered_bytes", f.delivered_bytes},
+                         {"latency_mean_us", f.delivered_frames ? f.latency_sum / double(f.delivered_frames) / 1e6 : 0.0},
+                         {"latency_max_us", us(f.latency_max)}});
+    }
+    s["flows"] = std::move(flows);
+    s["config"] = yaml_to_json(m_sc.echo);
+    struct rusage ru {};
+    getrusage(RUSAGE_SELF, &ru);
+    s["host_perf"] = {{"wall_time_s", wall_seconds},
+                      {"frame_hops_per_s", wall_seconds > 0 ? double(hops) / wall_seconds : 0.0},
+                      {"peak_rss_kib", ru.ru_maxrss}};
+    return s;
+}
+
+void platform::write_flows_csv(const std::string& path) const {
+    std::FILE* f = std::fopen(path.c_str(), "w");
+    if (!f) throw std::runtime_error("cannot write " + path);
+    std::fprintf(f, "id,src,dst,process,rate_bps,packet_bytes,start_us,stop_us,sent_frames,sent_bytes,"
+                    "delivered_frames,delivered_bytes,lost_frames,throughput_bps,latency_min_us,latency_mean_us,"
+                    "latency_max_us\n");
+    const double sim_s = double(now_ps()) / double(PS_PER_S);
+    for (const auto& r : m_flows.all()) {
+        const auto& sp = r.spec;
+        const char* proc = sp.process == host::arrival_process::CBR       ? "cbr"
+                           : sp.process == host::arrival_process::POISSON ? "poisson"
+                                                                          : "on_off";
+        const ps_t stop = std::min<ps_t>(sp.stop, now_ps());
+        const double active = stop > sp.start ? double(stop - sp.start) / double(PS_PER_S) : sim_s;
+        std::fprintf(f, "%u,%s,%s,%s,%llu,%u,%.6f,%.6f,%llu,%llu,%llu,%llu,%llu,%.1f,%.4f,%.4f,%.4f\n", sp.id,
+                     m_sc.topo.nodes[sp.src].name.c_str(), m_sc.topo.nodes[sp.dst].name.c_str(), proc,
+                     (unsigned long long)sp.rate_bps, sp.packet_bytes, us(sp.start), us(stop),
+                     (unsigned long long)r.sent_frames, (unsigned long long)r.sent_bytes,
+                     (unsigned long long)r.delivered_frames, (unsigned long long)r.delivered_bytes,
+                     (unsigned long long)(r.sent_frames - r.delivered_frames),
+                     active > 0 ? double(r.delivered_bytes) * 8.0 / active : 0.0,
+                     r.delivered_frames ? us(r.latency_min) : 0.0,
+                     r.delivered_frames ? r.latency_sum / double(r.delivered_frames) / 1e6 : 0.0,
+                     us(r.latency_max));
+    }
+    std::fclose(f);
+}
+
+run_result run_scenario(const scenario& sc, const std::string& out_dir) {
+    init_kernel_time();
+    if (!out_dir.empty()) std::filesystem::create_directories(out_dir);
+    auto top = std::make_unique<platform>("top", sc, out_dir);
+    const auto t0 = std::chrono::steady_clock::now();
+    sc_core::sc_start(to_sc_time(sc.duration));
+    const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    run_result r;
+    r.out_dir = out_dir;
+    r.summary = top->summary(wall);
+    if (!out_dir.empty()) {
+        std::ofstream(out_dir + "/summary.json") << r.summary.dump(2) << '\n';
+        if (sc.flows_csv) top->write_flows_csv(out_dir + "/flows.csv");
+        std::ofstream(out_dir + "/config.yaml") << YAML::Dump(sc.echo) << '\n';
+    }
+    return r;
+}
+
+}  // namespace fabricsim::platforms

@@ -1,0 +1,83 @@
+#include <algorithm>
+#include <cstdio>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "fabricsim/platforms/platform.h"
+
+namespace fabricsim::platforms {
+
+void print_summary(const nlohmann::json& s, std::ostream& os) {
+    char line[256];
+    auto row = [&](const char* k, const std::string& v) {
+        std::snprintf(line, sizeof line, "  %-26s %s\n", k, v.c_str());
+        os << line;
+    };
+    auto num = [](double v, const char* fmt = "%.0f") {
+        char b[64];
+        std::snprintf(b, sizeof b, fmt, v);
+        return std::string(b);
+    };
+    const auto& fr = s["frames"];
+    os << "FabricSim " << s["fabricsim_version"].get<std::string>() << " - scenario '"
+       << s["scenario"].get<std::string>() << "', seed " << s["seed"].get<std::uint64_t>() << "\n\n";
+    row("simulated time", num(s["sim_time_s"].get<double>() * 1e3, "%.3f ms"));
+    row("wall time", num(s["host_perf"]["wall_time_s"].get<double>(), "%.3f s"));
+    row("frame-hops / wall second", num(s["host_perf"]["frame_hops_per_s"].get<double>() / 1e6, "%.2f M"));
+    row("activations / frame-hop", num(s["kernel"]["activations_per_frame_hop"].get<double>(), "%.3f"));
+    row("frames sent", num(fr["sent"].get<double>()));
+    row("frames delivered", num(fr["delivered"].get<double>()));
+    std::string drops = num(fr["dropped"].get<double>());
+    std::string causes;
+    for (const auto& [k, v] : fr["dropped_by_cause"].items())
+        if (v.get<std::uint64_t>() > 0) causes += (causes.empty() ? "" : ", ") + k + " " + std::to_string(v.get<std::uint64_t>());
+    if (!causes.empty()) drops += " (" + causes + ")";
+    row("frames dropped", drops);
+    row("frames in flight at end", num(fr["in_flight"].get<double>()));
+    row("conservation", fr["conserved"].get<bool>() ? "sent = delivered + dropped + in flight" : "VIOLATED");
+    row("goodput", num(s["goodput_bps"].get<double>() / 1e9, "%.3f Gbps"));
+    const auto& lat = s["latency_us"];
+    row("one-way latency (us)", "mean " + num(lat["mean"].get<double>(), "%.2f") + "  p50 " +
+                                    num(lat["p50"].get<double>(), "%.2f") + "  p99 " + num(lat["p99"].get<double>(), "%.2f") +
+                                    "  p99.9 " + num(lat["p999"].get<double>(), "%.2f"));
+
+    struct port_row {
+        std::string name;
+        double peak, tx;
+        std::uint64_t drops;
+    };
+    std::vector<port_row> ports;
+    for (const auto& [swn, sw] : s["switches"].items())
+        for (const auto& p : sw["ports"]) {
+            std::uint64_t d = 0;
+            for (const auto& [k, v] : p["drops"].items()) d += v.get<std::uint64_t>();
+            ports.push_back({swn + ":" + std::to_string(p["port"].get<int>()), p["queue_peak_bytes"].get<double>(),
+                             p["tx_frames"].get<double>(), d});
+        }
+    std::stable_sort(ports.begin(), ports.end(), [](const port_row& a, const port_row& b) { return a.peak > b.peak; });
+    os << "\n  busiest switch ports (by peak queue)\n";
+    std::snprintf(line, sizeof line, "  %-14s %14s %14s %10s\n", "port", "peak queue B", "tx frames", "drops");
+    os << line;
+    for (std::size_t i = 0; i < std::min<std::size_t>(5, ports.size()); ++i) {
+        std::snprintf(line, sizeof line, "  %-14s %14.0f %14.0f %10llu\n", ports[i].name.c_str(), ports[i].peak,
+                      ports[i].tx, (unsigned long long)ports[i].drops);
+        os << line;
+    }
+    const auto& flows = s["flows"];
+    os << "\n  flows (" << flows.size() << ")\n";
+    std::snprintf(line, sizeof line, "  %-5s %-8s %-8s %12s %12s %12s\n", "id", "src", "dst", "sent", "delivered",
+                  "mean lat us");
+    os << line;
+    for (std::size_t i = 0; i < std::min<std::size_t>(8, flows.size()); ++i) {
+        const auto& f = flows[i];
+        std::snprintf(line, sizeof line, "  %-5d %-8s %-8s %12llu %12llu %12.2f\n", f["id"].get<int>(),
+                      f["src"].get<std::string>().c_str(), f["dst"].get<std::string>().c_str(),
+                      (unsigned long long)f["sent_frames"].get<std::uint64_t>(),
+                      (unsigned long long)f["delivered_frames"].get<std::uint64_t>(), f["latency_mean_us"].get<double>());
+        os << line;
+    }
+    if (flows.size() > 8) os << "  ... " << flows.size() - 8 << " more in flows.csv\n";
+}
+
+}  // namespace fabricsim::platforms

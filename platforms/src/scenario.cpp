@@ -1,0 +1,370 @@
+#include "fabricsim/platforms/scenario.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+#include "fabricsim/core/rng.h"
+
+namespace fabricsim::platforms {
+
+namespace {
+
+void add_flow_keys(config_schema& s, const std::string& p) {
+    auto& proc = s.add(p + ".process", value_kind::CHOICE, "cbr",
+                       "Arrival process: cbr (constant rate), poisson, on_off (cbr during on periods)");
+    proc.choices = {"cbr", "poisson", "on_off"};
+    auto& ps = s.add(p + ".packet_size", value_kind::BYTES, "1500B",
+                     "IPv4 packet size (IP + UDP headers + payload); the frame adds 18 B of Ethernet header/FCS");
+    ps.min = 28;
+    ps.max = 9000;
+    s.add(p + ".start", value_kind::TIME, "0s", "First send time");
+    s.add(p + ".stop", value_kind::TIME, "", "No frame is sent at or after this time (default: run end)")
+        .optional = true;
+    auto& fr = s.add(p + ".frames", value_kind::INT, "", "Stop after this many frames (default: unlimited)");
+    fr.optional = true;
+    fr.min = 1;
+    auto& dscp = s.add(p + ".dscp", value_kind::INT, "0", "IPv4 DSCP of the flow's frames");
+    dscp.min = 0;
+    dscp.max = 63;
+    auto& pcp = s.add(p + ".pcp", value_kind::INT, "0", "802.1Q PCP; non-zero adds a VLAN tag");
+    pcp.min = 0;
+    pcp.max = 7;
+    s.add(p + ".on_time", value_kind::TIME, "1ms", "on_off: mean on-period length").min = 1;
+    s.add(p + ".off_time", value_kind::TIME, "1ms", "on_off: mean off-period length").min = 1;
+    auto& pd = s.add(p + ".period_dist", value_kind::CHOICE, "exponential",
+                     "on_off: distribution of on and off periods");
+    pd.choices = {"exponential", "pareto"};
+    auto& sh = s.add(p + ".pareto_shape", value_kind::REAL, "1.5", "on_off with pareto periods: shape a (> 1)");
+    sh.min = 1.01;
+    sh.max = 100;
+}
+
+config_schema make_schema() {
+    config_schema s;
+    s.add("name", value_kind::STRING, "", "Scenario name (defaults to the file name)").optional = true;
+    auto& seed = s.add("seed", value_kind::INT, "1", "Run seed; every component derives its RNG from it and its name");
+    seed.min = 0;
+    s.add("duration", value_kind::TIME, "1ms", "Simulated time").min = 1000;
+
+    auto& kind = s.add("topology.kind", value_kind::CHOICE, "dumbbell",
+                       "Platform generator: dumbbell, incast (one rack), leaf_spine, custom (switches/hosts/links lists)");
+    kind.choices = {"dumbbell", "incast", "leaf_spine", "custom"};
+    s.add("topology.host_rate", value_kind::BIT_RATE, "10Gbps", "Speed of host links").min = 1e6;
+    s.add("topology.link_delay", value_kind::TIME, "1us", "Propagation delay of every generated link");
+    auto& cl = s.add("topology.cable_length", value_kind::REAL, "",
+                     "Cable length in metres for every generated link (5 ns/m); overrides link_delay");
+    cl.optional = true;
+    cl.min = 0;
+    cl.max = 1e6;
+    auto& hps = s.add("topology.dumbbell.hosts_per_side", value_kind::INT, "2", "Hosts on each side");
+    hps.min = 1;
+    hps.max = 4096;
+    s.add("topology.dumbbell.bottleneck_rate", value_kind::BIT_RATE, "",
+          "Rate of the switch-to-switch link (default: host_rate)").optional = true;
+    auto& ih = s.add("topology.incast.hosts", value_kind::INT, "9", "Hosts in the rack (one ToR switch)");
+    ih.min = 2;
+    ih.max = 4096;
+    auto& lv = s.add("topology.leaf_spine.leaves", value_kind::INT, "2", "Leaf switches");
+    lv.min = 1;
+    lv.max = 1024;
+    auto& sp = s.add("topology.leaf_spine.spines", value_kind::INT, "2", "Spine switches");
+    sp.min = 1;
+    sp.max = 256;
+    auto& hl = s.add("topology.leaf_spine.hosts_per_leaf", value_kind::INT, "4", "Hosts per leaf");
+    hl.min = 1;
+    hl.max = 1024;
+    s.add("topology.leaf_spine.fabric_rate", value_kind::BIT_RATE, "",
+          "Leaf-spine link rate (default: host_rate); oversubscription = hosts_per_leaf*host_rate/(spines*fabric_rate)")
+        .optional = true;
+    s.add("topology.switches", value_kind::MAP_LIST, "", "custom: switches");
+    s.add("topology.switches[].name", value_kind::STRING, "", "Switch name");
+    auto& swp = s.add("topology.switches[].ports", value_kind::INT, "", "Number of ports");
+    swp.min = 1;
+    swp.max = 1024;
+    s.add("topology.hosts", value_kind::MAP_LIST, "", "custom: hosts (one NIC port each)");
+    s.add("topology.hosts[].name", value_kind::STRING, "", "Host name");
+    s.add("topology.links", value_kind::MAP_LIST, "", "custom: links between ports ('sw0:3' or a host name)");
+    s.add("topology.links[].a", value_kind::STRING, "", "One end");
+    s.add("topology.links[].b", value_kind::STRING, "", "Other end");
+    s.add("topology.links[].rate", value_kind::BIT_RATE, "", "Link speed (default: topology.host_rate)")
+        .optional = true;
+    s.add("topology.links[].delay", value_kind::TIME, "", "Propagation delay (default: topology.link_delay)")
+        .optional = true;
+    auto& lcl = s.add("topology.links[].cable_length", value_kind::REAL, "", "Cable length in metres (5 ns/m)");
+    lcl.optional = true;
+    lcl.min = 0;
+
+    auto& fec = s.add("phy.fec", value_kind::CHOICE, "auto",
+                      "FEC: auto (none up to 10G and at 40G, RS(528,514) at 25/50/100G, RS(544,514) at 200/400G), "
+                      "none, rs528, rs544");
+    fec.choices = {"auto", "none", "rs528", "rs544"};
+    s.add("phy.encoding_latency", value_kind::TIME, "",
+          "PCS/PMA latency one way (default by rate: 200ns at 1G, 60ns at 10G, 40ns above)")
+        .optional = true;
+    s.add("phy.fec_latency", value_kind::TIME, "", "FEC latency one way (default: 100ns rs528, 120ns rs544)")
+        .optional = true;
+    auto& ber = s.add("phy.ber", value_kind::REAL, "0", "Post-FEC bit error rate of every link (seeded)");
+    ber.min = 0;
+    ber.max = 1e-2;
+    s.add("phy.faults", value_kind::MAP_LIST, "", "Scheduled link down/up events");
+    s.add("phy.faults[].port", value_kind::STRING, "", "Either end of the link ('sw0:3' or a host name)");
+    s.add("phy.faults[].down_at", value_kind::TIME, "", "Link goes down");
+    s.add("phy.faults[].up_at", value_kind::TIME, "", "Link comes back");
+
+    sw::switch_config::describe(s, "switch");
+    nic::nic_config::describe(s, "nic");
+    s.add("host.lookahead", value_kind::TIME, "10us",
+          "Open-loop sources post frames up to this far ahead (temporal decoupling; timestamps stay exact)")
+        .max = 1e9;
+
+    s.add("traffic.flows", value_kind::MAP_LIST, "", "Explicit flows");
+    s.add("traffic.flows[].src", value_kind::STRING, "", "Source host");
+    s.add("traffic.flows[].dst", value_kind::STRING, "", "Destination host");
+    s.add("traffic.flows[].rate", value_kind::BIT_RATE, "1Gbps", "Wire rate while sending (frames incl. preamble+IFG)")
+        .min = 1e3;
+    add_flow_keys(s, "traffic.flows[]");
+    s.add("traffic.generate", value_kind::MAP_LIST, "", "Flow patterns over all hosts");
+    auto& pat = s.add("traffic.generate[].pattern", value_kind::CHOICE, "",
+                      "permutation (each host to a distinct random host), all_to_all, many_to_one (all to target)");
+    pat.choices = {"permutation", "all_to_all", "many_to_one"};
+    auto& load = s.add("traffic.generate[].load", value_kind::REAL, "0.5",
+                       "Offered load per sending host as a fraction of its link rate, split over its flows");
+    load.min = 1e-6;
+    load.max = 1.0;
+    s.add("traffic.generate[].target", value_kind::STRING, "", "many_to_one: the receiving host (default: last host)")
+        .optional = true;
+    add_flow_keys(s, "traffic.generate[]");
+
+    s.add("results.sample_interval", value_kind::TIME, "10us",
+          "Time-series sampling interval for queue occupancy (0 = off)");
+    s.add("results.pcap", value_kind::STRING_LIST, "",
+          "Ports whose transmitted frames go to <port>.pcap ('sw0:3', 'h1')").optional = true;
+    s.add("results.flows_csv", value_kind::BOOL, "true", "Write flows.csv");
+    return s;
+}
+
+ps_t cable_delay(double metres) { return static_cast<ps_t>(std::llround(metres * 5000.0)); }
+
+host::flow_spec read_flow_common(const config_node& n, ps_t duration) {
+    host::flow_spec f;
+    const std::string proc = n.str("process");
+    f.process = proc == "poisson" ? host::arrival_process::POISSON
+                : proc == "on_off" ? host::arrival_process::ON_OFF
+                                   : host::arrival_process::CBR;
+    f.packet_bytes = static_cast<std::uint32_t>(n.bytes("packet_size"));
+    f.start = n.time("start");
+    f.stop = n.has("stop") ? n.time("stop") : duration;
+    if (f.stop <= f.start) n.fail("stop", "must be after start (" + format_time(f.start) + ")");
+    if (n.has("frames")) f.max_frames = static_cast<std::uint64_t>(n.integer("frames"));
+    f.dscp = static_cast<std::uint8_t>(n.integer("dscp"));
+    f.pcp = static_cast<std::uint8_t>(n.integer("pcp"));
+    f.on_mean = n.time("on_time");
+    f.off_mean = n.time("off_time");
+    f.periods = n.str("period_dist") == "pareto" ? host::period_distribution::PARETO
+                                                 : host::period_distribution::EXPONENTIAL;
+    f.pareto_shape = n.real("pareto_shape");
+    return f;
+}
+
+}  // namespace
+
+const config_schema& scenario_schema() {
+    static const config_schema s = make_schema();
+    return s;
+}
+
+namespace {
+
+void build_topology(scenario& sc, const config_node& t) {
+    topology& topo = sc.topo;
+    const std::uint64_t host_rate = t.rate("host_rate");
+    const ps_t delay = t.has("cable_length") ? cable_delay(t.real("cable_length")) : t.time("link_delay");
+    auto link = [&](std::uint32_t a, std::uint32_t ap, std::uint32_t b, std::uint32_t bp, std::uint64_t rate,
+                    const std::string& key) {
+        link_desc l;
+        l.a = {a, ap};
+        l.b = {b, bp};
+        l.cfg.rate_bps = rate;
+        l.cfg.propagation = delay;
+        l.key = key;
+        topo.links.push_back(l);
+    };
+    const std::string kind = t.str("kind");
+    if (kind == "dumbbell") {
+        const auto d = t.child("dumbbell");
+        const auto n = static_cast<std::uint32_t>(d.integer("hosts_per_side"));
+        const std::uint64_t bn = d.has("bottleneck_rate") ? d.rate("bottleneck_rate") : host_rate;
+        for (std::uint32_t i = 0; i < 2 * n; ++i) topo.add_node("h" + std::to_string(i), node_kind::HOST, 1);
+        const auto s0 = topo.add_node("s0", node_kind::SWITCH, n + 1);
+        const auto s1 = topo.add_node("s1", node_kind::SWITCH, n + 1);
+        for (std::uint32_t i = 0; i < n; ++i) {
+            link(i, 0, s0, i, host_rate, "topology.dumbbell");
+            link(n + i, 0, s1, i, host_rate, "topology.dumbbell");
+        }
+        link(s0, n, s1, n, bn, "topology.dumbbell.bottleneck_rate");
+    } else if (kind == "incast") {
+        const auto n = static_cast<std::uint32_t>(t.child("incast").integer("hosts"));
+        for (std::uint32_t i = 0; i < n; ++i) topo.add_node("h" + std::to_string(i), node_kind::HOST, 1);
+        const auto tor = topo.add_node("tor", node_kind::SWITCH, n);
+        for (std::uint32_t i = 0; i < n; ++i) link(i, 0, tor, i, host_rate, "topology.incast");
+    } else if (kind == "leaf_spine") {
+        const auto ls = t.child("leaf_spine");
+        const auto L = static_cast<std::uint32_t>(ls.integer("leaves"));
+        const auto S = static_cast<std::uint32_t>(ls.integer("spines"));
+        const auto H = static_cast<std::uint32_t>(ls.integer("hosts_per_leaf"));
+        const std::uint64_t fr = ls.has("fabric_rate") ? ls.rate("fabric_rate") : host_rate;
+        for (std::uint32_t i = 0; i < L * H; ++i) topo.add_node("h" + std::to_string(i), node_kind::HOST, 1);
+        std::vector<std::uint32_t> leaf, spine;
+        for (std::uint32_t i = 0; i < L; ++i)
+            leaf.push_back(topo.add_node("leaf" + std::to_string(i), node_kind::SWITCH, H + S));
+        for (std::uint32_t j = 0; j < S; ++j)
+            spine.push_back(topo.add_node("spine" + std::to_string(j), node_kind::SWITCH, L));
+        for (std::uint32_t i = 0; i < L; ++i) {
+            for (std::uint32_t k = 0; k < H; ++k) link(i * H + k, 0, leaf[i], k, host_rate, "topology.leaf_spine");
+            for (std::uint32_t j = 0; j < S; ++j) link(leaf[i], H + j, spine[j], i, fr, "topology.leaf_spine");
+        }
+    } else {
+        for (const auto& h : t.list("hosts")) {
+            if (topo.find(h.str("name")) >= 0) h.fail("name", "duplicate node name '" + h.str("name") + "'");
+            topo.add_node(h.str("name"), node_kind::HOST, 1);
+        }
+        for (const auto& s : t.list("switches")) {
+            if (topo.find(s.str("name")) >= 0) s.fail("name", "duplicate node name '" + s.str("name") + "'");
+            topo.add_node(s.str("name"), node_kind::SWITCH, static_cast<std::uint32_t>(s.integer("ports")));
+        }
+        for (const auto& l : t.list("links")) {
+            link_desc d;
+            d.key = l.path("");
+            if (!d.key.empty() && d.key.back() == '.') d.key.pop_back();
+            d.a = topo.parse_endpoint(l.str("a"), l.path("a"));
+            d.b = topo.parse_endpoint(l.str("b"), l.path("b"));
+            d.cfg.rate_bps = l.has("rate") ? l.rate("rate") : host_rate;
+            d.cfg.propagation = l.has("cable_length") ? cable_delay(l.real("cable_length"))
+                                : l.has("delay")      ? l.time("delay")
+                                                      : delay;
+            topo.links.push_back(d);
+        }
+    }
+}
+
+void apply_phy(scenario& sc, const config_node& phy) {
+    const std::string fec = phy.str("fec");
+    for (auto& l : sc.topo.links) {
+        auto& c = l.cfg;
+        c.fec = fec == "auto"    ? phy::default_fec(c.rate_bps)
+                : fec == "rs528" ? phy::fec_mode::RS_528_514
+                : fec == "rs544" ? phy::fec_mode::RS_544_514
+                                 : phy::fec_mode::NONE;
+        c.encoding_latency = phy.has("encoding_latency") ? phy.time("encoding_latency")
+                                                         : phy::default_encoding_latency(c.rate_bps);
+        c.fec_latency = phy.has("fec_latency") ? phy.time("fec_latency") : phy::default_fec_latency(c.fec, c.rate_bps);
+        c.ber = phy.real("ber");
+        // A receiver that cuts through acts after the header.
+        const auto& ra = sc.topo.nodes[l.a.node];
+        const auto& rb = sc.topo.nodes[l.b.node];
+        const bool ct = sc.sw.mode == sw::forwarding_mode::CUT_THROUGH;
+        c.deliver_after_bytes[0] = ct && rb.kind == node_kind::SWITCH ? sc.sw.cut_through_bytes : 0;
+        c.deliver_after_bytes[1] = ct && ra.kind == node_kind::SWITCH ? sc.sw.cut_through_bytes : 0;
+    }
+    for (const auto& f : phy.list("faults")) {
+        const endpoint e = sc.topo.parse_endpoint(f.str("port"), f.path("port"));
+        const int li = sc.topo.link_at(e.node, e.port);
+        if (li < 0) f.fail("port", "no link is attached to '" + f.str("port") + "'");
+        const ps_t down = f.time("down_at"), up = f.time("up_at");
+        if (up <= down) f.fail("up_at", "must be after down_at");
+        sc.topo.links[static_cast<std::size_t>(li)].cfg.down.push_back({down, up});
+    }
+    for (auto& l : sc.topo.links) {
+        std::sort(l.cfg.down.begin(), l.cfg.down.end());
+        l.cfg.validate(l.key);
+    }
+}
+
+std::uint32_t host_by_name(const scenario& sc, const config_node& n, const std::string& key) {
+    const std::string name = n.str(key);
+    const int i = sc.topo.find(name);
+    if (i < 0 || sc.topo.nodes[static_cast<std::size_t>(i)].kind != node_kind::HOST)
+        n.fail(key, "no host named '" + name + "'");
+    return static_cast<std::uint32_t>(i);
+}
+
+void build_traffic(scenario& sc, const config_node& tr) {
+    for (const auto& f : tr.list("flows")) {
+        host::flow_spec spec = read_flow_common(f, sc.duration);
+        spec.src = host_by_name(sc, f, "src");
+        spec.dst = host_by_name(sc, f, "dst");
+        if (spec.src == spec.dst) f.fail("dst", "is the same host as src");
+        spec.rate_bps = f.rate("rate");
+        spec.id = static_cast<std::uint32_t>(sc.flows.size());
+        sc.flows.push_back(spec);
+    }
+    const auto hosts = sc.topo.hosts();
+    std::size_t gi = 0;
+    for (const auto& g : tr.list("generate")) {
+        const std::string pattern = g.str("pattern");
+        const double load = g.real("load");
+        std::vector<std::pair<std::uint32_t, std::uint32_t>> pairs;
+        if (pattern == "permutation") {
+            if (hosts.size() < 2) g.fail("pattern", "needs at least two hosts");
+            // Seeded random derangement (Sattolo's algorithm gives a single cycle).
+            rng r(sc.seed, "traffic.generate[" + std::to_string(gi) + "]");
+            std::vector<std::uint32_t> perm(hosts);
+            for (std::size_t i = perm.size() - 1; i > 0; --i) std::swap(perm[i], perm[r.below(i)]);
+            for (std::size_t i = 0; i < hosts.size(); ++i) pairs.push_back({hosts[i], perm[i]});
+        } else if (pattern == "all_to_all") {
+            for (auto s : hosts)
+                for (auto d : hosts)
+                    if (s != d) pairs.push_back({s, d});
+        } else {
+            const std::uint32_t target = g.has("target") ? host_by_name(sc, g, "target") : hosts.back();
+            for (auto s : hosts)
+                if (s != target) pairs.push_back({s, target});
+        }
+        std::map<std::uint32_t, std::uint32_t> per_src;
+        for (auto [s, d] : pairs) per_src[s]++;
+        for (auto [s, d] : pairs) {
+            host::flow_spec spec = read_flow_common(g, sc.duration);
+            spec.src = s;
+            spec.dst = d;
+            const double rate = load * double(sc.topo.port_rate(s, 0)) / per_src[s];
+            spec.rate_bps = std::max<std::uint64_t>(1000, static_cast<std::uint64_t>(std::llround(rate)));
+            spec.id = static_cast<std::uint32_t>(sc.flows.size());
+            sc.flows.push_back(spec);
+        }
+        ++gi;
+    }
+}
+
+}  // namespace
+
+scenario load_scenario(const YAML::Node& root_in, const std::string& name) {
+    const config_schema& schema = scenario_schema();
+    YAML::Node root = root_in && !root_in.IsNull() ? root_in : YAML::Node(YAML::NodeType::Map);
+    schema.validate(root);
+    config_node top(schema, root, "", "");
+    scenario sc;
+    sc.name = top.has("name") ? top.str("name") : name;
+    const auto seed = top.integer("seed");
+    sc.seed = static_cast<std::uint64_t>(seed);
+    sc.duration = top.time("duration");
+    sc.host_lookahead = top.child("host").time("lookahead");
+    sc.sw = sw::switch_config::load(top.child("switch"));
+    sc.nic = nic::nic_config::load(top.child("nic"));
+    build_topology(sc, top.child("topology"));
+    apply_phy(sc, top.child("phy"));
+    sc.topo.validate();
+    build_traffic(sc, top.child("traffic"));
+    const auto res = top.child("results");
+    sc.sample_interval = res.time("sample_interval");
+    sc.flows_csv = res.boolean("flows_csv");
+    for (const auto& p : res.str_list("pcap")) {
+        const endpoint e = sc.topo.parse_endpoint(p, res.path("pcap"));
+        if (sc.topo.link_at(e.node, e.port) < 0) res.fail("pcap", "no link is attached to '" + p + "'");
+        sc.pcap.push_back({p, e});
+    }
+    sc.echo = with_defaults(schema, root);
+    return sc;
+}
+
+}  // namespace fabricsim::platforms
