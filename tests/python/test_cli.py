@@ -1,0 +1,93 @@
+"""The fabricsim-sim CLI: running, determinism, pcap dissection and bad input."""
+import json
+import subprocess
+
+import pytest
+
+
+def strip_wallclock(summary):
+    summary = dict(summary)
+    summary.pop("host_perf")
+    return summary
+
+
+def test_default_scenario_runs_and_writes_results(sim, scenarios, tmp_path):
+    out = tmp_path / "r"
+    p = sim(scenarios / "default.yaml", "--out", out)
+    assert "frames delivered" in p.stdout
+    s = json.loads((out / "summary.json").read_text())
+    fr = s["frames"]
+    assert fr["conserved"]
+    assert fr["sent"] == fr["delivered"] + fr["dropped"] + fr["in_flight"]
+    assert fr["dropped_by_cause"]["port_cap"] > 0  # 12 Gbps into a 10 Gbps bottleneck
+    assert s["config"]["switch"]["buffer"] == "4MiB"
+    assert s["config"]["switch"]["mode"] == "store_and_forward"  # defaults are echoed
+    header = (out / "flows.csv").read_text().splitlines()[0]
+    assert header.startswith("id,src,dst,process,rate_bps")
+    ts = (out / "timeseries.csv").read_text().splitlines()
+    assert ts[0].startswith("time_us,s0.buffer_bytes")
+    assert len(ts) == 1 + 500  # 5 ms sampled every 10 us
+    assert max(int(r.split(",")[1]) for r in ts[1:]) > 100_000
+
+
+def test_same_seed_gives_identical_results(sim, scenarios, tmp_path):
+    args = [scenarios / "default.yaml", "--set", "traffic.flows[4].process=poisson", "--quiet"]
+    sim(*args, "--out", tmp_path / "a")
+    sim(*args, "--out", tmp_path / "b")
+    sa = json.loads((tmp_path / "a" / "summary.json").read_text())
+    sb = json.loads((tmp_path / "b" / "summary.json").read_text())
+    assert strip_wallclock(sa) == strip_wallclock(sb)
+    assert (tmp_path / "a" / "flows.csv").read_bytes() == (tmp_path / "b" / "flows.csv").read_bytes()
+    assert (tmp_path / "a" / "timeseries.csv").read_bytes() == (tmp_path / "b" / "timeseries.csv").read_bytes()
+    sim(*args, "--set", "seed=2", "--out", tmp_path / "c")
+    sc = json.loads((tmp_path / "c" / "summary.json").read_text())
+    assert sc["frames"]["delivered"] != sa["frames"]["delivered"]  # the seed matters
+
+
+def test_pcap_dissects_without_malformed_packets(sim, scenarios, tmp_path, tshark):
+    out = tmp_path / "p"
+    sim(scenarios / "default.yaml", "--set", "duration=1100us", "--set", "results.pcap=[h0, 's0:4', h5]",
+        "--set", "traffic.flows[0].pcp=3", "--out", out, "--quiet")
+    for name in ["h0.pcap", "s0.4.pcap", "h5.pcap"]:
+        p = subprocess.run([tshark, "-r", str(out / name), "-V"], capture_output=True, text=True)
+        assert p.returncode == 0, p.stderr
+        assert "Malformed" not in p.stdout
+        assert "Expert Info (Error" not in p.stdout
+        assert "User Datagram Protocol" in p.stdout
+    p = subprocess.run([tshark, "-r", str(out / "h0.pcap"), "-T", "fields", "-e", "vlan.priority", "-e", "ip.len",
+                        "-e", "ip.checksum.status"], capture_output=True, text=True)
+    first = p.stdout.splitlines()[0].split("\t")
+    assert first[0] == "3" and first[1] == "1500"
+
+
+@pytest.mark.parametrize("override, message", [
+    ("switch.bufer=1MiB", "switch.bufer: unknown key"),
+    ("switch.buffer=4", "switch.buffer: '4' needs a byte unit"),
+    ("topology.host_rate=10GB", "topology.host_rate: '10GB' needs a bit-rate unit"),
+    ("phy.ber=0.5", "phy.ber: '0.5' is above the maximum"),
+    ("switch.port_cap=64MiB", "switch.port_cap: is larger than switch.buffer"),
+    ("traffic.flows[0].dst=h99", "traffic.flows[0].dst: no host named 'h99'"),
+    ("traffic.flows[9].rate=1Gbps", "traffic.flows[9]: no such list element"),
+])
+def test_bad_input_exits_2_naming_the_key(sim, scenarios, override, message):
+    p = sim(scenarios / "default.yaml", "--set", override, check=False)
+    assert p.returncode == 2
+    assert message in p.stderr
+    assert "Traceback" not in p.stderr and "Segmentation" not in p.stderr
+
+
+def test_bad_yaml_and_missing_file(sim, tmp_path):
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("topology: [unclosed\n")
+    p = sim(bad, check=False)
+    assert p.returncode == 2 and "YAML syntax error" in p.stderr
+    p = sim(tmp_path / "nope.yaml", check=False)
+    assert p.returncode == 2 and "cannot read scenario file" in p.stderr
+
+
+def test_explain_and_validate(sim, scenarios):
+    p = sim("explain", "switch.port_cap")
+    assert "default: 600KB" in p.stdout
+    assert sim("explain", "no.such", check=False).returncode == 2
+    p = sim("validate", scenarios / "default.yaml")
+    assert "valid (8 hosts, 2 switches, 9 links, 5 flows)" in p.stdout
