@@ -1,0 +1,66 @@
+#!/usr/bin/env python3
+"""FabricSim benchmark: frame-hops per wall second, kernel activations per frame-hop and peak
+memory for (a) a line-rate dumbbell and (b) a 4x8x16 leaf-spine at 70% Poisson load, against
+the SystemC kernel floor measured in the same run. Prints JSON (stdlib only)."""
+import argparse
+import json
+import os
+import pathlib
+import subprocess
+import sys
+import tempfile
+
+HERE = pathlib.Path(__file__).resolve().parent
+
+
+def run_scenario(sim, scenario, out, repeats):
+    best = None
+    for _ in range(repeats):
+        subprocess.run([sim, str(scenario), "--out", str(out), "--quiet"], check=True,
+                       env=dict(os.environ, SYSTEMC_DISABLE_COPYRIGHT_MESSAGE="1"))
+        s = json.loads((out / "summary.json").read_text())
+        if best is None or s["host_perf"]["frame_hops_per_s"] > best["host_perf"]["frame_hops_per_s"]:
+            best = s
+    return best
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--build", default="build")
+    ap.add_argument("--repeats", type=int, default=3, help="runs per scenario; the fastest is reported")
+    ap.add_argument("--out", help="also write the JSON here")
+    args = ap.parse_args()
+    build = pathlib.Path(args.build)
+    sim = build / "platforms" / "fabricsim-sim"
+    floor_exe = build / "bench" / "fabricsim-kernel-floor"
+    floors = []
+    for _ in range(args.repeats):
+        p = subprocess.run([str(floor_exe), "64", "50"], check=True, capture_output=True, text=True,
+                           env=dict(os.environ, SYSTEMC_DISABLE_COPYRIGHT_MESSAGE="1"))
+        floors.append(json.loads(p.stdout.strip().splitlines()[-1]))
+    floor = max(floors, key=lambda f: f["activations_per_s"])
+    report = {"kernel_floor": floor, "scenarios": {}}
+    with tempfile.TemporaryDirectory() as tmp:
+        for key, file in [("dumbbell_line_rate", "dumbbell_line_rate.yaml"),
+                          ("leaf_spine_poisson_70", "leaf_spine_poisson.yaml")]:
+            s = run_scenario(sim, HERE / "scenarios" / file, pathlib.Path(tmp) / key, args.repeats)
+            hops = s["kernel"]["frame_hops"]
+            fps = s["host_perf"]["frame_hops_per_s"]
+            report["scenarios"][key] = {
+                "frame_hops": hops,
+                "frame_hops_per_s": round(fps),
+                "activations_per_frame_hop": round(s["kernel"]["activations_per_frame_hop"], 4),
+                "fraction_of_floor": round(fps / floor["activations_per_s"], 3),
+                "peak_rss_kib": s["host_perf"]["peak_rss_kib"],
+                "wall_time_s": round(s["host_perf"]["wall_time_s"], 3),
+                "frames_dropped": s["frames"]["dropped"],
+            }
+    text = json.dumps(report, indent=2)
+    print(text)
+    if args.out:
+        pathlib.Path(args.out).write_text(text + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
