@@ -22,7 +22,6 @@ const char* USAGE =
 
 int sc_main(int argc, char* argv[]) {
     using namespace fabricsim;
-    setenv("SYSTEMC_DISABLE_COPYRIGHT_MESSAGE", "1", 1);
     std::vector<std::string> args(argv + 1, argv + argc);
     if (args.empty() || args[0] == "-h" || args[0] == "--help") {
         std::cout << USAGE;
@@ -91,4 +90,11 @@ int sc_main(int argc, char* argv[]) {
         std::cerr << "fabricsim-sim: " << e.what() << "\n";
         return 1;
     }
+}
+
+// Our own main (it takes precedence over libsystemc's) so the banner can be switched off
+// before the kernel prints it.
+int main(int argc, char* argv[]) {
+    setenv("SYSTEMC_DISABLE_COPYRIGHT_MESSAGE", "1", 0);
+    return sc_core::sc_elab_and_sim(argc, argv);
 }

@@ -210,7 +210,7 @@ void platform::write_flows_csv(const std::string& path) const {
     std::FILE* f = std::fopen(path.c_str(), "w");
     if (!f) throw std::runtime_error("cannot write " + path);
     std::fprintf(f, "id,src,dst,process,rate_bps,packet_bytes,start_us,stop_us,sent_frames,sent_bytes,"
-                    "delivered_frames,delivered_bytes,lost_frames,throughput_bps,latency_min_us,latency_mean_us,"
+                    "delivered_frames,delivered_bytes,undelivered_frames,throughput_bps,latency_min_us,latency_mean_us,"
                     "latency_max_us\n");
     const double sim_s = double(now_ps()) / double(PS_PER_S);
     for (const auto& r : m_flows.all()) {

@@ -15,7 +15,7 @@ void add_flow_keys(config_schema& s, const std::string& p) {
                        "Arrival process: cbr (constant rate), poisson, on_off (cbr during on periods)");
     proc.choices = {"cbr", "poisson", "on_off"};
     auto& ps = s.add(p + ".packet_size", value_kind::BYTES, "1500B",
-                     "IPv4 packet size (IP + UDP headers + payload); the frame adds 18 B of Ethernet header/FCS");
+                     "IPv4 packet size (IP + UDP headers + payload); the frame adds 18 B of Ethernet header and FCS (22 B with a VLAN tag)");
     ps.min = 28;
     ps.max = 9000;
     s.add(p + ".start", value_kind::TIME, "0s", "First send time");

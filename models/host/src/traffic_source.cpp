@@ -7,7 +7,8 @@
 namespace fabricsim::host {
 
 std::uint32_t flow_spec::wire_bytes() const {
-    const std::uint32_t frame = std::max<std::uint32_t>(ETH_HEADER + packet_bytes + FCS_BYTES, MIN_FRAME_WITH_FCS);
+    const std::uint32_t tag = pcp != 0 ? VLAN_TAG : 0;  // a non-zero PCP adds an 802.1Q tag
+    const std::uint32_t frame = std::max<std::uint32_t>(ETH_HEADER + tag + packet_bytes + FCS_BYTES, MIN_FRAME_WITH_FCS);
     return frame + PREAMBLE_SFD + IFG_BYTES;
 }
 

@@ -20,7 +20,7 @@ void switch_config::describe(config_schema& s, const std::string& p) {
     m.choices = {"store_and_forward", "cut_through"};
     auto& ct = s.add(p + ".cut_through_bytes", value_kind::BYTES, "64B",
                      "Bytes of a frame a cut-through switch needs before forwarding it");
-    ct.min = 14;
+    ct.min = 34;  // Ethernet + IPv4 header: the route lookup needs the destination address
     ct.max = 1518;
     s.add(p + ".buffer", value_kind::BYTES, "4MiB", "Shared packet buffer of the chip").min = 1;
     s.add(p + ".port_cap", value_kind::SIZE, "600KB",

@@ -36,7 +36,8 @@ struct link_config {
     /// Bytes (after preamble) a receiver needs before it acts; 0 = whole frame (store-and-forward).
     std::uint32_t deliver_after_bytes[2] = {0, 0};
 
-    /// Fills encoding/FEC latency defaults for the rate. Throws config_error on bad values.
+    /// Throws config_error (under `key`) on bad values. Per-rate latency defaults are filled by
+    /// the scenario loader (default_encoding_latency / default_fec_latency).
     void validate(const std::string& key) const;
     ps_t one_way_latency() const { return propagation + encoding_latency + fec_latency; }
 };
