@@ -20,6 +20,11 @@ TEST_CASE("CBR source spacing is exact at the wire rate", "[host]") {
     host::traffic_source slow(s, 1, "f");
     for (int i = 0; i < 3; ++i) slow.advance();
     CHECK(slow.next() == 100u + 12'304'000u);
+    s.rate_bps = 10'000'000'000ull;
+    s.pcp = 3;  // the 802.1Q tag adds 4 B on the wire
+    host::traffic_source tagged(s, 1, "f");
+    tagged.advance();
+    CHECK(tagged.next() == 100u + 1'233'600u);
 }
 
 TEST_CASE("Poisson and on/off sources hit their mean rates; frame limit stops a flow", "[host]") {
