@@ -14,7 +14,7 @@
 namespace {
 
 const char* USAGE =
-    "usage: fabricsim-sim SCENARIO.yaml [--set key=value]... [--out DIR] [--quiet]\n"
+    "usage: fabricsim-sim SCENARIO.yaml [--set key=value]... [--out DIR] [--quiet] [--lockstep]\n"
     "       fabricsim-sim validate SCENARIO.yaml [--set key=value]...\n"
     "       fabricsim-sim explain [key]\n";
 
@@ -44,12 +44,14 @@ int sc_main(int argc, char* argv[]) {
     std::string file, out;
     std::vector<std::string> sets;
     bool quiet = false;
+    bool lockstep = false;  // wake the scheduler from the kernel for every expiry (same results, slower)
     for (; i < args.size(); ++i) {
         const std::string& a = args[i];
         if (a == "--set" && i + 1 < args.size()) sets.push_back(args[++i]);
         else if (a.rfind("--set=", 0) == 0) sets.push_back(a.substr(6));
         else if (a == "--out" && i + 1 < args.size()) out = args[++i];
         else if (a == "--quiet") quiet = true;
+        else if (a == "--lockstep") lockstep = true;
         else if (!a.empty() && a[0] == '-') {
             std::cerr << "fabricsim-sim: unknown option '" << a << "'\n" << USAGE;
             return 2;
@@ -80,7 +82,7 @@ int sc_main(int argc, char* argv[]) {
     }
     if (out.empty()) out = "results/" + sc.name;
     try {
-        const auto r = platforms::run_scenario(sc, out);
+        const auto r = platforms::run_scenario(sc, out, !lockstep);
         if (!quiet) {
             platforms::print_summary(r.summary, std::cout);
             std::cout << "\n  results written to " << out << "/\n";

@@ -10,6 +10,7 @@
 
 #include "fabricsim/core/frame_pool.h"
 #include "fabricsim/core/kernel.h"
+#include "fabricsim/core/scheduler.h"
 
 namespace fabricsim::platforms {
 
@@ -171,7 +172,8 @@ nlohmann::json platform::summary(double wall_seconds) const {
     const std::uint64_t acts = counters().activations;
     s["kernel"] = {{"activations", acts},
                    {"frame_hops", hops},
-                   {"activations_per_frame_hop", hops ? double(acts) / double(hops) : 0.0}};
+                   {"activations_per_frame_hop", hops ? double(acts) / double(hops) : 0.0},
+                   {"systemc_wakeups", scheduler::instance().kernel_wakeups()}};
     const double sim_s = double(now_ps()) / double(PS_PER_S);
     s["goodput_bps"] = sim_s > 0 ? double(delivered_bytes) * 8.0 / sim_s : 0.0;
     double lat_sum = 0;
@@ -234,10 +236,11 @@ void platform::write_flows_csv(const std::string& path) const {
     std::fclose(f);
 }
 
-run_result run_scenario(const scenario& sc, const std::string& out_dir) {
+run_result run_scenario(const scenario& sc, const std::string& out_dir, bool run_ahead) {
     init_kernel_time();
     if (!out_dir.empty()) std::filesystem::create_directories(out_dir);
     auto top = std::make_unique<platform>("top", sc, out_dir);
+    if (run_ahead) scheduler::instance().run_ahead_until(sc.duration);
     const auto t0 = std::chrono::steady_clock::now();
     sc_core::sc_start(to_sc_time(sc.duration));
     const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

@@ -62,6 +62,22 @@ TEST_CASE("ECMP keeps a flow on one port and spreads flows", "[switch][ecmp]") {
     CHECK(differ > 50);  // the seed changes the hash
 }
 
+TEST_CASE("host table keeps every route through growth and replacement", "[switch][routes]") {
+    forwarding_table t(1);
+    for (std::uint32_t h = 0; h < 1000; ++h) t.add_route(0x0a000000 + h * 256, {static_cast<std::uint16_t>(h % 7)});
+    CHECK(t.size() == 1000);
+    t.add_route(0x0a000000 + 5 * 256, {42});  // replaces
+    CHECK(t.size() == 1000);
+    frame f;
+    for (std::uint32_t h = 0; h < 1000; ++h) {
+        f.dst_ip = 0x0a000000 + h * 256;
+        CHECK(t.lookup(f) == (h == 5 ? 42 : int(h % 7)));
+    }
+    f.dst_ip = 0x0b000000;
+    CHECK(t.lookup(f) == -1);
+    CHECK(forwarding_table().lookup(f) == -1);
+}
+
 TEST_CASE("pipeline exit is rounded up to core clock edges", "[switch]") {
     switch_config c;
     c.core_clock_hz = 1.25e9;  // 800 ps

@@ -13,10 +13,6 @@ namespace fabricsim::host {
 host::host(const sc_core::sc_module_name& name, const host_identity& id, nic::nic_device& nic,
            flow_table& flows, std::uint64_t seed, ps_t lookahead)
     : sc_core::sc_module(name), m_id(id), m_nic(nic), m_flows(flows), m_seed(seed), m_lookahead(lookahead) {
-    SC_HAS_PROCESS(host);
-    SC_METHOD(on_timer);
-    sensitive << m_wake;
-    dont_initialize();
     nic.attach_host(*this);
 }
 
@@ -34,11 +30,10 @@ void host::end_of_elaboration() {
         m_heap.push_back({t, i});
         std::push_heap(m_heap.begin(), m_heap.end(), std::greater<timer>());
     }
-    if (!m_heap.empty()) m_wake.notify(to_sc_time(m_heap.front().at));
+    if (!m_heap.empty()) m_wake.arm_at(m_heap.front().at);
 }
 
 void host::on_timer() {
-    count_activation();
     const ps_t now = now_ps();
     const ps_t horizon = now + m_lookahead;
     frame_pool& pool = frame_pool::global();
@@ -75,7 +70,7 @@ void host::on_timer() {
             std::push_heap(m_heap.begin(), m_heap.end(), std::greater<timer>());
         }
     }
-    if (!m_heap.empty()) m_wake.notify(to_sc_time(m_heap.front().at - now));
+    if (!m_heap.empty()) m_wake.arm_at(m_heap.front().at);
 }
 
 void host::nic_rx(frame& f, ps_t at) {

@@ -28,10 +28,6 @@ nic_config nic_config::load(const config_node& n) {
 
 nic_device::nic_device(const sc_core::sc_module_name& name, const nic_config& cfg, std::uint64_t rate_bps)
     : sc_core::sc_module(name), m_cfg(cfg), m_rate_bps(rate_bps) {
-    SC_HAS_PROCESS(nic_device);
-    SC_METHOD(on_wire_free);
-    sensitive << m_wire_free;
-    dont_initialize();
 }
 
 void nic_device::post(frame& f, ps_t at) {
@@ -46,17 +42,16 @@ void nic_device::post(frame& f, ps_t at) {
         frame_pool::global().release(f);
         return;
     }
-    if (m_queue.empty()) m_wire_free.notify(to_sc_time(std::max(m_busy_until, ready) - now));
+    if (m_queue.empty()) m_wire_free.arm_at(std::max(m_busy_until, ready));
     m_queue.push_back({&f, ready});
     if (m_queue.size() > m_stats.tx_queue_peak) m_stats.tx_queue_peak = m_queue.size();
 }
 
 void nic_device::on_wire_free() {
-    count_activation();
     const ps_t now = now_ps();
     entry e = m_queue.pop_front();
     start(*e.f, std::max(now, e.ready), now);
-    if (!m_queue.empty()) m_wire_free.notify(to_sc_time(std::max(m_busy_until, m_queue.front().ready) - now));
+    if (!m_queue.empty()) m_wire_free.arm_at(std::max(m_busy_until, m_queue.front().ready));
 }
 
 void nic_device::start(frame& f, ps_t at, ps_t now) {

@@ -10,12 +10,8 @@ namespace fabricsim::phy {
 link_direction::link_direction(const sc_core::sc_module_name& name, const link_config& cfg,
                                unsigned direction, std::uint64_t seed)
     : sc_core::sc_module(name), m_timing(cfg, direction, seed, std::string(this->name())) {
-    SC_HAS_PROCESS(link_direction);
     in.bind(*this);
     out.bind(*this);
-    SC_METHOD(deliver);
-    sensitive << m_head_arrives;
-    dont_initialize();
 }
 
 tlm::tlm_sync_enum link_direction::nb_transport_fw(frame& f, tlm::tlm_phase& phase,
@@ -34,7 +30,7 @@ tlm::tlm_sync_enum link_direction::nb_transport_fw(frame& f, tlm::tlm_phase& pha
     } else {
         if (f.fcs_error) m_stats.corrupted++;
         f.rx_last_bit = r.last_bit;
-        if (m_in_flight.empty()) m_head_arrives.notify(to_sc_time(r.deliver - now));
+        if (m_in_flight.empty()) m_head_arrives.arm_at(r.deliver);
         m_in_flight.push_back({r.deliver, &f});
     }
     phase = tlm::END_REQ;
@@ -43,7 +39,6 @@ tlm::tlm_sync_enum link_direction::nb_transport_fw(frame& f, tlm::tlm_phase& pha
 }
 
 void link_direction::deliver() {
-    count_activation();
     const ps_t now = now_ps();
     while (!m_in_flight.empty() && m_in_flight.front().at <= now) {
         frame* f = m_in_flight.pop_front().f;
@@ -52,7 +47,7 @@ void link_direction::deliver() {
         sc_core::sc_time zero = sc_core::SC_ZERO_TIME;
         out->nb_transport_fw(*f, phase, zero);
     }
-    if (!m_in_flight.empty()) m_head_arrives.notify(to_sc_time(m_in_flight.front().at - now));
+    if (!m_in_flight.empty()) m_head_arrives.arm_at(m_in_flight.front().at);
 }
 
 void link_direction::report_stats(nlohmann::json& out_json) const {

@@ -8,10 +8,6 @@ namespace fabricsim::sw {
 egress_port::egress_port(const sc_core::sc_module_name& name, unsigned index, shared_buffer& buffer,
                          std::uint64_t rate_bps)
     : sc_core::sc_module(name), m_index(index), m_buffer(buffer), m_rate_bps(rate_bps) {
-    SC_HAS_PROCESS(egress_port);
-    SC_METHOD(on_wire_free);
-    sensitive << m_wire_free;
-    dont_initialize();
 }
 
 void egress_port::enqueue(frame& f, ps_t ready) {
@@ -27,16 +23,15 @@ void egress_port::enqueue(frame& f, ps_t ready) {
         return;
     }
     m_stats.enqueued++;
-    if (m_queue.empty()) m_wire_free.notify(to_sc_time(std::max(m_busy_until, ready) - now));
+    if (m_queue.empty()) m_wire_free.arm_at(std::max(m_busy_until, ready));
     m_queue.push_back({&f, ready});
 }
 
 void egress_port::on_wire_free() {
-    count_activation();
     const ps_t now = now_ps();
     entry e = m_queue.pop_front();
     start(*e.f, std::max(now, e.ready), now);
-    if (!m_queue.empty()) m_wire_free.notify(to_sc_time(std::max(m_busy_until, m_queue.front().ready) - now));
+    if (!m_queue.empty()) m_wire_free.arm_at(std::max(m_busy_until, m_queue.front().ready));
 }
 
 void egress_port::start(frame& f, ps_t at, ps_t now) {

@@ -1,5 +1,7 @@
 #include "fabricsim/switch/algo/forwarding_table.h"
 
+#include <stdexcept>
+
 #include "fabricsim/core/rng.h"
 
 namespace fabricsim::sw {
@@ -11,21 +13,41 @@ std::uint64_t five_tuple_hash(const frame& f, std::uint64_t seed) {
     return h;
 }
 
-void forwarding_table::add_route(std::uint32_t ip, std::vector<std::uint16_t> ports) {
-    m_routes[ip] = std::move(ports);
+namespace {
+std::size_t ip_hash(std::uint32_t ip) { return static_cast<std::size_t>((ip * 0x9E3779B97F4A7C15ull) >> 32); }
+}  // namespace
+
+std::size_t forwarding_table::find_slot(std::uint32_t ip) const {
+    const std::size_t mask = m_slots.size() - 1;
+    std::size_t i = ip_hash(ip) & mask;
+    while (m_slots[i].count != 0 && m_slots[i].ip != ip) i = (i + 1) & mask;
+    return i;
 }
 
-const std::vector<std::uint16_t>* forwarding_table::ports_for(std::uint32_t ip) const {
-    auto it = m_routes.find(ip);
-    return it == m_routes.end() ? nullptr : &it->second;
+void forwarding_table::grow() {
+    std::vector<slot> old = std::move(m_slots);
+    m_slots.assign(old.empty() ? 16 : old.size() * 2, slot{});
+    for (const slot& s : old)
+        if (s.count) m_slots[find_slot(s.ip)] = s;
+}
+
+void forwarding_table::add_route(std::uint32_t ip, const std::vector<std::uint16_t>& ports) {
+    if (ports.empty() || ports.size() > 0xffff) throw std::invalid_argument("route needs 1..65535 ports");
+    if (2 * (m_size + 1) > m_slots.size()) grow();
+    slot& s = m_slots[find_slot(ip)];
+    if (s.count == 0) ++m_size;
+    s.ip = ip;
+    s.first = static_cast<std::uint32_t>(m_ports.size());
+    s.count = static_cast<std::uint16_t>(ports.size());
+    m_ports.insert(m_ports.end(), ports.begin(), ports.end());
 }
 
 int forwarding_table::lookup(const frame& f) const {
-    auto it = m_routes.find(f.dst_ip);
-    if (it == m_routes.end() || it->second.empty()) return -1;
-    const auto& ports = it->second;
-    if (ports.size() == 1) return ports[0];
-    return ports[five_tuple_hash(f, m_seed) % ports.size()];
+    if (m_size == 0) return -1;
+    const slot& s = m_slots[find_slot(f.dst_ip)];
+    if (s.count == 0) return -1;
+    if (s.count == 1) return m_ports[s.first];
+    return m_ports[s.first + five_tuple_hash(f, m_seed) % s.count];
 }
 
 }  // namespace fabricsim::sw

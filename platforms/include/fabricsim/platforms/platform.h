@@ -59,7 +59,9 @@ struct run_result {
 
 /// Elaborates the platform, simulates, writes the results folder. One call per process:
 /// the SystemC kernel can be elaborated only once. The CLI and Python share this path.
-run_result run_scenario(const scenario& sc, const std::string& out_dir);
+/// `run_ahead` lets the model scheduler run ahead of the kernel (scheduler.h); off, it wakes
+/// from the kernel for every expiry. Results are identical either way.
+run_result run_scenario(const scenario& sc, const std::string& out_dir, bool run_ahead = true);
 
 /// Human-readable table of a summary.
 void print_summary(const nlohmann::json& summary, std::ostream& os);

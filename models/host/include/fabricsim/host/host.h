@@ -1,6 +1,6 @@
 #pragma once
 /// A server: its UDP-like sources and sinks behind one NIC.
-/// Timing model: one SC_METHOD per host drives all its flows from a min-heap of next send
+/// Timing model: one model_timer per host drives all its flows from a min-heap of next send
 /// times (O(log n) per frame, no event per flow). Open-loop sources are temporally decoupled
 /// by `lookahead`: one wake-up posts every frame due before now + lookahead to the NIC with
 /// its exact send time, so the kernel cost per frame drops without changing any timestamp.
@@ -11,6 +11,7 @@
 
 #include <systemc>
 
+#include "fabricsim/core/scheduler.h"
 #include "fabricsim/core/stats.h"
 #include "fabricsim/host/flow_table.h"
 #include "fabricsim/host/traffic_source.h"
@@ -64,7 +65,7 @@ private:
     ps_t m_lookahead;
     std::vector<source_slot> m_sources;
     std::vector<timer> m_heap;  ///< min-heap by (time, slot) via std::push_heap/greater
-    sc_core::sc_event m_wake{"wake"};
+    model_timer m_wake = model_timer::bind<host, &host::on_timer>(this);
     stats m_stats;
 };
 

@@ -14,6 +14,7 @@
 #include "fabricsim/core/config.h"
 #include "fabricsim/core/eth_protocol.h"
 #include "fabricsim/core/ring.h"
+#include "fabricsim/core/scheduler.h"
 #include "fabricsim/core/stats.h"
 
 namespace fabricsim::nic {
@@ -76,7 +77,7 @@ private:
     nic_host_if* m_host = nullptr;
     ring<entry> m_queue;
     ps_t m_busy_until = 0;
-    sc_core::sc_event m_wire_free{"wire_free"};
+    model_timer m_wire_free = model_timer::bind<nic_device, &nic_device::on_wire_free>(this);
     stats m_stats;
 };
 

@@ -1,8 +1,8 @@
 #pragma once
 /// Full-duplex Ethernet link between two device ports (ARCHITECTURE.md §3).
 /// Timing model: see link_timing.h. Each direction keeps its in-flight frames in a FIFO
-/// (delivery times are monotone on one wire) with one sc_event for the head: one kernel
-/// event per frame. The transmitter learns when the wire is free from the END_REQ delay.
+/// (delivery times are monotone on one wire) with one model_timer for the head: one timer
+/// firing per frame. The transmitter learns when the wire is free from the END_REQ delay.
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -12,6 +12,7 @@
 #include "fabricsim/core/eth_protocol.h"
 #include "fabricsim/core/pcap_writer.h"
 #include "fabricsim/core/ring.h"
+#include "fabricsim/core/scheduler.h"
 #include "fabricsim/core/stats.h"
 #include "fabricsim/phy/link_timing.h"
 
@@ -63,7 +64,7 @@ private:
     };
     link_timing m_timing;
     ring<in_flight> m_in_flight;
-    sc_core::sc_event m_head_arrives{"head_arrives"};
+    model_timer m_head_arrives = model_timer::bind<link_direction, &link_direction::deliver>(this);
     std::unique_ptr<pcap_writer> m_pcap;
     stats m_stats;
 };

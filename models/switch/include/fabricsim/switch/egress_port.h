@@ -2,7 +2,7 @@
 /// One egress port of the switch: a FIFO in front of the MAC transmitter.
 /// Timing model: a frame that leaves the pipeline at t_e goes on the wire at t_e if the wire
 /// is free and nothing is queued (no kernel event: the start is annotated as a delay on the
-/// link call); otherwise it waits in the FIFO and one event per queued frame starts it when
+/// link call); otherwise it waits in the FIFO and one timer firing per queued frame starts it when
 /// the wire frees. Buffer space is released when the frame's first bit leaves.
 #include <cstdint>
 
@@ -10,6 +10,7 @@
 
 #include "fabricsim/core/eth_protocol.h"
 #include "fabricsim/core/ring.h"
+#include "fabricsim/core/scheduler.h"
 #include "fabricsim/core/stats.h"
 #include "fabricsim/switch/algo/shared_buffer.h"
 
@@ -51,7 +52,7 @@ private:
     std::uint64_t m_rate_bps;
     ring<entry> m_queue;
     ps_t m_busy_until = 0;
-    sc_core::sc_event m_wire_free{"wire_free"};
+    model_timer m_wire_free = model_timer::bind<egress_port, &egress_port::on_wire_free>(this);
     stats m_stats;
 };
 

@@ -1,8 +1,9 @@
 #pragma once
 /// L3 host-route table with ECMP groups, filled by the platform. Next-hop choice among equal
 /// cost ports uses a seeded hash of the IPv4 5-tuple, so one flow stays on one path.
+/// Like an ASIC's exact-match host table it is a hash table: open addressing with linear
+/// probing over a power-of-two array (load <= 1/2), so a lookup touches one or two slots.
 #include <cstdint>
-#include <unordered_map>
 #include <vector>
 
 #include "fabricsim/core/frame.h"
@@ -16,15 +17,24 @@ public:
     explicit forwarding_table(std::uint64_t hash_seed = 0) : m_seed(hash_seed) {}
 
     /// Adds the equal-cost egress ports for destination `ip` (replaces an existing entry).
-    void add_route(std::uint32_t ip, std::vector<std::uint16_t> ports);
+    void add_route(std::uint32_t ip, const std::vector<std::uint16_t>& ports);
     /// Egress port for `f`, or -1 when there is no route.
     int lookup(const frame& f) const;
-    const std::vector<std::uint16_t>* ports_for(std::uint32_t ip) const;
-    std::size_t size() const { return m_routes.size(); }
+    std::size_t size() const { return m_size; }
 
 private:
+    struct slot {
+        std::uint32_t ip = 0;
+        std::uint32_t first = 0;  ///< index of the group's first port in m_ports
+        std::uint16_t count = 0;  ///< ports in the group; 0 = empty slot
+    };
+    std::size_t find_slot(std::uint32_t ip) const;  ///< slot holding ip, or the empty one to use
+    void grow();
+
     std::uint64_t m_seed;
-    std::unordered_map<std::uint32_t, std::vector<std::uint16_t>> m_routes;
+    std::vector<slot> m_slots;
+    std::vector<std::uint16_t> m_ports;
+    std::size_t m_size = 0;
 };
 
 }  // namespace fabricsim::sw

@@ -1,0 +1,113 @@
+#pragma once
+/// One calendar for all timed model work in a simulation, woken by one sc_event.
+/// Why: with a few hundred pending sc_events at scattered times, SystemC's timed-event heap
+/// (allocated sc_event_timed objects, compares through a function pointer) took ~40% of the
+/// wall time of a leaf-spine run. Model blocks instead own `model_timer`s (one pending expiry
+/// each, sc_event::notify semantics: the earlier time wins). The scheduler keeps them in a
+/// timing wheel (4.096 ns slots, 16.8 us span, intrusive lists, an occupancy bitmap; later
+/// expiries wait in a heap) and its one SC_METHOD runs every timer that is due, then re-arms
+/// its sc_event for the next one. Same-time timers fire in an order that depends only on the
+/// sequence of arm calls, so runs are deterministic. Each firing counts as one model
+/// activation (kernel.h). Arming, cancelling and firing are O(1) without allocation.
+#include <cstdint>
+#include <vector>
+
+#include <systemc>
+
+#include "fabricsim/core/units.h"
+
+namespace fabricsim {
+
+class scheduler;
+
+/// A timed wake-up for one member function of a model block.
+class model_timer {
+public:
+    template <class T, void (T::*Fn)()>
+    static model_timer bind(T* obj) {
+        return model_timer(obj, [](void* o) { (static_cast<T*>(o)->*Fn)(); });
+    }
+    model_timer(const model_timer&) = delete;
+    model_timer& operator=(const model_timer&) = delete;
+    model_timer(model_timer&&) = delete;
+
+    /// Fire at absolute time `at` (>= now). If already pending for an earlier time, no change.
+    void arm_at(ps_t at);
+    /// Forget the pending expiry, if any.
+    void cancel();
+    bool pending() const { return m_pending; }
+    ps_t expiry() const { return m_at; }
+
+private:
+    friend class scheduler;
+    model_timer(void* obj, void (*fn)(void*)) : m_obj(obj), m_fn(fn) {}
+    void* m_obj;
+    void (*m_fn)(void*);
+    ps_t m_at = 0;
+    model_timer* m_next = nullptr;    // wheel slot list
+    model_timer** m_pprev = nullptr;  // null unless linked into the wheel
+    bool m_pending = false;
+};
+
+class scheduler : public sc_core::sc_module {
+public:
+    /// The simulation's scheduler; created on first use (init_kernel_time creates it at top level).
+    static scheduler& instance();
+
+    /// Let the scheduler run timers ahead of the kernel, up to (not including) `end`, while no
+    /// other SystemC process has anything due earlier (TLM-2.0 temporal decoupling with
+    /// synchronisation on demand: no timestamp changes, only fewer kernel wake-ups). The window
+    /// is fixed when the kernel wakes the scheduler, so timer callbacks must not notify
+    /// sc_events or write signals, and all model code must read time through now_ps(). The
+    /// platform top level, whose blocks all follow this, turns it on; 0 turns it off (default).
+    void run_ahead_until(ps_t end) { m_run_ahead_end = end; }
+
+    /// Times the SystemC kernel woke the scheduler.
+    std::uint64_t kernel_wakeups() const { return m_wakeups; }
+    /// Timers pending now.
+    std::size_t pending_timers() const { return m_pending; }
+
+private:
+    friend class model_timer;
+    explicit scheduler(const sc_core::sc_module_name& name);
+    void run();
+
+    static constexpr unsigned TICK_BITS = 12;  // one slot = 4.096 ns
+    static constexpr unsigned SLOT_BITS = 12;  // 4096 slots = 16.8 us
+    static constexpr std::uint64_t SLOTS = std::uint64_t(1) << SLOT_BITS;
+    static constexpr std::uint64_t MASK = SLOTS - 1;
+    static constexpr std::uint64_t WORDS = SLOTS / 64;
+    static constexpr std::uint64_t NO_TICK = ~std::uint64_t(0);
+
+    void insert(model_timer& t);
+    void remove(model_timer& t);
+    void link(model_timer& t);
+    /// Unlinks and returns the earliest timer if it is due before `horizon`, else null.
+    model_timer* pop_due(ps_t horizon);
+    /// Tick of the first occupied slot at or after the cursor (NO_TICK if the wheel is empty).
+    std::uint64_t next_wheel_tick() const;
+    /// Lower bound of the next expiry, for the kernel wake-up (NO_TICK if nothing is pending).
+    ps_t next_expiry();
+    void drop_stale_far();
+
+    // Every timer in the wheel expires in ticks [m_cursor, m_cursor + SLOTS); later ones wait
+    // in m_far (a min-heap with lazy deletion) and move into the wheel as the cursor nears them.
+    std::vector<model_timer*> m_slot;
+    std::vector<std::uint64_t> m_occupied;
+    std::uint64_t m_cursor = 0;
+    std::size_t m_in_wheel = 0;
+    struct far_entry {
+        ps_t at;
+        model_timer* timer;
+        bool operator<(const far_entry& o) const { return at > o.at; }  // min-heap via std heap
+    };
+    std::vector<far_entry> m_far;
+
+    std::size_t m_pending = 0;
+    std::uint64_t m_wakeups = 0;
+    ps_t m_run_ahead_end = 0;
+    bool m_running = false;
+    sc_core::sc_event m_wake{"wake"};
+};
+
+}  // namespace fabricsim

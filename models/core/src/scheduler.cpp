@@ -1,0 +1,158 @@
+#include "fabricsim/core/scheduler.h"
+
+#include <algorithm>
+
+#include "fabricsim/core/kernel.h"
+
+namespace fabricsim {
+
+namespace {
+scheduler* g_instance = nullptr;
+}
+
+scheduler& scheduler::instance() {
+    if (!g_instance) g_instance = new scheduler("fabricsim_scheduler");  // lives as long as the kernel
+    return *g_instance;
+}
+
+scheduler::scheduler(const sc_core::sc_module_name& name)
+    : sc_core::sc_module(name), m_slot(SLOTS, nullptr), m_occupied(WORDS, 0) {
+    SC_HAS_PROCESS(scheduler);
+    SC_METHOD(run);
+    sensitive << m_wake;
+    dont_initialize();
+    m_far.reserve(256);
+}
+
+void model_timer::arm_at(ps_t at) {
+    if (m_pending && m_at <= at) return;
+    sc_assert(at >= now_ps());
+    scheduler& s = scheduler::instance();
+    if (m_pending) s.remove(*this);
+    m_at = at;
+    m_pending = true;
+    s.insert(*this);
+}
+
+void model_timer::cancel() {
+    if (m_pending) scheduler::instance().remove(*this);
+}
+
+void scheduler::insert(model_timer& t) {
+    ++m_pending;
+    if ((t.m_at >> TICK_BITS) < m_cursor + SLOTS) {
+        link(t);
+    } else {
+        m_far.push_back({t.m_at, &t});
+        std::push_heap(m_far.begin(), m_far.end());
+    }
+    // Inside run() the wake is re-armed at the end; outside, make sure the kernel wakes us in
+    // time (sc_event::notify keeps the earlier of two pending notifications).
+    if (!m_running) m_wake.notify(to_sc_time(t.m_at - now_ps()));
+}
+
+void scheduler::link(model_timer& t) {
+    const std::uint64_t slot = (t.m_at >> TICK_BITS) & MASK;
+    model_timer*& head = m_slot[slot];
+    t.m_next = head;
+    if (head) head->m_pprev = &t.m_next;
+    t.m_pprev = &head;
+    head = &t;
+    m_occupied[slot >> 6] |= std::uint64_t(1) << (slot & 63);
+    ++m_in_wheel;
+}
+
+void scheduler::remove(model_timer& t) {
+    --m_pending;
+    t.m_pending = false;
+    if (!t.m_pprev) return;  // waits in m_far: that entry is now stale
+    *t.m_pprev = t.m_next;
+    if (t.m_next) t.m_next->m_pprev = t.m_pprev;
+    const std::uint64_t slot = (t.m_at >> TICK_BITS) & MASK;
+    if (!m_slot[slot]) m_occupied[slot >> 6] &= ~(std::uint64_t(1) << (slot & 63));
+    t.m_pprev = nullptr;
+    t.m_next = nullptr;
+    --m_in_wheel;
+}
+
+std::uint64_t scheduler::next_wheel_tick() const {
+    if (m_in_wheel == 0) return NO_TICK;
+    const std::uint64_t start = m_cursor & MASK;
+    std::uint64_t word = start >> 6;
+    std::uint64_t bits = m_occupied[word] & (~std::uint64_t(0) << (start & 63));
+    for (std::uint64_t i = 0; i <= WORDS; ++i) {
+        if (bits) {
+            const std::uint64_t slot = (word << 6) | static_cast<std::uint64_t>(__builtin_ctzll(bits));
+            return m_cursor + ((slot - start) & MASK);
+        }
+        word = (word + 1) % WORDS;
+        bits = m_occupied[word];
+    }
+    return NO_TICK;  // unreachable while m_in_wheel > 0
+}
+
+void scheduler::drop_stale_far() {
+    while (!m_far.empty()) {
+        const far_entry& e = m_far.front();
+        if (e.timer->m_pending && e.timer->m_at == e.at && !e.timer->m_pprev) return;
+        std::pop_heap(m_far.begin(), m_far.end());
+        m_far.pop_back();
+    }
+}
+
+model_timer* scheduler::pop_due(ps_t horizon) {
+    std::uint64_t tick = next_wheel_tick();
+    drop_stale_far();
+    if (!m_far.empty()) tick = std::min(tick, m_far.front().at >> TICK_BITS);
+    if (tick == NO_TICK || (tick << TICK_BITS) >= horizon) return nullptr;
+    // Safe to advance: nothing can be armed before `horizon` any more (callers arm at >= now).
+    m_cursor = tick;
+    while (!m_far.empty() && (m_far.front().at >> TICK_BITS) < m_cursor + SLOTS) {
+        model_timer& t = *m_far.front().timer;
+        std::pop_heap(m_far.begin(), m_far.end());
+        m_far.pop_back();
+        link(t);
+        drop_stale_far();
+    }
+    model_timer* best = m_slot[m_cursor & MASK];
+    for (model_timer* p = best->m_next; p; p = p->m_next)
+        if (p->m_at < best->m_at) best = p;
+    if (best->m_at >= horizon) return nullptr;
+    remove(*best);
+    return best;
+}
+
+ps_t scheduler::next_expiry() {
+    ps_t at = NO_TICK;
+    const std::uint64_t tick = next_wheel_tick();
+    if (tick != NO_TICK)
+        for (const model_timer* p = m_slot[tick & MASK]; p; p = p->m_next) at = std::min(at, p->m_at);
+    drop_stale_far();
+    if (!m_far.empty()) at = std::min(at, m_far.front().at);
+    return at;
+}
+
+void scheduler::run() {
+    ++m_wakeups;
+    m_running = true;
+    const ps_t kernel_now = sc_core::sc_time_stamp().value();
+    // Timers strictly before `horizon` may run now: the end of the run-ahead window, or the
+    // next thing anything else in the kernel has due (another process, a delta cycle).
+    ps_t horizon = kernel_now + 1;
+    if (m_run_ahead_end > kernel_now)
+        horizon = std::max(horizon, std::min(m_run_ahead_end,
+                                             kernel_now + to_ps(sc_core::sc_time_to_pending_activity())));
+    detail::g_model_now = kernel_now;
+    detail::g_model_time_ahead = true;
+    while (model_timer* t = pop_due(horizon)) {
+        detail::g_model_now = t->m_at;
+        count_activation();
+        t->m_fn(t->m_obj);
+    }
+    detail::g_model_time_ahead = false;
+    m_running = false;
+    const ps_t next = next_expiry();
+    if (next != NO_TICK) m_wake.notify(to_sc_time(next - kernel_now));
+}
+
+}  // namespace fabricsim
