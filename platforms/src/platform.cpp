@@ -99,8 +99,14 @@ platform::platform(const sc_core::sc_module_name& name, const scenario& sc, cons
         m_timeseries = std::make_unique<std::ofstream>(out_dir + "/timeseries.csv");
         *m_timeseries << "time_us";
         for (const auto& s : m_switches) {
-            *m_timeseries << ',' << s->basename() << ".buffer_bytes";
-            for (unsigned p = 0; p < s->port_count(); ++p) *m_timeseries << ',' << s->basename() << ".p" << p << "_bytes";
+            const std::string n = s->basename();
+            *m_timeseries << ',' << n << ".buffer_bytes," << n << ".lossy_pool_bytes," << n << ".lossless_pool_bytes,"
+                          << n << ".headroom_bytes";
+            for (unsigned p = 0; p < s->port_count(); ++p) {
+                *m_timeseries << ',' << n << ".p" << p << "_bytes";
+                if (m_sc.per_queue_series && s->config().queues > 1)
+                    for (unsigned q = 0; q < s->config().queues; ++q) *m_timeseries << ',' << n << ".p" << p << "q" << q << "_bytes";
+            }
         }
         *m_timeseries << '\n';
         SC_METHOD(sample);
@@ -118,8 +124,16 @@ void platform::sample() {
     std::ostream& os = *m_timeseries;
     os << us(now_ps());
     for (const auto& s : m_switches) {
-        os << ',' << s->buffer().used();
-        for (unsigned p = 0; p < s->port_count(); ++p) os << ',' << s->buffer().port_bytes(p);
+        // Buffer and pools in bytes of cells (what the MMU holds); ports and queues in frame bytes.
+        const sw::mmu& m = s->buffer();
+        const std::uint64_t cell = m.config().cell_bytes;
+        os << ',' << m.used_cells() * cell << ',' << m.egress_pool(sw::LOSSY_POOL).cells * cell << ','
+           << m.egress_pool(sw::LOSSLESS_POOL).cells * cell << ',' << m.headroom_pool().cells * cell;
+        for (unsigned p = 0; p < s->port_count(); ++p) {
+            os << ',' << s->port(p).queued_bytes();
+            if (m_sc.per_queue_series && s->config().queues > 1)
+                for (unsigned q = 0; q < s->config().queues; ++q) os << ',' << s->port(p).queue_bytes(q);
+        }
     }
     os << '\n';
     m_sample_tick.notify(to_sc_time(m_sc.sample_interval));

@@ -141,6 +141,8 @@ config_schema make_schema() {
     s.add("results.pcap", value_kind::STRING_LIST, "",
           "Ports whose transmitted frames go to <port>.pcap ('sw0:3', 'h1')").optional = true;
     s.add("results.flows_csv", value_kind::BOOL, "true", "Write flows.csv");
+    s.add("results.per_queue_series", value_kind::BOOL, "true",
+          "timeseries.csv also has one column per egress queue (when switch.queues > 1)");
     return s;
 }
 
@@ -357,6 +359,7 @@ scenario load_scenario(const YAML::Node& root_in, const std::string& name) {
     build_traffic(sc, top.child("traffic"));
     const auto res = top.child("results");
     sc.sample_interval = res.time("sample_interval");
+    sc.per_queue_series = res.boolean("per_queue_series");
     sc.flows_csv = res.boolean("flows_csv");
     for (const auto& p : res.str_list("pcap")) {
         const endpoint e = sc.topo.parse_endpoint(p, res.path("pcap"));

@@ -1,2 +1,234 @@
-// placeholder: filled in by issue 3 work
+// Cell-based MMU: admission decisions at the thresholds, drop causes, release and watermarks.
 #include <catch2/catch.hpp>
+
+#include <vector>
+
+#include "fabricsim/switch/algo/mmu.h"
+
+using namespace fabricsim;
+using namespace fabricsim::sw;
+
+namespace {
+
+mmu_config small(std::uint64_t total, unsigned ports, unsigned queues) {
+    mmu_config c;
+    c.cell_bytes = 208;
+    c.total_cells = total;
+    c.ports = ports;
+    c.queues = queues;
+    for (auto& p : c.pg) p.shared = {false, 0, 1u << 30};  // ingress out of the way unless a test sets it
+    for (auto& q : c.queue) q.shared = {true, 1.0, 0};
+    return c;
+}
+
+/// Admits 1-cell (64 B) frames until the first drop; returns how many got in.
+int fill(mmu& m, unsigned in, unsigned pg, unsigned out, unsigned q, std::uint32_t bytes, drop_cause& why,
+         std::vector<mmu_ticket>* kept = nullptr) {
+    int n = 0;
+    mmu_ticket t;
+    while (m.admit(in, pg, out, q, bytes, t, why)) {
+        ++n;
+        if (kept) kept->push_back(t);
+        REQUIRE(n < 100000);
+    }
+    return n;
+}
+
+}  // namespace
+
+TEST_CASE("mmu: a frame takes ceil((bytes + overhead) / cell) cells", "[switch][mmu]") {
+    mmu_config c = small(1000, 1, 1);
+    mmu m(c);
+    CHECK(m.cells_for(64) == 1);
+    CHECK(m.cells_for(208) == 1);
+    CHECK(m.cells_for(209) == 2);
+    CHECK(m.cells_for(1518) == 8);
+    c.cell_overhead_bytes = 64;  // Tomahawk's per-packet header
+    mmu th(c);
+    CHECK(th.cells_for(1500) == 8);
+    CHECK(th.cells_for(9216) == 45);
+    // The multiply-shift equals the division for every frame size and cell size in range.
+    for (std::uint32_t cell = 16; cell <= 4096; cell += 1) {
+        c.cell_bytes = cell;
+        c.cell_overhead_bytes = cell % 257;
+        mmu any(c);
+        for (std::uint32_t b = 1; b <= 16384; b += (cell % 7) + 1)
+            if (any.cells_for(b) != (b + c.cell_overhead_bytes + cell - 1) / cell) FAIL("cell " << cell << " bytes " << b);
+    }
+}
+
+TEST_CASE("mmu: reserve first, then the dynamic threshold alpha x free shared cells", "[switch][mmu]") {
+    mmu_config c = small(1000, 2, 1);
+    c.queue[0].min_cells = 10;  // 2 ports x 10 reserved -> 980 shared
+    mmu m(c);
+    REQUIRE(m.pool_cells(LOSSY_POOL) == 980);
+    drop_cause why{};
+    // alpha 1, 1-cell frames: shared k+1 <= 980 - k admits up to k = 489, so 490 shared + 10 reserved.
+    CHECK(fill(m, 1, 0, 0, 0, 64, why) == 500);
+    CHECK(why == drop_cause::EGRESS_QUEUE_LIMIT);
+    CHECK(m.queue_occupancy(0, 0).cells == 500);
+    CHECK(m.egress_pool(LOSSY_POOL).cells == 490);
+    CHECK(m.queue_limit_cells(0) == 490);
+}
+
+TEST_CASE("mmu: 'fit' rejects the frame that would cross the threshold, 'cross' admits it", "[switch][mmu]") {
+    mmu_config c = small(980, 2, 1);
+    drop_cause why{};
+    SECTION("fit") {
+        mmu m(c);
+        // 8-cell frames, alpha 1: 8(k+1) <= 980 - 8k admits k = 0..60.
+        CHECK(fill(m, 1, 0, 0, 0, 1500, why) == 61);
+        CHECK(m.queue_occupancy(0, 0).cells == 488);
+    }
+    SECTION("cross") {
+        c.accept_crossing = true;
+        mmu m(c);
+        // 8k < 980 - 8k admits k = 0..61: the 62nd frame crosses the threshold and still enters.
+        CHECK(fill(m, 1, 0, 0, 0, 1500, why) == 62);
+        CHECK(m.queue_occupancy(0, 0).cells == 496);
+    }
+}
+
+TEST_CASE("mmu: S saturated queues settle at alpha B / (1 + S alpha)", "[switch][mmu]") {
+    for (double alpha : {0.5, 1.0, 2.0, 8.0}) {
+        for (unsigned s_queues : {1u, 2u, 4u, 8u}) {
+            mmu_config c = small(10000, 8, 1);
+            for (auto& q : c.queue) q.shared = {true, alpha, 0};
+            mmu m(c);
+            drop_cause why{};
+            mmu_ticket t;
+            // Round-robin 1-cell arrivals into S egress ports until each refuses twice in a row.
+            for (int round = 0; round < 20000; ++round)
+                for (unsigned p = 0; p < s_queues; ++p) m.admit(0, 0, p, 0, 64, t, why);
+            const double expect = alpha * 10000.0 / (1.0 + s_queues * alpha);
+            for (unsigned p = 0; p < s_queues; ++p) CHECK(double(m.queue_occupancy(p, 0).cells) == Approx(expect).margin(1.0));
+        }
+    }
+}
+
+TEST_CASE("mmu: static thresholds, ingress PG limit and pool exhaustion name their cause", "[switch][mmu]") {
+    drop_cause why{};
+    SECTION("static egress threshold") {
+        mmu_config c = small(1000, 1, 2);
+        c.queue[1].shared = {false, 0, 100};
+        mmu m(c);
+        CHECK(fill(m, 0, 0, 0, 1, 64, why) == 100);
+        CHECK(why == drop_cause::EGRESS_QUEUE_LIMIT);
+    }
+    SECTION("ingress PG shared threshold (lossy)") {
+        mmu_config c = small(1000, 2, 1);
+        c.pg[2].shared = {false, 0, 50};
+        c.pg[2].min_cells = 5;
+        mmu m(c);
+        CHECK(fill(m, 1, 2, 0, 0, 64, why) == 55);
+        CHECK(why == drop_cause::INGRESS_PG_LIMIT);
+        CHECK(m.pg_occupancy(1, 2).cells == 55);
+        CHECK(m.ingress_pool(LOSSY_POOL).cells == 50);
+    }
+    SECTION("egress pool") {
+        mmu_config c = small(1000, 1, 1);
+        c.pg[0].min_cells = 100;  // ingress shared use lags egress by 100 cells
+        c.queue[0].shared = {false, 0, 1u << 30};
+        mmu m(c);
+        REQUIRE(m.pool_cells(LOSSY_POOL) == 900);
+        CHECK(fill(m, 0, 0, 0, 0, 64, why) == 900);
+        CHECK(why == drop_cause::EGRESS_POOL_FULL);
+    }
+    SECTION("ingress pool") {
+        mmu_config c = small(1000, 1, 1);
+        c.queue[0].min_cells = 100;
+        c.queue[0].shared = {false, 0, 1u << 30};
+        mmu m(c);
+        CHECK(fill(m, 0, 0, 0, 0, 64, why) == 900);
+        CHECK(why == drop_cause::INGRESS_POOL_FULL);
+    }
+    SECTION("every cell in use") {
+        mmu_config c = small(100, 1, 1);
+        c.pg[0].min_cells = 50;
+        c.queue[0].lossless = true;  // skips egress checks
+        mmu m(c);
+        CHECK(fill(m, 0, 0, 0, 0, 64, why) == 100);
+        CHECK(why == drop_cause::SHARED_BUFFER_FULL);
+    }
+    SECTION("static port cap in frames and bytes") {
+        mmu_config c = small(1000, 1, 2);
+        c.port_cap = {3, true};
+        mmu m(c);
+        mmu_ticket t;
+        CHECK(m.admit(0, 0, 0, 0, 64, t, why));
+        CHECK(m.admit(0, 0, 0, 1, 64, t, why));
+        CHECK(m.admit(0, 0, 0, 0, 64, t, why));
+        CHECK_FALSE(m.admit(0, 0, 0, 1, 64, t, why));
+        CHECK(why == drop_cause::PORT_CAP);
+        c.port_cap = {10 * 208, false};
+        mmu mb(c);
+        CHECK(fill(mb, 0, 0, 0, 0, 1500, why) == 1);  // 8 cells; a second would need 16 x 208 B
+        CHECK(why == drop_cause::PORT_CAP);
+    }
+}
+
+TEST_CASE("mmu: a lossless PG overflows into its headroom and the headroom pool", "[switch][mmu]") {
+    mmu_config c = small(1000, 2, 1);
+    c.pg[3].lossless = true;
+    c.pg[3].shared = {false, 0, 10};
+    c.pg[3].headroom_cells = 20;
+    c.lossless_pool_cells = 100;
+    c.headroom_pool_cells = 30;
+    c.queue[0].lossless = true;
+    mmu m(c);
+    drop_cause why{};
+    std::vector<mmu_ticket> a;
+    CHECK(fill(m, 0, 3, 1, 0, 64, why, &a) == 30);  // 10 shared + 20 headroom
+    CHECK(why == drop_cause::HEADROOM_PG_FULL);
+    CHECK(m.pg_occupancy(0, 3).cells == 10);
+    CHECK(m.pg_headroom(0, 3).cells == 20);
+    CHECK(m.ingress_pool(LOSSLESS_POOL).cells == 10);
+    CHECK(fill(m, 1, 3, 0, 0, 64, why) == 20);  // 10 shared + 10 left in the 30-cell headroom pool
+    CHECK(why == drop_cause::HEADROOM_POOL_FULL);
+    // Departures drain headroom first; while any headroom is in use, arrivals still go there.
+    for (int i = 0; i < 15; ++i) m.release(a[std::size_t(i)]);
+    CHECK(m.pg_headroom(0, 3).cells == 5);
+    CHECK(m.pg_occupancy(0, 3).cells == 10);
+    mmu_ticket t;
+    CHECK(m.admit(0, 3, 1, 0, 64, t, why));
+    CHECK(m.pg_headroom(0, 3).cells == 6);
+    CHECK(m.headroom_pool().peak_cells == 30);
+}
+
+TEST_CASE("mmu: release returns every counter to zero and keeps the watermarks", "[switch][mmu]") {
+    mmu_config c = small(2000, 3, 4);
+    c.queue[2].min_cells = 4;
+    c.pg[1].min_cells = 3;
+    mmu m(c);
+    drop_cause why{};
+    std::vector<mmu_ticket> kept;
+    mmu_ticket t;
+    const std::uint32_t sizes[] = {64, 300, 1500, 9000, 700};
+    for (int i = 0; i < 200; ++i)
+        if (m.admit(unsigned(i % 3), unsigned(i % 8), unsigned((i + 1) % 3), unsigned(i % 4), sizes[i % 5], t, why))
+            kept.push_back(t);
+    REQUIRE(kept.size() > 50);
+    const std::uint64_t peak = m.peak_cells();
+    for (const auto& k : kept) m.release(k);
+    CHECK(m.used_cells() == 0);
+    CHECK(m.peak_cells() == peak);
+    for (unsigned p = 0; p < 3; ++p) {
+        CHECK(m.port_occupancy(p).cells == 0);
+        CHECK(m.port_frames(p) == 0);
+        for (unsigned q = 0; q < 4; ++q) CHECK(m.queue_occupancy(p, q).cells == 0);
+        for (unsigned g = 0; g < 8; ++g) CHECK(m.pg_occupancy(p, g).cells == 0);
+    }
+    CHECK(m.ingress_pool(LOSSY_POOL).cells == 0);
+    CHECK(m.egress_pool(LOSSY_POOL).cells == 0);
+}
+
+TEST_CASE("mmu: configurations that leave no shared cell are rejected with the numbers", "[switch][mmu]") {
+    mmu_config c = small(100, 4, 8);
+    CHECK(c.validate().empty());
+    c.queue[0].min_cells = 20;  // 4 ports x 20 = 80 reserved
+    c.lossless_pool_cells = 20;
+    CHECK(c.validate().find("leave no shared cell") != std::string::npos);
+    c.lossless_pool_cells = 10;
+    CHECK(c.validate().empty());
+    CHECK(c.lossy_pool_cells() == 10);
+}

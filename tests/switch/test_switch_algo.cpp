@@ -3,37 +3,10 @@
 #include <map>
 
 #include "fabricsim/switch/algo/forwarding_table.h"
-#include "fabricsim/switch/algo/shared_buffer.h"
 #include "fabricsim/switch/switch_config.h"
 
 using namespace fabricsim;
 using namespace fabricsim::sw;
-
-TEST_CASE("shared buffer: per-port byte cap, then shared exhaustion", "[switch][buffer]") {
-    shared_buffer b(4000, 3, size_spec{2000, false});
-    drop_cause why{};
-    CHECK(b.admit(0, 1518, why));
-    CHECK_FALSE(b.admit(0, 1518, why));  // 3036 > 2000
-    CHECK(why == drop_cause::PORT_CAP);
-    CHECK(b.admit(0, 482, why));          // exactly at the cap
-    CHECK(b.admit(1, 1518, why));
-    CHECK_FALSE(b.admit(2, 1518, why));  // 2000 + 1518 + 1518 > 4000
-    CHECK(why == drop_cause::SHARED_BUFFER_FULL);
-    CHECK(b.used() == 3518);
-    b.release(0, 1518);
-    CHECK(b.admit(2, 1518, why));
-    CHECK(b.port_peak_bytes(0) == 2000);
-    CHECK(b.used_peak() == 3518);
-}
-
-TEST_CASE("shared buffer: packet-count cap", "[switch][buffer]") {
-    shared_buffer b(1 << 20, 1, size_spec{2, true});
-    drop_cause why{};
-    CHECK(b.admit(0, 64, why));
-    CHECK(b.admit(0, 9000, why));
-    CHECK_FALSE(b.admit(0, 64, why));
-    CHECK(why == drop_cause::PORT_CAP);
-}
 
 TEST_CASE("ECMP keeps a flow on one port and spreads flows", "[switch][ecmp]") {
     forwarding_table t(99);

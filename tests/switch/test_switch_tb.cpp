@@ -57,7 +57,7 @@ TEST_CASE("store-and-forward: exact latency through an idle switch, one event pe
     CHECK(b.sink.got[1].at == 3'752'000u + 1'220'800u + 1'000'000u);
     CHECK(b.sink.got[0].ttl == 63);
     CHECK(counters().activations - before == 4);  // two links x two frames, no egress events
-    CHECK(b.dut->port(1).get_stats().enqueued == 0);
+    CHECK(b.dut->port(1).stats_of(0).waited == 0);
 }
 
 TEST_CASE("contention queues the second frame and costs one extra event", "[switch][tb]") {
@@ -70,20 +70,20 @@ TEST_CASE("contention queues the second frame and costs one extra event", "[swit
     REQUIRE(b.sink.got.size() == 2);
     CHECK(b.sink.got[0].at == 2'521'000u + 2'220'800u);
     CHECK(b.sink.got[1].at == 2'521'000u + 1'230'400u + 2'220'800u);  // waits for the wire
-    CHECK(b.dut->port(2).get_stats().enqueued == 1);
+    CHECK(b.dut->port(2).stats_of(0).waited == 1);
     CHECK(counters().activations - before == 2 + 1 + 2);
-    CHECK(b.dut->buffer().port_peak_bytes(2) == 1518u);  // the first frame never waited
+    CHECK(b.dut->buffer().port_occupancy(2).peak_cells == 8u);  // ceil(1518 / 208): the first frame never waited
 }
 
 TEST_CASE("port cap and shared buffer tail-drop with named causes", "[switch][tb]") {
     sw::switch_config cfg;
-    cfg.port_cap = size_spec{2, true};  // two frames
+    cfg.mmu.port_cap = size_spec{2, true};  // two frames
     bench b(4, cfg);
     for (unsigned i = 0; i < 4; ++i) b.src[i]->items = {{0, &test::make_frame(1500, DST, i)}};
     sc_core::sc_start(to_sc_time(20 * PS_PER_US));
     // All arrive together: one goes straight out, two fit the cap (1 released + 2 queued), one drops.
     CHECK(b.sink.got.size() == 3);
-    CHECK(b.dut->port(4).get_stats().drops[drop_cause::PORT_CAP] == 1);
+    CHECK(b.dut->port(4).drops()[drop_cause::PORT_CAP] == 1);
     CHECK(frame_pool::global().outstanding() == 0);
 }
 

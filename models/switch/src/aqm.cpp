@@ -1,1 +1,133 @@
-// placeholder: filled in by issue 3 work
+#include "fabricsim/switch/algo/aqm.h"
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+
+namespace fabricsim::sw {
+
+// Comparisons are written as !(ok) so that NaN is rejected too.
+void validate(const red_params& p) {
+    if (!(p.min_th >= 0)) throw std::invalid_argument("red_params: min_th must be >= 0");
+    if (!(p.max_th >= p.min_th)) throw std::invalid_argument("red_params: max_th must be >= min_th");
+    if (!(p.max_p > 0 && p.max_p <= 1)) throw std::invalid_argument("red_params: max_p must be in (0,1]");
+    if (!(p.weight > 0 && p.weight <= 1)) throw std::invalid_argument("red_params: weight must be in (0,1]");
+}
+
+double red_probability(const red_params& p, double avg, double scale) {
+    const double lo = p.min_th * scale;
+    const double hi = p.max_th * scale;
+    if (avg <= lo) return 0.0;
+    if (avg > hi) return 1.0;  // also the whole step case (lo == hi)
+    return p.max_p * (avg - lo) / (hi - lo);  // lo < avg <= hi, so hi > lo
+}
+
+red_average::red_average(double weight) : m_weight(weight) {
+    if (!(weight > 0 && weight <= 1)) throw std::invalid_argument("red_average: weight must be in (0,1]");
+}
+
+double red_average::update(double occupancy) {
+    // Weight 1 copies exactly instead of relying on 0·avg + occupancy rounding.
+    m_avg = m_weight == 1.0 ? occupancy : (1.0 - m_weight) * m_avg + m_weight * occupancy;
+    return m_avg;
+}
+
+mq_ecn_estimator::mq_ecn_estimator(const std::vector<std::uint32_t>& quantum_bytes, std::uint64_t rate_bps,
+                                   double beta, ps_t t_idle)
+    : m_quantum(quantum_bytes),
+      m_t_start(quantum_bytes.size(), 0),
+      m_rate_bps(static_cast<double>(rate_bps)),
+      m_beta(beta),
+      m_t_idle(t_idle) {
+    if (quantum_bytes.empty()) throw std::invalid_argument("mq_ecn_estimator: needs at least one queue");
+    if (rate_bps == 0) throw std::invalid_argument("mq_ecn_estimator: rate must be > 0");
+    if (!(beta > 0 && beta < 1)) throw std::invalid_argument("mq_ecn_estimator: beta must be in (0,1)");
+    if (t_idle == 0) throw std::invalid_argument("mq_ecn_estimator: t_idle must be > 0");
+}
+
+void mq_ecn_estimator::queue_activated(unsigned q, ps_t now) {
+    // T_start may lie ahead (the caller's `at` can include the last frame's tx time).
+    m_t_start[q] = std::max(now, m_t_start[q]);
+}
+
+void mq_ecn_estimator::queue_finished_round(unsigned q, ps_t at) {
+    const ps_t start = m_t_start[q];
+    const double sample = at > start ? static_cast<double>(at - start) : 0.0;
+    m_t_round_ps = m_beta * m_t_round_ps + (1.0 - m_beta) * sample;
+    m_t_start[q] = at;
+    ++m_samples;
+}
+
+void mq_ecn_estimator::port_idle(ps_t now) {
+    m_idle = true;
+    m_idle_since = now;
+}
+
+void mq_ecn_estimator::port_busy(ps_t now) {
+    if (!m_idle) return;
+    m_idle = false;
+    if (now <= m_idle_since) return;
+    const ps_t slots = (now - m_idle_since) / m_t_idle;
+    // Underflow to 0 for very long idle periods is fine: 0 means the standard threshold.
+    if (slots > 0) m_t_round_ps *= std::pow(m_beta, static_cast<double>(slots));
+}
+
+double mq_ecn_estimator::scale(unsigned q) const {
+    if (m_t_round_ps == 0) return 1.0;
+    const double fair_bps = static_cast<double>(m_quantum[q]) * 8.0 * static_cast<double>(PS_PER_S) / m_t_round_ps;
+    return std::min(fair_bps / m_rate_bps, 1.0);
+}
+
+phantom_queue::phantom_queue(std::uint64_t rate_bps, double gamma, ps_t interval, std::uint64_t threshold_bytes)
+    : m_interval(interval),
+      // Multiply first: 0.95·1e9·800000 is exact, so the HULL baseline gives exactly 95 B.
+      m_drain_per_tick(gamma * static_cast<double>(rate_bps) * static_cast<double>(interval) /
+                       (8.0 * static_cast<double>(PS_PER_S))),
+      m_threshold(static_cast<double>(threshold_bytes)) {
+    if (rate_bps == 0) throw std::invalid_argument("phantom_queue: rate must be > 0");
+    if (!(gamma > 0 && gamma <= 1)) throw std::invalid_argument("phantom_queue: gamma must be in (0,1]");
+    if (interval == 0) throw std::invalid_argument("phantom_queue: interval must be > 0");
+}
+
+double phantom_queue::drained(ps_t now) const {
+    const std::uint64_t tick = now / m_interval;
+    if (tick <= m_tick) return m_counter;
+    // Draining n ticks with a floor at 0 equals one subtraction of n steps floored once.
+    return std::max(0.0, m_counter - static_cast<double>(tick - m_tick) * m_drain_per_tick);
+}
+
+bool phantom_queue::on_frame(std::uint32_t bytes, ps_t now) {
+    // The frame is marked if the counter it meets is above the threshold, then adds to it:
+    // with HULL's 1 KB threshold and 1500 B frames, checking after the add would mark every
+    // frame even on an idle link.
+    const double met = drained(now);
+    m_counter = met + static_cast<double>(bytes);
+    m_tick = std::max(m_tick, now / m_interval);
+    ++m_frames;
+    const bool mark = met > m_threshold;
+    if (mark) ++m_marked;
+    return mark;
+}
+
+double phantom_queue::counter_bytes(ps_t now) const { return drained(now); }
+
+std::vector<double> min_threshold_scales(const std::vector<std::uint32_t>& quantum_bytes,
+                                         const std::vector<bool>& strict) {
+    if (quantum_bytes.size() != strict.size())
+        throw std::invalid_argument("min_threshold_scales: quantum and strict sizes differ");
+    double sum = 0;
+    bool any_weighted = false;
+    for (std::size_t q = 0; q < quantum_bytes.size(); ++q) {
+        if (strict[q]) continue;
+        sum += quantum_bytes[q];
+        any_weighted = true;
+    }
+    if (any_weighted && sum == 0)
+        throw std::invalid_argument("min_threshold_scales: non-strict quanta sum to 0");
+    std::vector<double> out(quantum_bytes.size(), 1.0);
+    for (std::size_t q = 0; q < quantum_bytes.size(); ++q)
+        if (!strict[q]) out[q] = quantum_bytes[q] / sum;
+    return out;
+}
+
+}  // namespace fabricsim::sw

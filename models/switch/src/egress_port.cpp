@@ -1,44 +1,268 @@
 #include "fabricsim/switch/egress_port.h"
 
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
 #include "fabricsim/core/frame_pool.h"
 #include "fabricsim/core/kernel.h"
 
 namespace fabricsim::sw {
 
-egress_port::egress_port(const sc_core::sc_module_name& name, unsigned index, shared_buffer& buffer,
-                         std::uint64_t rate_bps)
-    : sc_core::sc_module(name), m_index(index), m_buffer(buffer), m_rate_bps(rate_bps) {
+namespace {
+std::vector<queue_sched_params> sched_params(const switch_config& cfg) {
+    std::vector<queue_sched_params> p = cfg.sched;
+    p.resize(cfg.queues);
+    return p;
 }
+}  // namespace
 
-void egress_port::enqueue(frame& f, ps_t ready) {
-    const ps_t now = now_ps();
-    drop_cause why;
-    if (!m_buffer.admit(m_index, f.frame_bytes(), why)) {
-        m_stats.drops.add(why);
-        frame_pool::global().release(f);
-        return;
+egress_port::egress_port(const sc_core::sc_module_name& name, unsigned index, const switch_config& cfg, mmu& buffer,
+                         pool_backlog& pools, std::uint64_t rate_bps, std::uint64_t seed)
+    : sc_core::sc_module(name),
+      m_index(index),
+      m_queues(cfg.queues),
+      m_cfg(cfg),
+      m_mmu(buffer),
+      m_pools(pools),
+      m_rate_bps(rate_bps),
+      m_sched(cfg.discipline, sched_params(cfg)),
+      m_port_avg(cfg.ecn.red.weight),
+      m_rng(seed, std::string(this->name()) + ".aqm") {
+    std::vector<std::uint32_t> quanta;
+    std::vector<bool> strict;
+    for (unsigned q = 0; q < m_queues; ++q) {
+        queue_state& s = m_queue[q];
+        s.fifo = ring<entry>(64);
+        s.avg = red_average(cfg.ecn.red.weight);
+        if (cfg.queue_shaper[q].rate_bps)
+            s.shaper = token_bucket(cfg.queue_shaper[q].rate_bps, cfg.queue_shaper[q].burst_bytes);
+        quanta.push_back(m_sched.quantum(q));
+        strict.push_back(m_sched.strict(q));
     }
-    if (idle_at(ready)) {
-        start(f, ready, now);
-        return;
+    if (cfg.port_shaper.rate_bps) m_port_shaper = token_bucket(cfg.port_shaper.rate_bps, cfg.port_shaper.burst_bytes);
+    m_shaped = !m_port_shaper.unlimited();
+    for (unsigned q = 0; q < m_queues; ++q) m_shaped = m_shaped || !m_queue[q].shaper.unlimited();
+    const std::vector<double> scales = min_threshold_scales(quanta, strict);
+    for (unsigned q = 0; q < m_queues; ++q) m_min_scale[q] = scales[q];
+    if (cfg.ecn.mode != ecn_mode::OFF && cfg.ecn.per_queue == queue_threshold::MQ_ECN) {
+        // The paper's T_idle: one MTU (1500 B) at the port rate.
+        const ps_t t_idle = cfg.ecn.mq_t_idle ? cfg.ecn.mq_t_idle : serialization_ps(1500, rate_bps);
+        m_mq = std::make_unique<mq_ecn_estimator>(quanta, rate_bps, cfg.ecn.mq_beta, t_idle);
+        m_sched.set_observer(m_mq.get());
     }
-    m_stats.enqueued++;
-    if (m_queue.empty()) m_wire_free.arm_at(std::max(m_busy_until, ready));
-    m_queue.push_back({&f, ready});
+    m_use_sched = m_queues > 1 || m_mq;
+    if (cfg.phantom.enabled)
+        m_phantom = std::make_unique<phantom_queue>(rate_bps, cfg.phantom.gamma, cfg.phantom.interval,
+                                                    cfg.phantom.threshold_bytes);
 }
 
-void egress_port::on_wire_free() {
+double egress_port::threshold_scale(unsigned q) const {
+    switch (m_cfg.ecn.per_queue) {
+        case queue_threshold::MINIMUM: return m_min_scale[q];
+        case queue_threshold::MQ_ECN: return m_sched.strict(q) || !m_mq ? 1.0 : m_mq->scale(q);
+        case queue_threshold::STANDARD: break;
+    }
+    return 1.0;
+}
+
+egress_port::ecn_action egress_port::ecn_decision(unsigned q, const frame& f) {
+    const ecn_config& e = m_cfg.ecn;
+    double occupancy = 0;
+    red_average* avg = &m_port_avg;
+    switch (e.scope) {
+        case ecn_scope::QUEUE:
+            occupancy = e.packets ? double(m_queue[q].frames) : double(m_queue[q].bytes);
+            avg = &m_queue[q].avg;
+            break;
+        case ecn_scope::PORT:
+            occupancy = e.packets ? double(m_queued_frames) : double(m_port_bytes);
+            break;
+        case ecn_scope::POOL: {
+            const unsigned pool = m_cfg.mmu.queue[q].lossless ? LOSSLESS_POOL : LOSSY_POOL;
+            occupancy = e.packets ? double(m_pools.frames[pool]) : double(m_pools.bytes[pool]);
+            break;
+        }
+    }
+    const double p = red_probability(e.red, avg->update(occupancy), threshold_scale(q));
+    if (p <= 0 || (p < 1 && m_rng.uniform() >= p)) return ecn_action::PASS;
+    if (f.ecn != ecn_codepoint::NOT_ECT) return ecn_action::MARK;
+    return e.drop_non_ect ? ecn_action::DROP : ecn_action::PASS;
+}
+
+void egress_port::drop(frame& f, unsigned q, drop_cause why) {
+    m_queue[q].stats.drops.add(why);
+    frame_pool::global().release(f);
+}
+
+void egress_port::accept(frame& f, unsigned in_port, unsigned pg, unsigned q, ps_t ready) {
     const ps_t now = now_ps();
-    entry e = m_queue.pop_front();
-    start(*e.f, std::max(now, e.ready), now);
-    if (!m_queue.empty()) m_wire_free.arm_at(std::max(m_busy_until, m_queue.front().ready));
+    mmu_ticket ticket;
+    drop_cause why{};
+    if (!m_mmu.admit(in_port, pg, m_index, q, f.frame_bytes(), ticket, why)) return drop(f, q, why);
+    queue_state& s = m_queue[q];
+    const std::uint32_t bytes = f.frame_bytes();
+    const unsigned pool = m_cfg.mmu.queue[q].lossless ? LOSSLESS_POOL : LOSSY_POOL;
+    // Occupancy including the arriving frame, as the marking test sees it (seed-001 §1.1).
+    s.bytes += bytes;
+    s.frames++;
+    m_port_bytes += bytes;
+    m_pools.bytes[pool] += bytes;
+    m_pools.frames[pool]++;
+    m_queued_frames++;
+    if (m_cfg.ecn.mode != ecn_mode::OFF && !m_cfg.ecn.mark_on_dequeue && (m_cfg.ecn.queue_mask >> q & 1)) {
+        const ecn_action a = ecn_decision(q, f);
+        if (a == ecn_action::DROP) {
+            s.bytes -= bytes;
+            s.frames--;
+            m_port_bytes -= bytes;
+            m_pools.bytes[pool] -= bytes;
+            m_pools.frames[pool]--;
+            m_queued_frames--;
+            m_mmu.release(ticket);
+            return drop(f, q, drop_cause::AQM_DROP);
+        }
+        if (a == ecn_action::MARK && f.ecn != ecn_codepoint::CE) {
+            f.ecn = ecn_codepoint::CE;
+            s.stats.ce_marked++;
+        }
+    }
+    const bool port_was_empty = m_queued_frames == 1;
+    const bool was_empty = s.fifo.empty();
+    s.fifo.push_back({&f, ready, ticket});
+    if (s.bytes > s.stats.peak_bytes) s.stats.peak_bytes = s.bytes;
+    if (port_was_empty && m_mq) m_mq->port_busy(ready);
+    if (was_empty) {
+        m_backlogged |= static_cast<std::uint8_t>(1u << q);
+        if (m_use_sched) m_sched.backlogged(q, ready);
+    }
+    // The port is otherwise empty and the wire free when the frame is out of the pipeline:
+    // start it then, annotated, with no event.
+    if (port_was_empty && m_busy_until <= ready && try_start(ready, now)) return;
+    s.stats.waited++;
+    arm_next(now);
 }
 
-void egress_port::start(frame& f, ps_t at, ps_t now) {
-    m_buffer.release(m_index, f.frame_bytes());
-    m_stats.tx_frames++;
-    m_stats.tx_bytes += f.frame_bytes();
+bool egress_port::eligible(unsigned q) const {
+    const queue_state& s = m_queue[q];
+    if (s.fifo.empty()) return false;
+    const entry& head = s.fifo.front();
+    return head.ready <= m_decision_time &&
+           (s.shaper.unlimited() || s.shaper.ready_at(head.f->wire_bytes(), m_decision_time) == m_decision_time);
+}
+
+bool egress_port::try_start(ps_t at, ps_t now) {
+    m_decision_time = at;
+    if (!m_port_shaper.unlimited()) {
+        // The port shaper gates every queue: check it against the smallest eligible head.
+        bool any = false;
+        for (unsigned bits = m_backlogged; bits && !any; bits &= bits - 1) {
+            const unsigned q = static_cast<unsigned>(__builtin_ctz(bits));
+            any = eligible(q) && m_port_shaper.ready_at(head_bytes(q), at) == at;
+        }
+        if (!any) return false;
+    }
+    // One queue and no MQ-ECN: a FIFO, the scheduler has nothing to decide.
+    const int picked = m_use_sched ? m_sched.pick(*this, at) : eligible(0) ? 0 : -1;
+    if (picked < 0) return false;
+    const unsigned q = static_cast<unsigned>(picked);
+    queue_state& s = m_queue[q];
+    const std::uint32_t wire = head_bytes(q);
+    if (!m_port_shaper.unlimited() && m_port_shaper.ready_at(wire, at) != at) return false;
+    const entry e = s.fifo.pop_front();
+    frame& f = *e.f;
+    const std::uint32_t bytes = f.frame_bytes();
+    const unsigned pool = m_cfg.mmu.queue[q].lossless ? LOSSLESS_POOL : LOSSY_POOL;
+    // Dequeue marking sees the queue the frame leaves behind, the frame included.
+    if (m_cfg.ecn.mode != ecn_mode::OFF && m_cfg.ecn.mark_on_dequeue && (m_cfg.ecn.queue_mask >> q & 1) &&
+        ecn_decision(q, f) == ecn_action::MARK && f.ecn != ecn_codepoint::CE) {
+        f.ecn = ecn_codepoint::CE;
+        s.stats.ce_marked++;
+    }
+    if (m_phantom && m_phantom->on_frame(wire, at) && f.ecn != ecn_codepoint::NOT_ECT &&
+        f.ecn != ecn_codepoint::CE) {
+        f.ecn = ecn_codepoint::CE;
+        s.stats.ce_marked++;
+    }
+    s.bytes -= bytes;
+    s.frames--;
+    m_port_bytes -= bytes;
+    m_pools.bytes[pool] -= bytes;
+    m_pools.frames[pool]--;
+    m_queued_frames--;
+    m_mmu.release(e.ticket);
+    if (m_shaped) {
+        s.shaper.consume(wire, at);
+        m_port_shaper.consume(wire, at);
+    }
+    s.stats.tx_frames++;
+    s.stats.tx_bytes += bytes;
+    if (s.fifo.empty()) m_backlogged &= static_cast<std::uint8_t>(~(1u << q));
+    // Only MQ-ECN uses the time the last bit leaves.
+    const ps_t tx_end = m_mq ? at + serialization_ps(wire, m_rate_bps) : at;
+    if (m_use_sched) m_sched.served(q, wire, s.fifo.empty(), at, tx_end);
+    if (m_mq && m_queued_frames == 0) m_mq->port_idle(tx_end);
     m_busy_until = now + to_ps(tx.send(f, to_sc_time(at - now)));
+    return true;
+}
+
+void egress_port::arm_next(ps_t now) {
+    if (m_queued_frames == 0) return;
+    // Earliest time anything may go: the wire frees, a head leaves the pipeline, a shaper fills.
+    ps_t next = ~ps_t(0);
+    for (unsigned bits = m_backlogged; bits; bits &= bits - 1) {
+        const queue_state& s = m_queue[static_cast<unsigned>(__builtin_ctz(bits))];
+        const entry& head = s.fifo.front();
+        ps_t t = std::max({now, m_busy_until, head.ready});
+        if (m_shaped) {
+            t = s.shaper.ready_at(head.f->wire_bytes(), t);
+            t = m_port_shaper.ready_at(head.f->wire_bytes(), t);
+        }
+        next = std::min(next, t);
+    }
+    m_wake.arm_at(next);
+}
+
+void egress_port::on_wake() {
+    const ps_t now = now_ps();
+    if (m_busy_until <= now) try_start(now, now);
+    arm_next(now);
+}
+
+drop_counters egress_port::drops() const {
+    drop_counters d;
+    for (unsigned q = 0; q < m_queues; ++q) d += m_queue[q].stats.drops;
+    return d;
+}
+
+void egress_port::report_stats(nlohmann::json& out) const {
+    nlohmann::json queues = nlohmann::json::array();
+    for (unsigned q = 0; q < m_queues; ++q) {
+        const queue_state& s = m_queue[q];
+        const auto& occ = m_mmu.queue_occupancy(m_index, q);
+        nlohmann::json j = {{"queue", q},
+                            {"tx_frames", s.stats.tx_frames},
+                            {"tx_bytes", s.stats.tx_bytes},
+                            {"waited", s.stats.waited},
+                            {"ce_marked", s.stats.ce_marked},
+                            {"queued_frames", s.fifo.size()},
+                            {"queued_bytes", s.bytes},
+                            {"peak_bytes", s.stats.peak_bytes},
+                            {"cells", occ.cells},
+                            {"peak_cells", occ.peak_cells},
+                            {"rounds", m_sched.rounds(q)},
+                            {"drops", drops_to_json(s.stats.drops)}};
+        if (m_cfg.ecn.mode != ecn_mode::OFF) j["ecn_threshold_scale"] = threshold_scale(q);
+        queues.push_back(std::move(j));
+    }
+    out["queues"] = std::move(queues);
+    if (m_mq) out["mq_ecn"] = {{"t_round_us", m_mq->t_round_ps() / 1e6}, {"samples", m_mq->samples()}};
+    if (m_phantom)
+        out["phantom_queue"] = {{"frames", m_phantom->frames()},
+                                {"marked", m_phantom->marked()},
+                                {"counter_bytes", m_phantom->counter_bytes(now_ps())}};
 }
 
 }  // namespace fabricsim::sw

@@ -13,17 +13,6 @@ std::uint64_t five_tuple_hash(const frame& f, std::uint64_t seed) {
     return h;
 }
 
-namespace {
-std::size_t ip_hash(std::uint32_t ip) { return static_cast<std::size_t>((ip * 0x9E3779B97F4A7C15ull) >> 32); }
-}  // namespace
-
-std::size_t forwarding_table::find_slot(std::uint32_t ip) const {
-    const std::size_t mask = m_slots.size() - 1;
-    std::size_t i = ip_hash(ip) & mask;
-    while (m_slots[i].count != 0 && m_slots[i].ip != ip) i = (i + 1) & mask;
-    return i;
-}
-
 void forwarding_table::grow() {
     std::vector<slot> old = std::move(m_slots);
     m_slots.assign(old.empty() ? 16 : old.size() * 2, slot{});
@@ -40,14 +29,6 @@ void forwarding_table::add_route(std::uint32_t ip, const std::vector<std::uint16
     s.first = static_cast<std::uint32_t>(m_ports.size());
     s.count = static_cast<std::uint16_t>(ports.size());
     m_ports.insert(m_ports.end(), ports.begin(), ports.end());
-}
-
-int forwarding_table::lookup(const frame& f) const {
-    if (m_size == 0) return -1;
-    const slot& s = m_slots[find_slot(f.dst_ip)];
-    if (s.count == 0) return -1;
-    if (s.count == 1) return m_ports[s.first];
-    return m_ports[s.first + five_tuple_hash(f, m_seed) % s.count];
 }
 
 }  // namespace fabricsim::sw

@@ -1,1 +1,154 @@
-// placeholder: filled in by issue 3 work
+#include "fabricsim/switch/algo/queue_scheduler.h"
+
+#include <stdexcept>
+
+namespace fabricsim::sw {
+
+queue_scheduler::queue_scheduler(sched_discipline discipline,
+                                 const std::vector<queue_sched_params>& queues)
+    : m_discipline(discipline) {
+    if (queues.empty() || queues.size() > MAX_QUEUES)
+        throw std::invalid_argument("queue_scheduler: 1 to 8 queues per port");
+    m_n = static_cast<unsigned>(queues.size());
+    for (unsigned q = 0; q < m_n; ++q) {
+        queue_state& s = m_q[q];
+        s.strict = discipline == sched_discipline::SP || queues[q].strict;
+        s.quantum = queues[q].quantum_bytes;
+        if (!s.strict && s.quantum == 0)
+            throw std::invalid_argument("queue_scheduler: WRR/DWRR quantum must be > 0");
+    }
+    for (unsigned q = m_n; q-- > 0;)
+        if (m_q[q].strict) m_strict_order[m_strict_count++] = static_cast<std::uint8_t>(q);
+}
+
+void queue_scheduler::check_index(unsigned q) const {
+    if (q >= m_n) throw std::out_of_range("queue_scheduler: queue index out of range");
+}
+
+int queue_scheduler::active_at(unsigned pos) const {
+    if (pos >= m_active) return -1;
+    unsigned q = static_cast<unsigned>(m_head);
+    while (pos-- > 0) q = m_q[q].next;
+    return static_cast<int>(q);
+}
+
+void queue_scheduler::unlink(unsigned q) {
+    queue_state& s = m_q[q];
+    if (--m_active == 0) {
+        m_head = -1;
+    } else {
+        m_q[s.prev].next = s.next;
+        m_q[s.next].prev = s.prev;
+        if (m_head == static_cast<int>(q)) m_head = s.next;
+    }
+    s.in_list = false;
+}
+
+void queue_scheduler::append(unsigned q) {
+    queue_state& s = m_q[q];
+    const auto self = static_cast<std::uint8_t>(q);
+    if (m_active++ == 0) {
+        m_head = static_cast<int>(q);
+        s.next = s.prev = self;
+    } else {
+        queue_state& head = m_q[static_cast<unsigned>(m_head)];
+        s.next = static_cast<std::uint8_t>(m_head);
+        s.prev = head.prev;
+        m_q[head.prev].next = self;
+        head.prev = self;
+    }
+    s.in_list = true;
+}
+
+void queue_scheduler::backlogged(unsigned q, ps_t now) {
+    check_index(q);
+    queue_state& s = m_q[q];
+    if (s.strict) return;
+    if (s.in_list) throw std::logic_error("queue_scheduler: backlogged() on a backlogged queue");
+    s.deficit = 0;
+    s.visited = false;
+    append(q);
+    if (m_observer) m_observer->queue_activated(q, now);
+}
+
+// The queue has used its turn with backlog left: to the tail, the next visit grants a quantum.
+void queue_scheduler::finish_round(unsigned q, ps_t at) {
+    queue_state& s = m_q[q];
+    s.visited = false;
+    if (m_discipline == sched_discipline::WRR) s.deficit = 0;  // chips: no carry-over
+    if (m_head == static_cast<int>(q)) {
+        m_head = s.next;  // circular list: advancing the head puts q at the tail
+    } else {
+        unlink(q);
+        append(q);
+    }
+    ++s.rounds;
+    if (m_observer) m_observer->queue_finished_round(q, at);
+}
+
+// Termination. `view` is const and nothing calls served() during pick(), so eligibility and
+// head sizes are fixed for the whole call. Each loop step does one of:
+//  (a) passes over a member (ineligible, or a WRR queue whose head exceeds its quantum) without
+//      changing any state; `passed` counts these since the last state change, and m_active of
+//      them in a row means every member was seen unchanged -> return -1. So at most m_active - 1
+//      passes separate two steps of kind (b)/(c), and with no eligible member we return -1
+//      before any state change;
+//  (b) returns;
+//  (c) ends the round of an eligible member whose head does not fit its deficit.
+// (c) is bounded: the member's next visit starts a new one. WRR sets the counter to the
+// quantum, and a head above the quantum is a pass, so the head fits and we return; each member
+// ends a round at most once per call. DWRR adds quantum >= 1, so q's deficit grows on every
+// visit and q fits after at most ceil(head/quantum) visits (one visit with quantum >= MTU, the
+// configured case: then at most m_active (c) steps and ~2·m_active steps in all).
+int queue_scheduler::pick(const queue_view& view, ps_t now) {
+    for (unsigned i = 0; i < m_strict_count; ++i)
+        if (view.eligible(m_strict_order[i])) return m_strict_order[i];
+    if (m_head < 0) return -1;
+    unsigned q = static_cast<unsigned>(m_head);
+    unsigned passed = 0;
+    for (;;) {
+        queue_state& s = m_q[q];
+        const unsigned next = s.next;  // read before finish_round() relinks q
+        if (!view.eligible(q)) {
+            if (++passed == m_active) return -1;
+            q = next;
+            continue;
+        }
+        const std::uint32_t head = view.head_bytes(q);
+        if (!s.visited) {
+            if (m_discipline == sched_discipline::WRR) {
+                if (head > s.quantum) {  // would never fit: starve it, keep pick() finite
+                    if (++passed == m_active) return -1;
+                    q = next;
+                    continue;
+                }
+                s.deficit = s.quantum;
+            } else {
+                s.deficit += s.quantum;
+            }
+            s.visited = true;
+        }
+        if (head <= s.deficit) return static_cast<int>(q);
+        finish_round(q, now);
+        passed = 0;
+        q = next;
+    }
+}
+
+void queue_scheduler::served(unsigned q, std::uint32_t bytes, bool now_empty, ps_t /*now*/,
+                             ps_t tx_end) {
+    check_index(q);
+    queue_state& s = m_q[q];
+    if (s.strict) return;
+    if (!s.in_list) throw std::logic_error("queue_scheduler: served() on an idle queue");
+    s.deficit -= bytes;
+    if (!now_empty) return;
+    // Emptied: leaves the list and forfeits its deficit (no credit for idle time).
+    unlink(q);
+    s.deficit = 0;
+    s.visited = false;
+    ++s.rounds;
+    if (m_observer) m_observer->queue_finished_round(q, tx_end);
+}
+
+}  // namespace fabricsim::sw

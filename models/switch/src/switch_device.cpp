@@ -1,5 +1,6 @@
 #include "fabricsim/switch/switch_device.h"
 
+#include <stdexcept>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -14,20 +15,27 @@ switch_device::switch_device(const sc_core::sc_module_name& name, const switch_c
                              const std::vector<std::uint64_t>& port_rates, std::uint64_t seed)
     : sc_core::sc_module(name),
       m_cfg(cfg),
-      m_buffer(cfg.buffer_bytes, static_cast<unsigned>(port_rates.size()), cfg.port_cap),
+      m_clock_period(cfg.clock_period()),
+      m_mmu(cfg.mmu_for(static_cast<unsigned>(port_rates.size()))),
       m_routes(splitmix64(seed ^ hash_name(std::string(this->name()) + ".ecmp"))),
       m_rx_stats(port_rates.size()) {
     m_cfg.ports = static_cast<std::uint32_t>(port_rates.size());
+    const std::string why = m_mmu.config().validate();
+    if (!why.empty()) throw std::invalid_argument(std::string(this->name()) + ": switch.mmu: " + why);
     for (unsigned p = 0; p < port_rates.size(); ++p) {
         const std::string pn = "p" + std::to_string(p);
         m_rx.push_back(std::make_unique<eth_rx_port>((pn + "_rx").c_str(), *this, p));
-        m_egress.push_back(std::make_unique<egress_port>(pn.c_str(), p, m_buffer, port_rates[p]));
+        m_egress.push_back(std::make_unique<egress_port>(pn.c_str(), p, m_cfg, m_mmu, m_pools, port_rates[p], seed));
     }
 }
 
 void switch_device::drop(unsigned in_port, frame& f, drop_cause why) {
     m_rx_stats[in_port].drops.add(why);
     frame_pool::global().release(f);
+}
+
+unsigned switch_device::traffic_class(const frame& f) const {
+    return m_cfg.qos.trust_pcp && f.vlan_tagged ? m_cfg.qos.pcp_to_tc[f.pcp] : m_cfg.qos.dscp_to_tc[f.dscp & 63];
 }
 
 void switch_device::receive(unsigned in_port, frame& f) {
@@ -43,7 +51,7 @@ void switch_device::receive(unsigned in_port, frame& f) {
     f.ttl--;
     f.ingress_port = static_cast<std::uint16_t>(in_port);
     egress_port& eg = *m_egress[static_cast<unsigned>(out)];
-    ps_t ready = m_cfg.pipeline_exit(now);
+    ps_t ready = ceil_to_period(now + m_cfg.pipeline_latency, m_clock_period);
     if (!whole_frame) {
         // Cut-through only into an idle port that is not faster than the ingress.
         const bool cut = eg.idle_at(ready) && eg.rate_bps() <= m_egress[in_port]->rate_bps();
@@ -53,15 +61,16 @@ void switch_device::receive(unsigned in_port, frame& f) {
                 return drop(in_port, f, drop_cause::FCS_ERROR);
             }
             // The pipeline already ran on the header; the frame leaves once its tail is in.
-            ready = std::max(ready, ceil_to_period(f.rx_last_bit, m_cfg.clock_period()));
+            ready = std::max(ready, ceil_to_period(f.rx_last_bit, m_clock_period));
         }
     }
-    eg.enqueue(f, ready);
+    const unsigned tc = traffic_class(f);
+    eg.accept(f, in_port, m_cfg.qos.tc_to_pg[tc], m_cfg.qos.tc_to_queue[tc], ready);
 }
 
 void switch_device::add_drops(drop_counters& d) const {
     for (const auto& r : m_rx_stats) d += r.drops;
-    for (const auto& e : m_egress) d += e->get_stats().drops;
+    for (const auto& e : m_egress) d += e->drops();
 }
 
 std::uint64_t switch_device::frames_held() const {
@@ -71,25 +80,64 @@ std::uint64_t switch_device::frames_held() const {
 }
 
 void switch_device::report_stats(nlohmann::json& out) const {
+    const mmu_config& mc = m_mmu.config();
+    const std::uint64_t cell = mc.cell_bytes;
+    auto pool_json = [&](unsigned pool) {
+        return nlohmann::json{{"size_cells", m_mmu.pool_cells(pool)},
+                              {"ingress_used_cells", m_mmu.ingress_pool(pool).cells},
+                              {"ingress_peak_cells", m_mmu.ingress_pool(pool).peak_cells},
+                              {"egress_used_cells", m_mmu.egress_pool(pool).cells},
+                              {"egress_peak_cells", m_mmu.egress_pool(pool).peak_cells},
+                              {"egress_peak_bytes", m_mmu.egress_pool(pool).peak_cells * cell}};
+    };
     out = nlohmann::json::object();
-    out["buffer_bytes"] = m_buffer.total();
-    out["buffer_used_bytes"] = m_buffer.used();
-    out["buffer_peak_bytes"] = m_buffer.used_peak();
+    out["buffer_bytes"] = m_cfg.buffer_bytes;
+    out["cell_bytes"] = cell;
+    out["total_cells"] = mc.total_cells;
+    out["used_cells"] = m_mmu.used_cells();
+    out["peak_cells"] = m_mmu.peak_cells();
+    out["buffer_used_bytes"] = m_mmu.used_cells() * cell;
+    out["buffer_peak_bytes"] = m_mmu.peak_cells() * cell;
+    out["pools"] = {{"lossy", pool_json(LOSSY_POOL)},
+                    {"lossless", pool_json(LOSSLESS_POOL)},
+                    {"headroom", {{"size_cells", mc.headroom_pool_cells},
+                                  {"used_cells", m_mmu.headroom_pool().cells},
+                                  {"peak_cells", m_mmu.headroom_pool().peak_cells}}}};
     nlohmann::json ports = nlohmann::json::array();
     for (unsigned p = 0; p < m_egress.size(); ++p) {
-        const auto& es = m_egress[p]->get_stats();
-        drop_counters d = es.drops;
+        const egress_port& e = *m_egress[p];
+        std::uint64_t tx_frames = 0, tx_bytes = 0, marked = 0;
+        for (unsigned q = 0; q < e.queues(); ++q) {
+            tx_frames += e.stats_of(q).tx_frames;
+            tx_bytes += e.stats_of(q).tx_bytes;
+            marked += e.stats_of(q).ce_marked;
+        }
+        drop_counters d = e.drops();
         d += m_rx_stats[p].drops;
-        ports.push_back({{"port", p},
-                         {"rate_bps", m_egress[p]->rate_bps()},
-                         {"rx_frames", m_rx_stats[p].frames},
-                         {"rx_bytes", m_rx_stats[p].bytes},
-                         {"tx_frames", es.tx_frames},
-                         {"tx_bytes", es.tx_bytes},
-                         {"queued_frames", m_egress[p]->queued_frames()},
-                         {"queue_bytes", m_buffer.port_bytes(p)},
-                         {"queue_peak_bytes", m_buffer.port_peak_bytes(p)},
-                         {"drops", drops_to_json(d)}});
+        nlohmann::json pg = nlohmann::json::array();
+        for (unsigned g = 0; g < PRIORITY_GROUPS; ++g) {
+            const auto& o = m_mmu.pg_occupancy(p, g);
+            const auto& h = m_mmu.pg_headroom(p, g);
+            if (o.peak_cells == 0 && h.peak_cells == 0) continue;
+            pg.push_back({{"pg", g}, {"cells", o.cells}, {"peak_cells", o.peak_cells},
+                          {"headroom_cells", h.cells}, {"headroom_peak_cells", h.peak_cells}});
+        }
+        nlohmann::json pj = {{"port", p},
+                             {"rate_bps", e.rate_bps()},
+                             {"rx_frames", m_rx_stats[p].frames},
+                             {"rx_bytes", m_rx_stats[p].bytes},
+                             {"tx_frames", tx_frames},
+                             {"tx_bytes", tx_bytes},
+                             {"ce_marked", marked},
+                             {"queued_frames", e.queued_frames()},
+                             {"queue_bytes", e.queued_bytes()},
+                             {"queue_peak_bytes", m_mmu.port_occupancy(p).peak_cells * cell},
+                             {"cells", m_mmu.port_occupancy(p).cells},
+                             {"peak_cells", m_mmu.port_occupancy(p).peak_cells},
+                             {"ingress_pgs", std::move(pg)},
+                             {"drops", drops_to_json(d)}};
+        e.report_stats(pj);
+        ports.push_back(std::move(pj));
     }
     out["ports"] = std::move(ports);
 }

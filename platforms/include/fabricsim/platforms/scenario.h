@@ -30,6 +30,7 @@ struct scenario {
     nic::nic_config nic;
     std::vector<host::flow_spec> flows;
     ps_t sample_interval = 0;
+    bool per_queue_series = true;
     bool flows_csv = true;
     std::vector<pcap_request> pcap;
     YAML::Node echo;  ///< the configuration with every default filled in

@@ -16,9 +16,16 @@ enum class drop_cause : std::uint8_t {
     LINK_DOWN,           ///< transmitted while the link was down
     NO_ROUTE,            ///< no forwarding entry for the destination
     TTL_EXPIRED,         ///< IPv4 TTL reached zero
-    SHARED_BUFFER_FULL,  ///< switch shared buffer exhausted
-    PORT_CAP,            ///< egress port's share of the buffer exceeded
+    SHARED_BUFFER_FULL,  ///< switch buffer (every cell) exhausted
+    PORT_CAP,            ///< egress port's static limit exceeded
     NIC_TX_QUEUE_FULL,   ///< host offered more than the NIC TX queue holds
+    INGRESS_PG_LIMIT,    ///< ingress (port, PG) shared threshold exceeded (lossy)
+    INGRESS_POOL_FULL,   ///< ingress service pool's shared cells exhausted (lossy)
+    HEADROOM_PG_FULL,    ///< lossless PG's headroom exhausted
+    HEADROOM_POOL_FULL,  ///< shared headroom pool exhausted
+    EGRESS_QUEUE_LIMIT,  ///< egress (port, queue) shared threshold exceeded
+    EGRESS_POOL_FULL,    ///< egress service pool's shared cells exhausted
+    AQM_DROP,            ///< RED/ECN decision on a non-ECT frame configured to drop
     COUNT
 };
 

@@ -1,59 +1,126 @@
 #pragma once
-/// One egress port of the switch: a FIFO in front of the MAC transmitter.
-/// Timing model: a frame that leaves the pipeline at t_e goes on the wire at t_e if the wire
-/// is free and nothing is queued (no kernel event: the start is annotated as a delay on the
-/// link call); otherwise it waits in the FIFO and one timer firing per queued frame starts it when
-/// the wire frees. Buffer space is released when the frame's first bit leaves.
+/// One egress port of the switch: up to 8 queues, a scheduler (SP / WRR / DWRR, strict queues
+/// above the group), port and queue token-bucket shapers, ECN/RED marking (per queue, port or
+/// service pool; standard, minimum or MQ-ECN per-queue thresholds) and an optional HULL
+/// phantom queue in series with the transmitter.
+/// Timing model: the switch hands a frame over when it arrives, with the time `ready` it leaves
+/// the pipeline (>= now). MMU admission and enqueue marking are decided then (the pipeline
+/// latency is fixed, so frames reach a port in `ready` order). A frame that finds the port
+/// empty, the wire free at `ready` and its shapers full starts at `ready` with no kernel event
+/// (annotated on the link call). Otherwise one timer firing per queued frame, at the time the
+/// wire frees, lets the scheduler pick among queues whose head is out of the pipeline and whose
+/// shapers allow it; if none may send yet, the timer waits for the earliest one that will.
+/// At the start of transmission the frame's cells are released, dequeue marking and the
+/// phantom queue act, and MQ-ECN sees the round boundaries.
+#include <array>
 #include <cstdint>
+#include <memory>
 
 #include <systemc>
 
 #include "fabricsim/core/eth_protocol.h"
 #include "fabricsim/core/ring.h"
+#include "fabricsim/core/rng.h"
 #include "fabricsim/core/scheduler.h"
 #include "fabricsim/core/stats.h"
-#include "fabricsim/switch/algo/shared_buffer.h"
+#include "fabricsim/switch/algo/aqm.h"
+#include "fabricsim/switch/algo/mmu.h"
+#include "fabricsim/switch/algo/queue_scheduler.h"
+#include "fabricsim/switch/algo/token_bucket.h"
+#include "fabricsim/switch/switch_config.h"
 
 namespace fabricsim::sw {
 
-class egress_port : public sc_core::sc_module {
+/// Frames and bytes queued in the switch per egress service pool (pool-scope ECN).
+struct pool_backlog {
+    std::array<std::uint64_t, SERVICE_POOLS> bytes{};
+    std::array<std::uint64_t, SERVICE_POOLS> frames{};
+};
+
+class egress_port : public sc_core::sc_module, private queue_view {
 public:
-    egress_port(const sc_core::sc_module_name& name, unsigned index, shared_buffer& buffer,
-                std::uint64_t rate_bps);
+    egress_port(const sc_core::sc_module_name& name, unsigned index, const switch_config& cfg, mmu& buffer,
+                pool_backlog& pools, std::uint64_t rate_bps, std::uint64_t seed);
 
     eth_tx_port tx{"tx"};
 
-    /// Frame leaves the pipeline at absolute time `ready` (>= now). Takes ownership.
-    void enqueue(frame& f, ps_t ready);
+    /// Frame from ingress `in_port`, priority group `pg`, for queue `q`, out of the pipeline at
+    /// `ready` (>= now). Takes ownership (drops are counted and the frame released).
+    void accept(frame& f, unsigned in_port, unsigned pg, unsigned q, ps_t ready);
     /// Idle at `t`: nothing queued and the wire free (cut-through decisions use this).
-    bool idle_at(ps_t t) const { return m_queue.empty() && m_busy_until <= t; }
+    bool idle_at(ps_t t) const { return m_queued_frames == 0 && m_busy_until <= t; }
     std::uint64_t rate_bps() const { return m_rate_bps; }
-    std::size_t queued_frames() const { return m_queue.size(); }
+    unsigned queues() const { return m_queues; }
+    std::uint64_t queued_frames() const { return m_queued_frames; }
+    std::uint64_t queued_bytes() const { return m_port_bytes; }
+    std::uint64_t queue_bytes(unsigned q) const { return m_queue[q].bytes; }
 
-    struct stats {
+    struct queue_stats {
         std::uint64_t tx_frames = 0;
         std::uint64_t tx_bytes = 0;
-        std::uint64_t enqueued = 0;  ///< frames that had to wait in the queue
+        std::uint64_t waited = 0;     ///< frames that could not start when they left the pipeline
+        std::uint64_t ce_marked = 0;  ///< ECT frames this port set CE on (ECN/RED and phantom queue)
+        std::uint64_t peak_bytes = 0;
         drop_counters drops;
     };
-    stats& get_stats() { return m_stats; }
-    const stats& get_stats() const { return m_stats; }
+    const queue_stats& stats_of(unsigned q) const { return m_queue[q].stats; }
+    drop_counters drops() const;
+    const queue_scheduler& scheduler() const { return m_sched; }
+    /// Current ECN threshold scale of queue q (MQ-ECN / minimum; 1 = the configured threshold).
+    double threshold_scale(unsigned q) const;
+    const mq_ecn_estimator* mq_ecn() const { return m_mq.get(); }
+    const phantom_queue* phantom() const { return m_phantom.get(); }
+    void report_stats(nlohmann::json& out) const;
 
 private:
-    void on_wire_free();
-    void start(frame& f, ps_t at, ps_t now);
-
     struct entry {
         frame* f;
         ps_t ready;
+        mmu_ticket ticket;
     };
+    struct queue_state {
+        ring<entry> fifo;
+        std::uint64_t bytes = 0;   ///< frame bytes queued (the arriving frame counts from its decision on)
+        std::uint64_t frames = 0;
+        token_bucket shaper;
+        red_average avg;
+        queue_stats stats;
+    };
+
+    // queue_view: what the scheduler may serve at m_decision_time.
+    bool eligible(unsigned q) const override;
+    std::uint32_t head_bytes(unsigned q) const override { return m_queue[q].fifo.front().f->wire_bytes(); }
+
+    enum class ecn_action { PASS, MARK, DROP };
+    ecn_action ecn_decision(unsigned q, const frame& f);
+    void on_wake();
+    /// Picks and starts the next frame at `at` if one may go; returns whether one started.
+    bool try_start(ps_t at, ps_t now);
+    void arm_next(ps_t now);
+    void drop(frame& f, unsigned q, drop_cause why);
+
     unsigned m_index;
-    shared_buffer& m_buffer;
+    unsigned m_queues;
+    const switch_config& m_cfg;
+    mmu& m_mmu;
+    pool_backlog& m_pools;
     std::uint64_t m_rate_bps;
-    ring<entry> m_queue;
+    std::array<queue_state, MAX_QUEUES> m_queue;
+    queue_scheduler m_sched;
+    token_bucket m_port_shaper;
+    red_average m_port_avg;
+    std::array<double, MAX_QUEUES> m_min_scale{};
+    std::unique_ptr<mq_ecn_estimator> m_mq;
+    std::unique_ptr<phantom_queue> m_phantom;
+    rng m_rng;
+    std::uint64_t m_queued_frames = 0;
+    std::uint64_t m_port_bytes = 0;
     ps_t m_busy_until = 0;
-    model_timer m_wire_free = model_timer::bind<egress_port, &egress_port::on_wire_free>(this);
-    stats m_stats;
+    ps_t m_decision_time = 0;
+    std::uint8_t m_backlogged = 0;  ///< bit q: queue q holds frames
+    bool m_shaped = false;
+    bool m_use_sched = true;  ///< false for a lone queue without MQ-ECN: plain FIFO  ///< any shaper configured (skips token arithmetic when not)
+    model_timer m_wake = model_timer::bind<egress_port, &egress_port::on_wake>(this);
 };
 
 }  // namespace fabricsim::sw

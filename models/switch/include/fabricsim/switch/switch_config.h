@@ -1,14 +1,61 @@
 #pragma once
-/// Parameters of one switch chip (the `switch:` section of a scenario).
+/// Parameters of one switch chip (the `switch:` section of a scenario): pipeline, MMU,
+/// classification, schedulers, shapers and the ECN/RED family. Every port of a chip uses the
+/// same profile; port speeds come from the links.
+#include <array>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "fabricsim/core/config.h"
 #include "fabricsim/core/units.h"
+#include "fabricsim/switch/algo/aqm.h"
+#include "fabricsim/switch/algo/mmu.h"
+#include "fabricsim/switch/algo/queue_scheduler.h"
 
 namespace fabricsim::sw {
 
 enum class forwarding_mode { STORE_AND_FORWARD, CUT_THROUGH };
+
+/// Classification: DSCP or PCP -> traffic class -> egress queue and ingress priority group.
+struct qos_config {
+    bool trust_pcp = false;  ///< tagged frames classify by PCP, untagged by DSCP
+    std::array<std::uint8_t, 64> dscp_to_tc{};
+    std::array<std::uint8_t, 8> pcp_to_tc{0, 1, 2, 3, 4, 5, 6, 7};
+    std::array<std::uint8_t, 8> tc_to_queue{0, 1, 2, 3, 4, 5, 6, 7};
+    std::array<std::uint8_t, 8> tc_to_pg{0, 0, 0, 0, 0, 0, 0, 0};
+};
+
+enum class ecn_mode { OFF, RED, STEP };
+enum class ecn_scope { QUEUE, PORT, POOL };
+enum class queue_threshold { STANDARD, MINIMUM, MQ_ECN };
+
+/// ECN/RED marking of the egress ports (seed-001 §1.1–1.8, seed-000 §1.1).
+struct ecn_config {
+    ecn_mode mode = ecn_mode::OFF;
+    ecn_scope scope = ecn_scope::QUEUE;
+    queue_threshold per_queue = queue_threshold::STANDARD;
+    bool packets = false;       ///< thresholds count frames instead of bytes
+    red_params red;             ///< thresholds in bytes or frames; a step has min = max = K
+    bool mark_on_dequeue = false;
+    bool drop_non_ect = true;   ///< non-ECT frames that would be marked are dropped (RED)
+    std::uint8_t queue_mask = 0xff;  ///< queues with ECN/RED enabled
+    double mq_beta = 0.75;
+    ps_t mq_t_idle = 0;         ///< 0: one 1500 B MTU at the port rate
+};
+
+/// HULL phantom queue in series with every egress port (seed-000 §1.5).
+struct phantom_queue_config {
+    bool enabled = false;
+    double gamma = 0.95;
+    ps_t interval = 800 * PS_PER_NS;
+    std::uint64_t threshold_bytes = 1000;
+};
+
+struct shaper_config {
+    std::uint64_t rate_bps = 0;  ///< 0 = no shaping
+    std::uint64_t burst_bytes = 0;
+};
 
 struct switch_config {
     double core_clock_hz = 1e9;
@@ -16,12 +63,22 @@ struct switch_config {
     forwarding_mode mode = forwarding_mode::STORE_AND_FORWARD;
     std::uint32_t cut_through_bytes = 64;     ///< header bytes needed before forwarding
     std::uint64_t buffer_bytes = 4ull << 20;  ///< shared buffer
-    size_spec port_cap{600 * 1000, false};    ///< max bytes (or frames) queued per egress port
+    mmu_config mmu;                           ///< total_cells and ports are filled per chip
+    unsigned queues = 8;
+    qos_config qos;
+    sched_discipline discipline = sched_discipline::DWRR;
+    std::vector<queue_sched_params> sched;    ///< per queue
+    shaper_config port_shaper;
+    std::array<shaper_config, MAX_QUEUES> queue_shaper{};
+    ecn_config ecn;
+    phantom_queue_config phantom;
     std::uint32_t ports = 0;                  ///< set by the platform
 
     ps_t clock_period() const;
     /// Absolute time when a frame that arrived at `now` leaves the pipeline (clock-aligned).
     ps_t pipeline_exit(ps_t now) const { return ceil_to_period(now + pipeline_latency, clock_period()); }
+    /// MMU parameters for a chip with `ports` ports.
+    mmu_config mmu_for(unsigned ports) const;
 
     static void describe(config_schema& s, const std::string& prefix);
     static switch_config load(const config_node& n);

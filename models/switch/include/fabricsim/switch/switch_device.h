@@ -1,9 +1,10 @@
 #pragma once
 /// Shared-buffer switch: N ports of any mix of speeds, L3 host routes with ECMP, a fixed
-/// ingress pipeline, one shared buffer and one FIFO per egress port.
+/// ingress pipeline, classification (DSCP/PCP -> traffic class -> queue and PG), one cell-based
+/// MMU (algo/mmu.h) and multi-queue egress ports (egress_port.h).
 /// Timing model: a frame the link delivers at t (last bit for store-and-forward, header for
 /// cut-through) leaves the pipeline at ceil_clock(t + pipeline_latency) and enters its egress
-/// port then. Cut-through forwards from the header only when the egress is idle and not faster
+/// port then (admission and enqueue marking are decided at t, see egress_port.h). Cut-through forwards from the header only when the egress is idle and not faster
 /// than the ingress; otherwise it falls back to store-and-forward (waits for the last bit).
 /// Corrupted frames are dropped (FCS) when the whole frame was received; cut-through forwards
 /// them, as real cut-through switches do. TTL is decremented per hop.
@@ -16,7 +17,7 @@
 #include "fabricsim/core/eth_protocol.h"
 #include "fabricsim/core/stats.h"
 #include "fabricsim/switch/algo/forwarding_table.h"
-#include "fabricsim/switch/algo/shared_buffer.h"
+#include "fabricsim/switch/algo/mmu.h"
 #include "fabricsim/switch/egress_port.h"
 #include "fabricsim/switch/switch_config.h"
 
@@ -33,7 +34,9 @@ public:
     eth_initiator_socket& tx_socket(unsigned p) { return m_egress[p]->tx.socket; }
     egress_port& port(unsigned p) { return *m_egress[p]; }
     forwarding_table& routes() { return m_routes; }
-    const shared_buffer& buffer() const { return m_buffer; }
+    const mmu& buffer() const { return m_mmu; }
+    /// Traffic class of a frame (trust DSCP, or PCP for tagged frames when so configured).
+    unsigned traffic_class(const frame& f) const;
     const switch_config& config() const { return m_cfg; }
 
     void receive(unsigned port, frame& f) override;
@@ -52,7 +55,9 @@ private:
     void drop(unsigned in_port, frame& f, drop_cause why);
 
     switch_config m_cfg;
-    shared_buffer m_buffer;
+    ps_t m_clock_period;  ///< cached: switch_config::clock_period() rounds a double division
+    mmu m_mmu;
+    pool_backlog m_pools;
     forwarding_table m_routes;
     std::vector<std::unique_ptr<eth_rx_port>> m_rx;
     std::vector<std::unique_ptr<egress_port>> m_egress;

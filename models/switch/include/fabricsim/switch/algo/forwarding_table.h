@@ -19,7 +19,13 @@ public:
     /// Adds the equal-cost egress ports for destination `ip` (replaces an existing entry).
     void add_route(std::uint32_t ip, const std::vector<std::uint16_t>& ports);
     /// Egress port for `f`, or -1 when there is no route.
-    int lookup(const frame& f) const;
+    int lookup(const frame& f) const {
+        if (m_size == 0) return -1;
+        const slot& s = m_slots[find_slot(f.dst_ip)];
+        if (s.count == 0) return -1;
+        if (s.count == 1) return m_ports[s.first];
+        return m_ports[s.first + five_tuple_hash(f, m_seed) % s.count];
+    }
     std::size_t size() const { return m_size; }
 
 private:
@@ -28,7 +34,13 @@ private:
         std::uint32_t first = 0;  ///< index of the group's first port in m_ports
         std::uint16_t count = 0;  ///< ports in the group; 0 = empty slot
     };
-    std::size_t find_slot(std::uint32_t ip) const;  ///< slot holding ip, or the empty one to use
+    /// Slot holding ip, or the empty one to use.
+    std::size_t find_slot(std::uint32_t ip) const {
+        const std::size_t mask = m_slots.size() - 1;
+        std::size_t i = static_cast<std::size_t>((ip * 0x9E3779B97F4A7C15ull) >> 32) & mask;
+        while (m_slots[i].count != 0 && m_slots[i].ip != ip) i = (i + 1) & mask;
+        return i;
+    }
     void grow();
 
     std::uint64_t m_seed;

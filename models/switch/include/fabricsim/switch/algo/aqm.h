@@ -1,0 +1,144 @@
+#pragma once
+/// ECN/RED-family marking algorithms of the egress port (plain C++, no SystemC).
+/// Models: chip-style RED/WRED probability and EWMA, DCTCP step marking (min_th == max_th, strict
+/// >, instantaneous queue incl. the arriving frame: weight 1), per-queue minimum thresholds
+/// (seed-001 §1.4, Eq. 2), the MQ-ECN threshold scale (seed-001 §1.8, Eq. 5/6, O11) and the HULL
+/// phantom queue (seed-000 §1.5). Deterministic: probabilities are returned, the caller draws.
+/// Ignored: Floyd RED count-based spreading, idle-time EWMA decay and "gentle" mode; drop vs mark
+/// (the caller checks ECT); dequeue marking; the qdisc's 10-slot T_round reset.
+#include <cstdint>
+#include <vector>
+
+#include "fabricsim/core/units.h"
+
+namespace fabricsim::sw {
+
+// Temporary home until queue_scheduler.h owns it; the guard keeps a single declaration.
+#ifndef FABRICSIM_SW_ROUND_OBSERVER_DECLARED
+#define FABRICSIM_SW_ROUND_OBSERVER_DECLARED
+/// Told about WRR/DWRR round boundaries (MQ-ECN samples T_round from them).
+class round_observer {
+public:
+    virtual ~round_observer() = default;
+    virtual void queue_activated(unsigned q, ps_t now) = 0;
+    virtual void queue_finished_round(unsigned q, ps_t at) = 0;
+};
+#endif
+
+/// RED / WRED as in switch chips (linear probability, no count-based spreading). Thresholds are
+/// in the caller's unit; DCTCP is the step min_th == max_th with weight 1.
+struct red_params {
+    double min_th = 0;     ///< in the caller's unit (bytes or packets)
+    double max_th = 0;     ///< == min_th gives a step (DCTCP): mark iff avg > max_th
+    double max_p = 1.0;    ///< probability at max_th (ignored for a step)
+    double weight = 1.0;   ///< EWMA weight; 1 = instantaneous queue
+};
+
+/// Throws std::invalid_argument unless min_th >= 0, max_th >= min_th, max_p in (0,1] and
+/// weight in (0,1] (max_p is checked for a step too, so a config is valid in both modes).
+void validate(const red_params& p);
+
+/// Marking probability for average `avg` with thresholds scaled by `scale` (MQ-ECN / per-queue
+/// minimum thresholds scale both min_th and max_th): 0 if avg <= min; for min < avg <= max
+/// linear from 0 to max_p; 1 above max. A step (min == max) gives 0 or 1 (avg > th -> 1).
+double red_probability(const red_params& p, double avg, double scale = 1.0);
+
+/// EWMA of an occupancy for RED: avg <- (1 - w)·avg + w·occupancy, starting at 0. Updated on
+/// every enqueue by the caller; no decay while the queue is idle (chips do not do it).
+class red_average {
+public:
+    /// Throws std::invalid_argument unless weight is in (0,1].
+    explicit red_average(double weight = 1.0);
+    /// Folds in the current occupancy and returns the new average (weight 1 returns `occupancy`).
+    double update(double occupancy);
+    double value() const { return m_avg; }
+    double weight() const { return m_weight; }
+
+private:
+    double m_weight;
+    double m_avg = 0;
+};
+
+/// MQ-ECN per-port state (NSDI'16 §3.3, Eq. 5/6): the round-time estimate T_round and the
+/// per-queue threshold scale min(quantum_q·8/(T_round·C), 1); also a round_observer fed by the
+/// DWRR/WRR scheduler. Decisions:
+/// - T_round starts at 0, meaning scale 1 (standard threshold), as the authors' code.
+/// - Per-queue T_start sampling (software-prototype variant); the scheduler decides when a queue
+///   "finishes a round" and what `at` is (ns-2 adds the last frame's tx time). Empty queues are
+///   not sampled: the scheduler simply does not report them. A sample with at < T_start is 0.
+/// - Idle decay T_round *= β^floor(idle/T_idle) is applied lazily in port_busy(), only for a
+///   port_idle() that came first (ns-2 behaviour); port_busy() alone never decays.
+/// - Strict-priority queues are the caller's business (it uses scale 1 for them); a quantum of
+///   0 is accepted for such unused entries.
+class mq_ecn_estimator : public round_observer {
+public:
+    /// `quantum_bytes[q]` per queue, link rate C, EWMA β, T_idle. Throws std::invalid_argument
+    /// unless there is at least one queue, rate > 0, β in (0,1) and t_idle > 0.
+    mq_ecn_estimator(const std::vector<std::uint32_t>& quantum_bytes, std::uint64_t rate_bps,
+                     double beta, ps_t t_idle);
+    void queue_activated(unsigned q, ps_t now) override;      // T_start_q = max(now, T_start_q)
+    void queue_finished_round(unsigned q, ps_t at) override;  // sample = at - T_start_q; EWMA; T_start_q = at
+    /// The port's last frame left (port empty) at `now`.
+    void port_idle(ps_t now);
+    /// A frame arrives at an empty port at `now`: lazy idle decay T_round *= β^floor((now - idle_since)/T_idle).
+    void port_busy(ps_t now);
+    /// Threshold scale for queue q: 1 if T_round == 0, else min(quantum_q·8/(T_round·C), 1) (T_round in seconds).
+    double scale(unsigned q) const;
+    double t_round_ps() const { return m_t_round_ps; }
+    std::uint64_t samples() const { return m_samples; }
+    unsigned queues() const { return static_cast<unsigned>(m_quantum.size()); }
+    ps_t t_start(unsigned q) const { return m_t_start[q]; }
+    bool idle() const { return m_idle; }
+
+private:
+    std::vector<std::uint32_t> m_quantum;
+    std::vector<ps_t> m_t_start;
+    double m_rate_bps;
+    double m_beta;
+    ps_t m_t_idle;
+    double m_t_round_ps = 0;
+    std::uint64_t m_samples = 0;
+    ps_t m_idle_since = 0;
+    bool m_idle = false;
+};
+
+/// HULL phantom queue (§4.1.1, §4.4.1): a counter in series with the egress port, drained at
+/// γ·C in discrete steps of a hardware timer; it stores no frames and only marks. Decisions:
+/// drain per tick = γ·C·interval/8 bytes (1 Gbps, γ 0.95, 800 ns -> 95 B); the counter floors at
+/// 0; a frame is marked if the counter it meets is above the threshold (strict >), and then
+/// adds its bytes (adding first would mark every 1500 B frame at HULL's 1 KB threshold).
+class phantom_queue {
+public:
+    /// Drains gamma·rate_bps, in steps every `interval` (ticks at whole multiples of interval from t = 0, as a hardware timer), marks above threshold_bytes.
+    /// Throws std::invalid_argument unless rate > 0, γ in (0,1] and interval > 0.
+    phantom_queue(std::uint64_t rate_bps, double gamma, ps_t interval, std::uint64_t threshold_bytes);
+    /// A frame of `bytes` passes at `now` (non-decreasing times): applies the drain steps of
+    /// every tick boundary in (last, now] (floor 0); returns true (mark) if that counter is above
+    /// the threshold; then adds the frame.
+    bool on_frame(std::uint32_t bytes, ps_t now);
+    /// Counter at `now` after pending drain steps (const: does not change state).
+    double counter_bytes(ps_t now) const;
+    std::uint64_t marked() const { return m_marked; }
+    std::uint64_t frames() const { return m_frames; }
+    double drain_per_tick_bytes() const { return m_drain_per_tick; }
+
+private:
+    /// Counter after draining the ticks in (m_tick·interval, now].
+    double drained(ps_t now) const;
+
+    ps_t m_interval;
+    double m_drain_per_tick;
+    double m_threshold;
+    double m_counter = 0;
+    std::uint64_t m_tick = 0;  ///< index of the last tick applied (tick 0 at t = 0: counter is 0)
+    std::uint64_t m_marked = 0;
+    std::uint64_t m_frames = 0;
+};
+
+/// Per-queue "minimum" thresholds (MQ-ECN paper Eq. 2): scale_q = W_q / sum of W over the
+/// non-strict queues (W = quantum); strict queues get 1 (they keep the standard threshold).
+/// Throws std::invalid_argument if the sizes differ or the non-strict quanta sum to 0.
+std::vector<double> min_threshold_scales(const std::vector<std::uint32_t>& quantum_bytes,
+                                         const std::vector<bool>& strict);
+
+}  // namespace fabricsim::sw

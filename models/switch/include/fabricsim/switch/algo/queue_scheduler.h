@@ -1,0 +1,118 @@
+#pragma once
+/// Egress-port queue scheduler (plain C++, no SystemC): strict priority (SP), WRR as switch chips
+/// implement it, and DWRR (Shreedhar-Varghese with the ns-2/Linux active-list mechanics), alone
+/// or as SP + WRR/DWRR (seed-001 §1.7). It also reports the round boundaries MQ-ECN samples
+/// T_round from (seed-001 §1.8). Untimed: the caller supplies times and counts the bytes
+/// (wire size) charged against quanta. Ignored: WFQ, per-queue minimum/maximum rate guarantees
+/// (shaping is the caller's eligibility), and frames larger than a WRR quantum (config
+/// validation enforces quantum >= MTU; see pick()).
+#include <array>
+#include <cstdint>
+#include <vector>
+
+#include "fabricsim/core/units.h"
+
+namespace fabricsim::sw {
+
+enum class sched_discipline { SP, WRR, DWRR };
+
+struct queue_sched_params {
+    bool strict = false;  ///< served by strict priority above the WRR/DWRR group
+    /// WRR/DWRR quantum (bytes of wire size the caller counts)
+    std::uint32_t quantum_bytes = 1538;
+};
+
+// aqm.h declares the same class while both headers are in flux; the guard keeps one declaration.
+#ifndef FABRICSIM_SW_ROUND_OBSERVER_DECLARED
+#define FABRICSIM_SW_ROUND_OBSERVER_DECLARED
+/// Told about round boundaries of the WRR/DWRR group (MQ-ECN samples T_round from them).
+class round_observer {
+public:
+    virtual ~round_observer() = default;
+    /// Queue q became backlogged and joined the round robin at `now`.
+    virtual void queue_activated(unsigned q, ps_t now) = 0;
+    /// Queue q finished its service in a round at `at` (quantum used up with backlog left, or
+    /// emptied).
+    virtual void queue_finished_round(unsigned q, ps_t at) = 0;
+};
+#endif
+
+/// What the scheduler may look at in the queues it schedules.
+class queue_view {
+public:
+    virtual ~queue_view() = default;
+    /// q may send now (non-empty, its head frame is out of the pipeline, its shaper has tokens).
+    virtual bool eligible(unsigned q) const = 0;
+    /// Size of q's head frame as counted against quanta (only called when eligible(q)).
+    virtual std::uint32_t head_bytes(unsigned q) const = 0;
+};
+
+/// Per-port scheduler: strict queues first (highest index first), then one WRR or DWRR group
+/// kept as a circular active list of backlogged queues. Fixed state for up to 8 queues; pick()
+/// and served() never allocate.
+class queue_scheduler {
+public:
+    static constexpr unsigned MAX_QUEUES = 8;
+
+    /// `discipline` applies to the non-strict queues (SP makes every queue strict). 1 to 8 queues
+    /// (throws std::invalid_argument otherwise, or if a WRR/DWRR quantum is 0).
+    queue_scheduler(sched_discipline discipline, const std::vector<queue_sched_params>& queues);
+    /// nullptr (the default) = nobody is told.
+    void set_observer(round_observer* o) { m_observer = o; }
+    unsigned queues() const { return m_n; }
+    sched_discipline discipline() const { return m_discipline; }
+
+    /// Queue q went from empty to non-empty at `now` (call once per such transition; a second
+    /// call while q is still backlogged throws std::logic_error).
+    void backlogged(unsigned q, ps_t now);
+    /// The queue to serve next, or -1 if no queue is eligible. Strict queues first, highest index
+    /// first (802.1Q: higher traffic class = higher priority); then the WRR/DWRR group.
+    /// Repeated calls without served() return the same queue (if the view is unchanged).
+    int pick(const queue_view& view, ps_t now);
+    /// The frame chosen by the last pick() (bytes as counted against the quantum) was dequeued
+    /// from q at `now`; `now_empty` tells whether q is empty now; `tx_end` = when its last bit
+    /// leaves (MQ-ECN takes the round sample at tx_end when a queue empties, as the authors'
+    /// ns-2 code does).
+    void served(unsigned q, std::uint32_t bytes, bool now_empty, ps_t now, ps_t tx_end);
+
+    /// Deficit counter of q in bytes (0 for strict queues), for tests and statistics.
+    std::int64_t deficit(unsigned q) const { return m_q.at(q).deficit; }
+    /// Rounds completed by q (times queue_finished_round fired for it), for statistics.
+    std::uint64_t rounds(unsigned q) const { return m_q.at(q).rounds; }
+    bool strict(unsigned q) const { return m_q.at(q).strict; }
+    std::uint32_t quantum(unsigned q) const { return m_q.at(q).quantum; }
+    /// q is in the WRR/DWRR active list (backlogged since its last emptying).
+    bool active(unsigned q) const { return m_q.at(q).in_list; }
+    /// Number of queues in the active list.
+    unsigned active_count() const { return m_active; }
+    /// Queue at position `pos` of the active list, counted from its head (-1 if pos >= count).
+    int active_at(unsigned pos) const;
+
+private:
+    struct queue_state {
+        std::int64_t deficit = 0;
+        std::uint64_t rounds = 0;
+        std::uint32_t quantum = 0;
+        std::uint8_t next = 0;  ///< intrusive circular active list
+        std::uint8_t prev = 0;
+        bool strict = false;
+        bool in_list = false;
+        bool visited = false;  ///< the quantum of the current visit has been granted
+    };
+
+    void check_index(unsigned q) const;
+    void unlink(unsigned q);
+    void append(unsigned q);  ///< insert at the tail (just before the head)
+    void finish_round(unsigned q, ps_t at);
+
+    sched_discipline m_discipline;
+    unsigned m_n = 0;
+    std::array<queue_state, MAX_QUEUES> m_q{};
+    std::array<std::uint8_t, MAX_QUEUES> m_strict_order{};  ///< strict queues, highest index first
+    unsigned m_strict_count = 0;
+    int m_head = -1;  ///< head of the active list, -1 if empty
+    unsigned m_active = 0;
+    round_observer* m_observer = nullptr;
+};
+
+}  // namespace fabricsim::sw
