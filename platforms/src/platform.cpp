@@ -209,6 +209,7 @@ nlohmann::json platform::summary(double wall_seconds) const {
                          {"sent_frames", f.sent_frames},
                          {"delivered_frames", f.delivered_frames},
                          {"delivered_bytes", f.delivered_bytes},
+                         {"ce_frames", f.ce_frames},
                          {"latency_mean_us", f.delivered_frames ? f.latency_sum / double(f.delivered_frames) / 1e6 : 0.0},
                          {"latency_max_us", us(f.latency_max)}});
     }
@@ -227,7 +228,7 @@ void platform::write_flows_csv(const std::string& path) const {
     if (!f) throw std::runtime_error("cannot write " + path);
     std::fprintf(f, "id,src,dst,process,rate_bps,packet_bytes,start_us,stop_us,sent_frames,sent_bytes,"
                     "delivered_frames,delivered_bytes,undelivered_frames,throughput_bps,latency_min_us,latency_mean_us,"
-                    "latency_max_us\n");
+                    "latency_max_us,ce_frames\n");
     const double sim_s = double(now_ps()) / double(PS_PER_S);
     for (const auto& r : m_flows.all()) {
         const auto& sp = r.spec;
@@ -236,7 +237,7 @@ void platform::write_flows_csv(const std::string& path) const {
                                                                           : "on_off";
         const ps_t stop = std::min<ps_t>(sp.stop, now_ps());
         const double active = stop > sp.start ? double(stop - sp.start) / double(PS_PER_S) : sim_s;
-        std::fprintf(f, "%u,%s,%s,%s,%llu,%u,%.6f,%.6f,%llu,%llu,%llu,%llu,%llu,%.1f,%.4f,%.4f,%.4f\n", sp.id,
+        std::fprintf(f, "%u,%s,%s,%s,%llu,%u,%.6f,%.6f,%llu,%llu,%llu,%llu,%llu,%.1f,%.4f,%.4f,%.4f,%llu\n", sp.id,
                      m_sc.topo.nodes[sp.src].name.c_str(), m_sc.topo.nodes[sp.dst].name.c_str(), proc,
                      (unsigned long long)sp.rate_bps, sp.packet_bytes, us(sp.start), us(stop),
                      (unsigned long long)r.sent_frames, (unsigned long long)r.sent_bytes,
@@ -245,7 +246,7 @@ void platform::write_flows_csv(const std::string& path) const {
                      active > 0 ? double(r.delivered_bytes) * 8.0 / active : 0.0,
                      r.delivered_frames ? us(r.latency_min) : 0.0,
                      r.delivered_frames ? r.latency_sum / double(r.delivered_frames) / 1e6 : 0.0,
-                     us(r.latency_max));
+                     us(r.latency_max), (unsigned long long)r.ce_frames);
     }
     std::fclose(f);
 }

@@ -30,6 +30,7 @@ void add_flow_keys(config_schema& s, const std::string& p) {
     auto& pcp = s.add(p + ".pcp", value_kind::INT, "0", "802.1Q PCP; non-zero adds a VLAN tag");
     pcp.min = 0;
     pcp.max = 7;
+    s.add(p + ".ecn", value_kind::BOOL, "false", "Frames are ECN-capable (ECT(0)); switches mark CE instead of dropping");
     s.add(p + ".on_time", value_kind::TIME, "1ms", "on_off: mean on-period length").min = 1;
     s.add(p + ".off_time", value_kind::TIME, "1ms", "on_off: mean off-period length").min = 1;
     auto& pd = s.add(p + ".period_dist", value_kind::CHOICE, "exponential",
@@ -161,6 +162,7 @@ host::flow_spec read_flow_common(const config_node& n, ps_t duration) {
     if (n.has("frames")) f.max_frames = static_cast<std::uint64_t>(n.integer("frames"));
     f.dscp = static_cast<std::uint8_t>(n.integer("dscp"));
     f.pcp = static_cast<std::uint8_t>(n.integer("pcp"));
+    f.ect = n.boolean("ecn");
     f.on_mean = n.time("on_time");
     f.off_mean = n.time("off_time");
     f.periods = n.str("period_dist") == "pareto" ? host::period_distribution::PARETO

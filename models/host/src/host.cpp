@@ -51,6 +51,7 @@ void host::on_timer() {
         f.dscp = spec.dscp;
         f.pcp = spec.pcp;
         f.vlan_tagged = spec.pcp != 0;
+        f.ecn = spec.ect ? ecn_codepoint::ECT0 : ecn_codepoint::NOT_ECT;
         f.src_port = static_cast<std::uint16_t>(10000 + spec.id % 50000);
         f.dst_port = 5001;
         f.ip_id = static_cast<std::uint16_t>(s.src.emitted());
@@ -76,8 +77,10 @@ void host::on_timer() {
 void host::nic_rx(frame& f, ps_t at) {
     m_stats.received_frames++;
     m_stats.received_bytes += f.frame_bytes();
-    if (f.is_data() && f.flow_id < m_flows.size())
+    if (f.is_data() && f.flow_id < m_flows.size()) {
         m_flows.on_delivered(f.flow_id, f.frame_bytes(), f.payload_bytes, at - f.created, at);
+        if (f.ecn == ecn_codepoint::CE) m_flows[f.flow_id].ce_frames++;
+    }
     frame_pool::global().release(f);
 }
 

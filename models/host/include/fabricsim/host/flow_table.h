@@ -20,6 +20,7 @@ struct flow_record {
     std::uint64_t delivered_frames = 0;
     std::uint64_t delivered_bytes = 0;  ///< frame bytes incl. FCS
     std::uint64_t payload_bytes = 0;    ///< UDP payload delivered
+    std::uint64_t ce_frames = 0;        ///< delivered with CE set (ECN-marked on the way)
     ps_t first_rx = 0;
     ps_t last_rx = 0;
     ps_t latency_min = std::numeric_limits<ps_t>::max();

@@ -25,6 +25,7 @@ struct flow_spec {
     std::uint64_t max_frames = 0;  ///< 0 = unlimited
     std::uint8_t dscp = 0;
     std::uint8_t pcp = 0;
+    bool ect = false;  ///< frames carry ECT(0), so ECN-capable switches mark instead of drop
     ps_t on_mean = PS_PER_MS;
     ps_t off_mean = PS_PER_MS;
     period_distribution periods = period_distribution::EXPONENTIAL;
