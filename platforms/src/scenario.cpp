@@ -358,6 +358,11 @@ scenario load_scenario(const YAML::Node& root_in, const std::string& name) {
     build_topology(sc, top.child("topology"));
     apply_phy(sc, top.child("phy"));
     sc.topo.validate();
+    // The MMU's pools depend on the port count: check every switch before anything is built.
+    for (const std::uint32_t n : sc.topo.switches()) {
+        const std::string why = sc.sw.mmu_for(sc.topo.nodes[n].ports).validate();
+        if (!why.empty()) top.fail("switch.mmu", "switch '" + sc.topo.nodes[n].name + "': " + why);
+    }
     build_traffic(sc, top.child("traffic"));
     const auto res = top.child("results");
     sc.sample_interval = res.time("sample_interval");

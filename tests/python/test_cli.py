@@ -83,6 +83,13 @@ def test_pcap_dissects_without_malformed_packets(sim, scenarios, tmp_path, tshar
     ("switch.port_cap=64MiB", "switch.port_cap: is larger than switch.buffer"),
     ("traffic.flows[0].dst=h99", "traffic.flows[0].dst: no host named 'h99'"),
     ("traffic.flows[9].rate=1Gbps", "traffic.flows[9]: no such list element"),
+    ("switch.mmu.queue_min=200KB", "switch.mmu: switch 's0': reserves"),
+    ("switch.mmu.lossless_pgs=[3]", "switch.mmu.lossless_pool: is 0 but lossless_pgs"),
+    ("switch.ecn.max_th=10KB", "switch.ecn.max_th: is below min_th"),
+    ("switch.ecn.max_th=100pkt", "switch.ecn.max_th: must use the same unit as min_th"),
+    ("switch.scheduler.quanta=[1538B]", "switch.scheduler.quanta: needs one quantum per queue (8)"),
+    ("switch.qos.dscp_to_tc=['46:9']", "switch.qos.dscp_to_tc: '9' is not an integer in 0..7"),
+    ("switch.ecn={scope: port, queue_threshold: mq_ecn}", "switch.ecn.queue_threshold: 'mq_ecn' needs scope 'queue'"),
 ])
 def test_bad_input_exits_2_naming_the_key(sim, scenarios, override, message):
     p = sim(scenarios / "default.yaml", "--set", override, check=False)
@@ -106,3 +113,21 @@ def test_explain_and_validate(sim, scenarios):
     assert sim("explain", "no.such", check=False).returncode == 2
     p = sim("validate", scenarios / "default.yaml")
     assert "valid (8 hosts, 2 switches, 9 links, 5 flows)" in p.stdout
+
+
+def test_mqecn_static_flow_scenario_with_udp_stand_ins(sim, scenarios, tmp_path):
+    """MQ-ECN §5.1.1 set-up: DWRR gives both services about half the 1G port and MQ-ECN
+    halves the threshold of each of the two busy queues (T_round = 2 quanta = 24.6 us)."""
+    sim(scenarios / "mqecn_static_flows.yaml", "--out", tmp_path / "mq", "--quiet")
+    s = json.loads((tmp_path / "mq" / "summary.json").read_text())
+    assert s["frames"]["conserved"]
+    port = s["switches"]["tor"]["ports"][2]
+    q0, q1 = port["queues"][0], port["queues"][1]
+    share = q0["tx_bytes"] / (q0["tx_bytes"] + q1["tx_bytes"])
+    assert 0.4 < share < 0.6  # UDP into a shared 96 KB port buffer: drop races make it noisy
+    assert port["mq_ecn"]["samples"] > 10000
+    assert port["mq_ecn"]["t_round_us"] == pytest.approx(24.608, rel=0.02)
+    assert q0["ecn_threshold_scale"] == pytest.approx(0.5, rel=0.02)
+    assert q0["ce_marked"] > 1000 and q1["ce_marked"] > 1000
+    assert port["rate_bps"] == 1_000_000_000
+
