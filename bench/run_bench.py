@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """FabricSim benchmark: frame-hops per wall second, model timer firings ("activations") and
 SystemC kernel wake-ups per frame-hop, and peak memory for (a) a line-rate dumbbell and (b) a
-4x8x16 leaf-spine at 70% Poisson load (also in lock-step), against the SystemC kernel floor
+4x8x16 leaf-spine at 70% Poisson load (also in lock-step, and with 8 queues per port, DWRR
+and MQ-ECN marking), against the SystemC kernel floor
 measured in the same run. Prints JSON (stdlib only)."""
 import argparse
 import json
@@ -49,6 +50,10 @@ def main():
         # (no run-ahead): same results, and it shows what the kernel round trip costs.
         for key, file, extra in [("dumbbell_line_rate", "dumbbell_line_rate.yaml", ()),
                                  ("leaf_spine_poisson_70", "leaf_spine_poisson.yaml", ()),
+                                 ("leaf_spine_8q_dwrr_ecn_70", "leaf_spine_8q_dwrr_ecn.yaml", ()),
+                                 # The same eight flows per host through one FIFO per port.
+                                 ("leaf_spine_8q_traffic_fifo_70", "leaf_spine_8q_dwrr_ecn.yaml",
+                                  ("--set", "switch.queues=1", "--set", "switch.ecn.mode=off")),
                                  ("leaf_spine_poisson_70_lockstep", "leaf_spine_poisson.yaml", ("--lockstep",))]:
             s = run_scenario(sim, HERE / "scenarios" / file, pathlib.Path(tmp) / key, args.repeats, extra)
             # The kernel's timed-event queue costs more with more pending events, so also compare
@@ -69,6 +74,12 @@ def main():
                 "wall_time_s": round(s["host_perf"]["wall_time_s"], 3),
                 "frames_dropped": s["frames"]["dropped"],
             }
+    sc = report["scenarios"]
+    multi = sc["leaf_spine_8q_dwrr_ecn_70"]["frame_hops_per_s"]
+    # Issue 3 target: the full data path (8 queues, DWRR, ECN) within 15% of one FIFO, on the
+    # same traffic and against run (b).
+    report["leaf_spine_8q_vs_fifo_same_traffic"] = round(multi / sc["leaf_spine_8q_traffic_fifo_70"]["frame_hops_per_s"], 3)
+    report["leaf_spine_8q_vs_fifo_run_b"] = round(multi / sc["leaf_spine_poisson_70"]["frame_hops_per_s"], 3)
     text = json.dumps(report, indent=2)
     print(text)
     if args.out:

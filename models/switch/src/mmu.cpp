@@ -39,11 +39,7 @@ std::string mmu_config::validate() const {
 mmu::mmu(const mmu_config& cfg)
     : m_cfg(cfg),
       m_cell_reciprocal(((std::uint64_t(1) << 32) + cfg.cell_bytes - 1) / cfg.cell_bytes),
-      m_pg(std::size_t(cfg.ports) * PRIORITY_GROUPS),
-      m_pg_headroom(std::size_t(cfg.ports) * PRIORITY_GROUPS),
-      m_queue(std::size_t(cfg.ports) * cfg.queues),
-      m_port(cfg.ports),
-      m_port_frames(cfg.ports, 0) {
+      m_ports(cfg.ports) {
     m_pool_cells[LOSSY_POOL] = cfg.lossy_pool_cells();
     m_pool_cells[LOSSLESS_POOL] = cfg.lossless_pool_cells;
 }
@@ -71,8 +67,8 @@ bool mmu::admit(unsigned in_port, unsigned pg, unsigned out_port, unsigned queue
     // 2. Ingress (port, PG).
     const auto& pp = m_cfg.pg[pg];
     const unsigned ipool = pp.lossless ? LOSSLESS_POOL : LOSSY_POOL;
-    occupancy& pgo = m_pg[in_port * PRIORITY_GROUPS + pg];
-    occupancy& hr = m_pg_headroom[in_port * PRIORITY_GROUPS + pg];
+    occupancy& pgo = m_ports[in_port].pg[pg];
+    occupancy& hr = m_ports[in_port].headroom[pg];
     const std::uint64_t pg_before = over(pgo.cells, pp.min_cells);
     const std::uint64_t pg_after = over(pgo.cells + s, pp.min_cells);
     bool to_headroom = pp.lossless && hr.cells > 0;
@@ -101,7 +97,8 @@ bool mmu::admit(unsigned in_port, unsigned pg, unsigned out_port, unsigned queue
     // 3. Egress (port, queue).
     const auto& qp = m_cfg.queue[queue];
     const unsigned epool = qp.lossless ? LOSSLESS_POOL : LOSSY_POOL;
-    occupancy& qo = m_queue[out_port * m_cfg.queues + queue];
+    port_accounts& out = m_ports[out_port];
+    occupancy& qo = out.queue[queue];
     const std::uint64_t q_before = over(qo.cells, qp.min_cells);
     const std::uint64_t q_after = over(qo.cells + s, qp.min_cells);
     if (!qp.lossless && q_after > q_before) {
@@ -117,8 +114,8 @@ bool mmu::admit(unsigned in_port, unsigned pg, unsigned out_port, unsigned queue
     // 4. Static per-port cap.
     if (m_cfg.port_cap.value) {
         const bool over_cap = m_cfg.port_cap.packets
-                                  ? m_port_frames[out_port] + 1 > m_cfg.port_cap.value
-                                  : (m_port[out_port].cells + s) * m_cfg.cell_bytes > m_cfg.port_cap.value;
+                                  ? out.frames + 1 > m_cfg.port_cap.value
+                                  : (out.egress.cells + s) * m_cfg.cell_bytes > m_cfg.port_cap.value;
         if (over_cap) {
             why = drop_cause::PORT_CAP;
             return false;
@@ -135,8 +132,8 @@ bool mmu::admit(unsigned in_port, unsigned pg, unsigned out_port, unsigned queue
     }
     add(qo, s);
     add(m_egress_pool[epool], q_after - q_before);
-    add(m_port[out_port], s);
-    m_port_frames[out_port]++;
+    add(out.egress, s);
+    out.frames++;
     ticket.cells = static_cast<std::uint16_t>(s);
     ticket.in_port = static_cast<std::uint16_t>(in_port);
     ticket.out_port = static_cast<std::uint16_t>(out_port);
@@ -149,24 +146,25 @@ void mmu::release(const mmu_ticket& t) {
     const std::uint64_t s = t.cells;
     m_used.cells -= s;
     // Ingress: headroom drains first, then the PG (and its pool's shared part).
-    occupancy& hr = m_pg_headroom[t.in_port * PRIORITY_GROUPS + t.pg];
+    occupancy& hr = m_ports[t.in_port].headroom[t.pg];
     const std::uint64_t from_headroom = std::min<std::uint64_t>(s, hr.cells);
     hr.cells -= from_headroom;
     m_headroom.cells -= from_headroom;
     if (const std::uint64_t rest = s - from_headroom) {
         const auto& pp = m_cfg.pg[t.pg];
-        occupancy& pgo = m_pg[t.in_port * PRIORITY_GROUPS + t.pg];
+        occupancy& pgo = m_ports[t.in_port].pg[t.pg];
         const std::uint64_t before = over(pgo.cells, pp.min_cells);
         pgo.cells -= rest;
         m_ingress_pool[pp.lossless ? LOSSLESS_POOL : LOSSY_POOL].cells -= before - over(pgo.cells, pp.min_cells);
     }
     const auto& qp = m_cfg.queue[t.queue];
-    occupancy& qo = m_queue[t.out_port * m_cfg.queues + t.queue];
+    port_accounts& out = m_ports[t.out_port];
+    occupancy& qo = out.queue[t.queue];
     const std::uint64_t before = over(qo.cells, qp.min_cells);
     qo.cells -= s;
     m_egress_pool[qp.lossless ? LOSSLESS_POOL : LOSSY_POOL].cells -= before - over(qo.cells, qp.min_cells);
-    m_port[t.out_port].cells -= s;
-    m_port_frames[t.out_port]--;
+    out.egress.cells -= s;
+    out.frames--;
 }
 
 }  // namespace fabricsim::sw

@@ -273,10 +273,11 @@ switch_config switch_config::load(const config_node& n) {
                     "must be at least one maximum frame on the wire for wrr (1542B: 1522 B + preamble + IFG)");
         c.sched[q].quantum_bytes = static_cast<std::uint32_t>(std::min<std::uint64_t>(quantum, 16u << 20));
     }
-    c.port_shaper.rate_bps = n.rate("shaper.rate");
-    c.port_shaper.burst_bytes = n.bytes("shaper.burst");
+    const config_node shn = n.child("shaper");
+    c.port_shaper.rate_bps = shn.rate("rate");
+    c.port_shaper.burst_bytes = shn.bytes("burst");
     if (c.port_shaper.rate_bps && c.port_shaper.burst_bytes < 1542)
-        n.fail("shaper.burst", "must hold one maximum frame on the wire (1542B)");
+        shn.fail("burst", "must hold one maximum frame on the wire (1542B)");
     for (const auto& e : n.list("queue_shapers")) {
         const auto q = static_cast<unsigned>(e.integer("queue"));
         if (q >= c.queues) e.fail("queue", "is not below switch.queues (" + std::to_string(c.queues) + ")");
@@ -310,8 +311,9 @@ switch_config switch_config::load(const config_node& n) {
     ecn.drop_non_ect = en.str("non_ect") == "drop";
     const std::uint8_t ecn_queues = load_mask(en, "queues", c.queues - 1);
     ecn.queue_mask = ecn_queues ? ecn_queues : 0xff;
-    ecn.mq_beta = en.real("mq_ecn.beta");
-    ecn.mq_t_idle = en.time("mq_ecn.t_idle");
+    const config_node mqn = en.child("mq_ecn");
+    ecn.mq_beta = mqn.real("beta");
+    ecn.mq_t_idle = mqn.time("t_idle");
 
     const config_node pn = n.child("phantom_queue");
     c.phantom = {pn.boolean("enabled"), pn.real("gamma"), pn.time("interval"), pn.bytes("threshold")};

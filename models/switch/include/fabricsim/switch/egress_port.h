@@ -37,7 +37,7 @@ struct pool_backlog {
     std::array<std::uint64_t, SERVICE_POOLS> frames{};
 };
 
-class egress_port : public sc_core::sc_module, private queue_view {
+class egress_port final : public sc_core::sc_module, private queue_view {
 public:
     egress_port(const sc_core::sc_module_name& name, unsigned index, const switch_config& cfg, mmu& buffer,
                 pool_backlog& pools, std::uint64_t rate_bps, std::uint64_t seed);

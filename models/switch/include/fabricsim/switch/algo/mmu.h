@@ -118,13 +118,11 @@ public:
     const mmu_config& config() const { return m_cfg; }
     std::uint64_t used_cells() const { return m_used.cells; }
     std::uint64_t peak_cells() const { return m_used.peak_cells; }
-    const occupancy& queue_occupancy(unsigned port, unsigned q) const { return m_queue[port * m_cfg.queues + q]; }
-    const occupancy& port_occupancy(unsigned port) const { return m_port[port]; }
-    std::uint64_t port_frames(unsigned port) const { return m_port_frames[port]; }
-    const occupancy& pg_occupancy(unsigned port, unsigned pg) const { return m_pg[port * PRIORITY_GROUPS + pg]; }
-    const occupancy& pg_headroom(unsigned port, unsigned pg) const {
-        return m_pg_headroom[port * PRIORITY_GROUPS + pg];
-    }
+    const occupancy& queue_occupancy(unsigned port, unsigned q) const { return m_ports[port].queue[q]; }
+    const occupancy& port_occupancy(unsigned port) const { return m_ports[port].egress; }
+    std::uint64_t port_frames(unsigned port) const { return m_ports[port].frames; }
+    const occupancy& pg_occupancy(unsigned port, unsigned pg) const { return m_ports[port].pg[pg]; }
+    const occupancy& pg_headroom(unsigned port, unsigned pg) const { return m_ports[port].headroom[pg]; }
     /// Shared cells in use per service pool, as seen by ingress and by egress accounting.
     const occupancy& ingress_pool(unsigned pool) const { return m_ingress_pool[pool]; }
     const occupancy& egress_pool(unsigned pool) const { return m_egress_pool[pool]; }
@@ -154,11 +152,15 @@ private:
     occupancy m_headroom;
     std::array<occupancy, SERVICE_POOLS> m_ingress_pool{};
     std::array<occupancy, SERVICE_POOLS> m_egress_pool{};
-    std::vector<occupancy> m_pg;           // [port * 8 + pg], cells outside headroom
-    std::vector<occupancy> m_pg_headroom;  // [port * 8 + pg]
-    std::vector<occupancy> m_queue;        // [port * queues + q]
-    std::vector<occupancy> m_port;         // egress view per port
-    std::vector<std::uint64_t> m_port_frames;
+    // One block per port, so a frame's ingress or egress accounting touches adjacent lines.
+    struct port_accounts {
+        occupancy egress;  ///< egress view of the whole port
+        std::uint64_t frames = 0;
+        std::array<occupancy, MAX_QUEUES> queue{};
+        std::array<occupancy, PRIORITY_GROUPS> pg{};        ///< cells outside headroom
+        std::array<occupancy, PRIORITY_GROUPS> headroom{};
+    };
+    std::vector<port_accounts> m_ports;
 };
 
 }  // namespace fabricsim::sw
