@@ -77,6 +77,7 @@ def test_pcap_dissects_without_malformed_packets(sim, scenarios, tmp_path, tshar
 
 @pytest.mark.parametrize("override, message", [
     ("switch.bufer=1MiB", "switch.bufer: unknown key"),
+    ("switch={'shaper.rate': 5Gbps}", "switch.shaper.rate: a key cannot contain '.'"),
     ("switch.buffer=4", "switch.buffer: '4' needs a byte unit"),
     ("topology.host_rate=10GB", "topology.host_rate: '10GB' needs a bit-rate unit"),
     ("phy.ber=0.5", "phy.ber: '0.5' is above the maximum"),

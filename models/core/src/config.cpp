@@ -139,6 +139,8 @@ void config_schema::validate_map(const YAML::Node& n, const std::string& spath,
         const std::string key = kv.first.Scalar();
         const std::string sp = join(spath, key);
         const std::string dp = join(dpath, key);
+        if (key.find_first_of(".[]") != std::string::npos)
+            throw config_error(dp, "a key cannot contain '.' or brackets; nest it as a mapping");
         if (const param_spec* p = find(sp)) {
             validate_value(*p, kv.second, dp);
         } else if (is_section(sp)) {
@@ -232,6 +234,8 @@ bool config_node::has(const std::string& key) const {
 }
 
 YAML::Node config_node::value(const std::string& key, const param_spec** spec) const {
+    // A dotted key would look up a literal YAML key the validator rejects: read it via child().
+    if (key.find('.') != std::string::npos) throw config_error(path(key), "internal: read nested keys through child()");
     const param_spec* p = m_schema->find(join(m_spath, key));
     if (!p) throw config_error(path(key), "internal: parameter missing from the schema");
     *spec = p;
