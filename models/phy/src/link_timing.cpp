@@ -58,20 +58,19 @@ void link_config::validate(const std::string& key) const {
 
 link_timing::link_timing(const link_config& cfg, unsigned direction, std::uint64_t seed,
                          const std::string& name)
-    : m_cfg(cfg), m_deliver_after(cfg.deliver_after_bytes[direction]), m_rng(seed, name) {
+    : m_cfg(cfg), m_serialize(cfg.rate_bps), m_deliver_after(cfg.deliver_after_bytes[direction]), m_rng(seed, name) {
     if (cfg.ber > 0) m_log1m_ber = std::log1p(-cfg.ber);
 }
 
 tx_result link_timing::transmit(frame& f, ps_t start) {
     tx_result r;
-    const std::uint64_t rate = m_cfg.rate_bps;
-    r.wire_free = start + serialization_ps(f.wire_bytes(), rate);
+    r.wire_free = start + m_serialize(f.wire_bytes());
     const ps_t latency = m_cfg.one_way_latency();
-    r.last_bit = start + serialization_ps(PREAMBLE_SFD + f.frame_bytes(), rate) + latency;
+    r.last_bit = start + m_serialize(PREAMBLE_SFD + f.frame_bytes()) + latency;
     if (m_deliver_after == 0 || m_deliver_after >= f.frame_bytes())
         r.deliver = r.last_bit;
     else
-        r.deliver = start + serialization_ps(PREAMBLE_SFD + m_deliver_after, rate) + latency;
+        r.deliver = start + m_serialize(PREAMBLE_SFD + m_deliver_after) + latency;
     for (const auto& [down_from, down_to] : m_cfg.down) {
         if (start < down_to && r.wire_free > down_from) {
             r.lost = true;

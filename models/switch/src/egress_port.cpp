@@ -28,6 +28,7 @@ egress_port::egress_port(const sc_core::sc_module_name& name, unsigned index, co
       m_mmu(buffer),
       m_pools(pools),
       m_rate_bps(rate_bps),
+      m_serialize(rate_bps),
       m_sched(cfg.discipline, sched_params(cfg)),
       m_port_avg(cfg.ecn.red.weight),
       m_rng(seed, std::string(this->name()) + ".aqm") {
@@ -131,7 +132,7 @@ void egress_port::accept(frame& f, unsigned in_port, unsigned pg, unsigned q, ps
     }
     const bool port_was_empty = m_queued_frames == 1;
     const bool was_empty = s.fifo.empty();
-    s.fifo.push_back({&f, ready, ticket});
+    s.fifo.push_back({&f, ready, ticket, f.wire_bytes()});
     if (s.bytes > s.stats.peak_bytes) s.stats.peak_bytes = s.bytes;
     if (port_was_empty && m_mq) m_mq->port_busy(ready);
     if (was_empty) {
@@ -150,7 +151,7 @@ bool egress_port::eligible(unsigned q) const {
     if (s.fifo.empty()) return false;
     const entry& head = s.fifo.front();
     return head.ready <= m_decision_time &&
-           (s.shaper.unlimited() || s.shaper.ready_at(head.f->wire_bytes(), m_decision_time) == m_decision_time);
+           (s.shaper.unlimited() || s.shaper.ready_at(head.wire, m_decision_time) == m_decision_time);
 }
 
 bool egress_port::try_start(ps_t at, ps_t now) {
@@ -201,7 +202,7 @@ bool egress_port::try_start(ps_t at, ps_t now) {
     s.stats.tx_bytes += bytes;
     if (s.fifo.empty()) m_backlogged &= static_cast<std::uint8_t>(~(1u << q));
     // Only MQ-ECN uses the time the last bit leaves.
-    const ps_t tx_end = m_mq ? at + serialization_ps(wire, m_rate_bps) : at;
+    const ps_t tx_end = m_mq ? at + m_serialize(wire) : at;
     if (m_use_sched) m_sched.served(q, wire, s.fifo.empty(), at, tx_end);
     if (m_mq && m_queued_frames == 0) m_mq->port_idle(tx_end);
     m_busy_until = now + to_ps(tx.send(f, to_sc_time(at - now)));
@@ -211,14 +212,18 @@ bool egress_port::try_start(ps_t at, ps_t now) {
 void egress_port::arm_next(ps_t now) {
     if (m_queued_frames == 0) return;
     // Earliest time anything may go: the wire frees, a head leaves the pipeline, a shaper fills.
+    const ps_t wire_free = std::max(now, m_busy_until);
+    if (m_wake.pending() && m_wake.expiry() <= wire_free) return;  // nothing can go earlier
     ps_t next = ~ps_t(0);
     for (unsigned bits = m_backlogged; bits; bits &= bits - 1) {
-        const queue_state& s = m_queue[static_cast<unsigned>(__builtin_ctz(bits))];
-        const entry& head = s.fifo.front();
-        ps_t t = std::max({now, m_busy_until, head.ready});
+        const entry& head = m_queue[static_cast<unsigned>(__builtin_ctz(bits))].fifo.front();
+        ps_t t = std::max(wire_free, head.ready);
         if (m_shaped) {
-            t = s.shaper.ready_at(head.f->wire_bytes(), t);
-            t = m_port_shaper.ready_at(head.f->wire_bytes(), t);
+            t = m_queue[static_cast<unsigned>(__builtin_ctz(bits))].shaper.ready_at(head.wire, t);
+            t = m_port_shaper.ready_at(head.wire, t);
+        } else if (t == wire_free) {
+            next = t;  // cannot be beaten
+            break;
         }
         next = std::min(next, t);
     }

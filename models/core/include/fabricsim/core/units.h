@@ -18,6 +18,22 @@ constexpr ps_t PS_PER_S = 1000 * PS_PER_MS;
 /// Time to serialise `bytes` at `rate_bps`, rounded up to a whole picosecond.
 ps_t serialization_ps(std::uint64_t bytes, std::uint64_t rate_bps);
 
+/// serialization_ps at one fixed rate, without the 128-bit division on the hot path: every
+/// Ethernet rate (1..400G) divides 8e12, so a byte takes a whole number of ps.
+class serializer {
+public:
+    explicit serializer(std::uint64_t rate_bps = 0)
+        : m_rate(rate_bps), m_ps_per_byte(rate_bps && (8 * PS_PER_S) % rate_bps == 0 ? 8 * PS_PER_S / rate_bps : 0) {}
+    ps_t operator()(std::uint64_t bytes) const {
+        return m_ps_per_byte ? bytes * m_ps_per_byte : serialization_ps(bytes, m_rate);
+    }
+    std::uint64_t rate_bps() const { return m_rate; }
+
+private:
+    std::uint64_t m_rate;
+    std::uint64_t m_ps_per_byte;
+};
+
 /// Smallest multiple of `period` that is >= t (period 0 = no rounding).
 inline ps_t ceil_to_period(ps_t t, ps_t period) {
     if (period == 0) return t;

@@ -57,11 +57,12 @@ public:
     /// Frame `f` with its first bit at `start`. May set f.fcs_error.
     tx_result transmit(frame& f, ps_t start);
 
-    ps_t wire_time(const frame& f) const { return serialization_ps(f.wire_bytes(), m_cfg.rate_bps); }
+    ps_t wire_time(const frame& f) const { return m_serialize(f.wire_bytes()); }
     const link_config& config() const { return m_cfg; }
 
 private:
     link_config m_cfg;
+    serializer m_serialize;
     std::uint32_t m_deliver_after;
     rng m_rng;
     double m_log1m_ber = 0;

@@ -77,6 +77,7 @@ private:
         frame* f;
         ps_t ready;
         mmu_ticket ticket;
+        std::uint32_t wire;  ///< wire bytes, kept here so scheduling never touches the frame
     };
     struct queue_state {
         ring<entry> fifo;
@@ -89,7 +90,7 @@ private:
 
     // queue_view: what the scheduler may serve at m_decision_time.
     bool eligible(unsigned q) const override;
-    std::uint32_t head_bytes(unsigned q) const override { return m_queue[q].fifo.front().f->wire_bytes(); }
+    std::uint32_t head_bytes(unsigned q) const override { return m_queue[q].fifo.front().wire; }
 
     enum class ecn_action { PASS, MARK, DROP };
     ecn_action ecn_decision(unsigned q, const frame& f);
@@ -105,6 +106,7 @@ private:
     mmu& m_mmu;
     pool_backlog& m_pools;
     std::uint64_t m_rate_bps;
+    serializer m_serialize;
     std::array<queue_state, MAX_QUEUES> m_queue;
     queue_scheduler m_sched;
     token_bucket m_port_shaper;
