@@ -43,6 +43,10 @@ mq_ecn_estimator::mq_ecn_estimator(const std::vector<std::uint32_t>& quantum_byt
     if (rate_bps == 0) throw std::invalid_argument("mq_ecn_estimator: rate must be > 0");
     if (!(beta > 0 && beta < 1)) throw std::invalid_argument("mq_ecn_estimator: beta must be in (0,1)");
     if (t_idle == 0) throw std::invalid_argument("mq_ecn_estimator: t_idle must be > 0");
+    // Time to send one quantum at line rate, in ps: scale = min(that / T_round, 1), one division
+    // per marking decision.
+    for (const std::uint32_t qb : quantum_bytes)
+        m_quantum_time_ps.push_back(static_cast<double>(qb) * 8.0 * static_cast<double>(PS_PER_S) / m_rate_bps);
 }
 
 void mq_ecn_estimator::queue_activated(unsigned q, ps_t now) {
@@ -74,8 +78,7 @@ void mq_ecn_estimator::port_busy(ps_t now) {
 
 double mq_ecn_estimator::scale(unsigned q) const {
     if (m_t_round_ps == 0) return 1.0;
-    const double fair_bps = static_cast<double>(m_quantum[q]) * 8.0 * static_cast<double>(PS_PER_S) / m_t_round_ps;
-    return std::min(fair_bps / m_rate_bps, 1.0);
+    return std::min(m_quantum_time_ps[q] / m_t_round_ps, 1.0);
 }
 
 phantom_queue::phantom_queue(std::uint64_t rate_bps, double gamma, ps_t interval, std::uint64_t threshold_bytes)

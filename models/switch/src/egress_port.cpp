@@ -39,13 +39,14 @@ egress_port::egress_port(const sc_core::sc_module_name& name, unsigned index, co
         s.fifo = ring<entry>(64);
         s.avg = red_average(cfg.ecn.red.weight);
         if (cfg.queue_shaper[q].rate_bps)
-            s.shaper = token_bucket(cfg.queue_shaper[q].rate_bps, cfg.queue_shaper[q].burst_bytes);
+            m_shaper[q] = token_bucket(cfg.queue_shaper[q].rate_bps, cfg.queue_shaper[q].burst_bytes);
         quanta.push_back(m_sched.quantum(q));
         strict.push_back(m_sched.strict(q));
+        if (m_sched.strict(q)) m_strict_mask = static_cast<std::uint8_t>(m_strict_mask | 1u << q);
     }
     if (cfg.port_shaper.rate_bps) m_port_shaper = token_bucket(cfg.port_shaper.rate_bps, cfg.port_shaper.burst_bytes);
     m_shaped = !m_port_shaper.unlimited();
-    for (unsigned q = 0; q < m_queues; ++q) m_shaped = m_shaped || !m_queue[q].shaper.unlimited();
+    for (unsigned q = 0; q < m_queues; ++q) m_shaped = m_shaped || !m_shaper[q].unlimited();
     const std::vector<double> scales = min_threshold_scales(quanta, strict);
     for (unsigned q = 0; q < m_queues; ++q) m_min_scale[q] = scales[q];
     if (cfg.ecn.mode != ecn_mode::OFF && cfg.ecn.per_queue == queue_threshold::MQ_ECN) {
@@ -63,7 +64,7 @@ egress_port::egress_port(const sc_core::sc_module_name& name, unsigned index, co
 double egress_port::threshold_scale(unsigned q) const {
     switch (m_cfg.ecn.per_queue) {
         case queue_threshold::MINIMUM: return m_min_scale[q];
-        case queue_threshold::MQ_ECN: return m_sched.strict(q) || !m_mq ? 1.0 : m_mq->scale(q);
+        case queue_threshold::MQ_ECN: return (m_strict_mask >> q & 1) || !m_mq ? 1.0 : m_mq->scale(q);
         case queue_threshold::STANDARD: break;
     }
     return 1.0;
@@ -94,7 +95,7 @@ egress_port::ecn_action egress_port::ecn_decision(unsigned q, const frame& f) {
 }
 
 void egress_port::drop(frame& f, unsigned q, drop_cause why) {
-    m_queue[q].stats.drops.add(why);
+    m_drops[q].add(why);
     frame_pool::global().release(f);
 }
 
@@ -151,7 +152,7 @@ bool egress_port::eligible(unsigned q) const {
     if (s.fifo.empty()) return false;
     const entry& head = s.fifo.front();
     return head.ready <= m_decision_time &&
-           (s.shaper.unlimited() || s.shaper.ready_at(head.wire, m_decision_time) == m_decision_time);
+           (m_shaper[q].unlimited() || m_shaper[q].ready_at(head.wire, m_decision_time) == m_decision_time);
 }
 
 bool egress_port::try_start(ps_t at, ps_t now) {
@@ -195,7 +196,7 @@ bool egress_port::try_start(ps_t at, ps_t now) {
     m_queued_frames--;
     m_mmu.release(e.ticket);
     if (m_shaped) {
-        s.shaper.consume(wire, at);
+        m_shaper[q].consume(wire, at);
         m_port_shaper.consume(wire, at);
     }
     s.stats.tx_frames++;
@@ -219,7 +220,7 @@ void egress_port::arm_next(ps_t now) {
         const entry& head = m_queue[static_cast<unsigned>(__builtin_ctz(bits))].fifo.front();
         ps_t t = std::max(wire_free, head.ready);
         if (m_shaped) {
-            t = m_queue[static_cast<unsigned>(__builtin_ctz(bits))].shaper.ready_at(head.wire, t);
+            t = m_shaper[static_cast<unsigned>(__builtin_ctz(bits))].ready_at(head.wire, t);
             t = m_port_shaper.ready_at(head.wire, t);
         } else if (t == wire_free) {
             next = t;  // cannot be beaten
@@ -238,7 +239,7 @@ void egress_port::on_wake() {
 
 drop_counters egress_port::drops() const {
     drop_counters d;
-    for (unsigned q = 0; q < m_queues; ++q) d += m_queue[q].stats.drops;
+    for (unsigned q = 0; q < m_queues; ++q) d += m_drops[q];
     return d;
 }
 
@@ -258,7 +259,7 @@ void egress_port::report_stats(nlohmann::json& out) const {
                             {"cells", occ.cells},
                             {"peak_cells", occ.peak_cells},
                             {"rounds", m_sched.rounds(q)},
-                            {"drops", drops_to_json(s.stats.drops)}};
+                            {"drops", drops_to_json(m_drops[q])}};
         if (m_cfg.ecn.mode != ecn_mode::OFF) j["ecn_threshold_scale"] = threshold_scale(q);
         queues.push_back(std::move(j));
     }

@@ -61,9 +61,9 @@ public:
         std::uint64_t waited = 0;     ///< frames that could not start when they left the pipeline
         std::uint64_t ce_marked = 0;  ///< ECT frames this port set CE on (ECN/RED and phantom queue)
         std::uint64_t peak_bytes = 0;
-        drop_counters drops;
     };
     const queue_stats& stats_of(unsigned q) const { return m_queue[q].stats; }
+    const drop_counters& drops_of(unsigned q) const { return m_drops[q]; }
     drop_counters drops() const;
     const queue_scheduler& scheduler() const { return m_sched; }
     /// Current ECN threshold scale of queue q (MQ-ECN / minimum; 1 = the configured threshold).
@@ -79,11 +79,12 @@ private:
         mmu_ticket ticket;
         std::uint32_t wire;  ///< wire bytes, kept here so scheduling never touches the frame
     };
+    // Per-frame state only; shapers and drop counters (cold) live in their own arrays so the
+    // eight queues' hot state stays within a few cache lines.
     struct queue_state {
         ring<entry> fifo;
         std::uint64_t bytes = 0;   ///< frame bytes queued (the arriving frame counts from its decision on)
         std::uint64_t frames = 0;
-        token_bucket shaper;
         red_average avg;
         queue_stats stats;
     };
@@ -108,6 +109,8 @@ private:
     std::uint64_t m_rate_bps;
     serializer m_serialize;
     std::array<queue_state, MAX_QUEUES> m_queue;
+    std::array<token_bucket, MAX_QUEUES> m_shaper;
+    std::array<drop_counters, MAX_QUEUES> m_drops{};
     queue_scheduler m_sched;
     token_bucket m_port_shaper;
     red_average m_port_avg;
@@ -119,7 +122,8 @@ private:
     std::uint64_t m_port_bytes = 0;
     ps_t m_busy_until = 0;
     ps_t m_decision_time = 0;
-    std::uint8_t m_backlogged = 0;  ///< bit q: queue q holds frames
+    std::uint8_t m_backlogged = 0;
+    std::uint8_t m_strict_mask = 0;  ///< strict-priority queues (they keep the standard threshold)  ///< bit q: queue q holds frames
     bool m_shaped = false;
     bool m_use_sched = true;  ///< false for a lone queue without MQ-ECN: plain FIFO  ///< any shaper configured (skips token arithmetic when not)
     model_timer m_wake = model_timer::bind<egress_port, &egress_port::on_wake>(this);

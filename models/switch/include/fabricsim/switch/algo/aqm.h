@@ -92,6 +92,7 @@ public:
 
 private:
     std::vector<std::uint32_t> m_quantum;
+    std::vector<double> m_quantum_time_ps;  ///< quantum x 8 / C, in ps
     std::vector<ps_t> m_t_start;
     double m_rate_bps;
     double m_beta;
