@@ -361,6 +361,46 @@ traffic:
     }
 }
 
+namespace {
+/// Two 10G ECT flows into one 10G port (the queue grows by one frame per frame time), with the
+/// given `switch.ecn` settings; returns the delivered frames that were not CE-marked.
+double unmarked_in_overload(const std::string& ecn) {
+    const json s = run(R"(
+duration: 2ms
+topology: {kind: incast, host_rate: 10Gbps, incast: {hosts: 3}}
+switch:
+  buffer: 2MiB
+  port_cap: 0B
+  ecn: )" + ecn + R"(
+traffic:
+  flows:
+    - {src: h0, dst: h2, rate: 10Gbps, ecn: true}
+    - {src: h1, dst: h2, rate: 10Gbps, ecn: true}
+)",
+                       "overload");
+    return double(unmarked(s, 0) + unmarked(s, 1));
+}
+}  // namespace
+
+// One elaboration per process, so the two marking points are two test cases.
+TEST_CASE("enqueue marking: arrival i sees about i/2 frames, so 2 x 21 pass unmarked", "[switch_qos][ecn]") {
+    CHECK(std::abs(unmarked_in_overload("{mode: step, k: 32KB, mark_on: enqueue}") - 42) <= 2);
+}
+
+TEST_CASE("dequeue marking judges the queue a frame leaves behind: only ~20 pass", "[switch_qos][ecn]") {
+    // Departure j leaves j + 1 frames behind (itself included), above K = 21 frames from j = 21.
+    CHECK(std::abs(unmarked_in_overload("{mode: step, k: 32KB, mark_on: dequeue}") - 20) <= 2);
+}
+
+TEST_CASE("RED marks with a probability rising linearly between min_th and max_th", "[switch_qos][ecn]") {
+    // max_p 1, weight 1: below 30 KB (19.8 frames) nothing is marked (~39 arrivals while the queue
+    // grows to it); between 30 and 90 KB (~80 arrivals) each is marked with (q - min)/(max - min),
+    // 1/2 on average, so ~40 more pass; above 90 KB all are marked. Expect ~79; the binomial
+    // spread is ~4 frames, and the run is seeded, so 79 +- 12 cannot flake. A step at min_th
+    // would give ~39, a step at max_th ~118.
+    CHECK(std::abs(unmarked_in_overload("{mode: red, min_th: 30KB, max_th: 90KB, max_p: 1.0, weight: 1}") - 79) <= 12);
+}
+
 TEST_CASE("step marking with non_ect pass lets non-ECT frames queue beyond K", "[switch_qos][ecn]") {
     // Same overload with non_ect: pass: no AQM drop, no mark (not ECT); the queue grows to the
     // MMU's dynamic limit (alpha 8: 8/9 of the 1 MiB buffer) and only that drops.
