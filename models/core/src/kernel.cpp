@@ -7,6 +7,7 @@ namespace fabricsim {
 namespace detail {
 bool g_model_time_ahead = false;
 ps_t g_model_now = 0;
+kernel_counters g_counters;
 }  // namespace detail
 
 void init_kernel_time() {
@@ -15,12 +16,6 @@ void init_kernel_time() {
     sc_core::sc_set_time_resolution(1, sc_core::SC_PS);
     done = true;
     scheduler::instance();  // at top level, before any model module
-
-}
-
-kernel_counters& counters() {
-    static kernel_counters c;
-    return c;
 }
 
 }  // namespace fabricsim

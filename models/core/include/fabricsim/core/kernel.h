@@ -28,7 +28,10 @@ inline ps_t now_ps() {
 struct kernel_counters {
     std::uint64_t activations = 0;
 };
-kernel_counters& counters();
-inline void count_activation() { ++counters().activations; }
+namespace detail {
+extern kernel_counters g_counters;
+}  // namespace detail
+inline kernel_counters& counters() { return detail::g_counters; }
+inline void count_activation() { ++detail::g_counters.activations; }
 
 }  // namespace fabricsim
