@@ -1,0 +1,213 @@
+#pragma once
+/// Sender-side congestion-control algorithms of the host transports (plain C++, no SystemC):
+/// TCP NewReno (RFC 5681 + RFC 6582), ECN* (NewReno + RFC 3168 halving), DCTCP (seed-000 §1.3,
+/// eq 2.1/2.2 and the RTT-fair variant eq 3.35; seed-001 §1.9) and CUBIC (RFC 8312).
+///
+/// Model note. Units: bytes for every window and sequence number, fabricsim::ps_t for time.
+/// Sequence numbers are the connection's 64-bit byte offsets starting at 0 (no wrap-around,
+/// no ISN); `snd_nxt` is one past the highest byte sent. Modelled: slow start and congestion
+/// avoidance with appropriate byte counting, NewReno fast retransmit / fast recovery with
+/// window inflation, partial ACKs and the `recover` point, RTO loss window, ECN reaction at most
+/// once per window of data with CWR signalling, the DCTCP alpha estimator, CUBIC's cubic and
+/// TCP-friendly windows with fast convergence. Ignored: SACK, PRR, limited transmit, HyStart,
+/// slow-start restart after idle and cwnd validation (the window grows on every new ACK whether
+/// or not the sender was cwnd-limited), receive window, RFC 3168's "cwnd = 1 MSS -> wait for the
+/// RTO" rule, ECE carried on duplicate ACKs (see on_dupack), undo of spurious reductions.
+///
+/// The connection (sequence numbers, retransmission, RTO timer, delayed-ACK receiver) is the
+/// caller. Per event it calls:
+///   - on_ack() for every ACK that advances snd_una (acked_bytes > 0), BEFORE it sends the new
+///     data the ACK allows; it acts on the returned ack_outcome (PARTIAL_ACK: retransmit the
+///     first unacknowledged segment and, per RFC 6582 "impatient" or not, re-arm the RTO).
+///   - on_dupack() for every duplicate ACK, and on_dupack_threshold() on the 3rd one; when the
+///     latter returns true the connection fast-retransmits snd_una.
+///   - on_rto() when the retransmission timer fires (before retransmitting).
+///   - should_set_cwr() when building each new data segment; if true it sets CWR on it and calls
+///     on_cwr_sent(). ecn_capable() tells it whether to send ECT(0) data / negotiate ECN at all.
+/// Sending is allowed while flight + segment <= cwnd().
+#include <cstdint>
+
+#include "fabricsim/core/units.h"
+
+namespace fabricsim::host {
+
+/// Which algorithm a congestion_control instance runs.
+enum class cc_kind {
+    NEWRENO,   ///< RFC 5681/6582, not ECN-capable (ECE is ignored)
+    ECN_STAR,  ///< NewReno that also halves on ECE, at most once per window (RFC 3168)
+    DCTCP,     ///< ECN-capable, cut cwnd(1 - alpha/2) once per window (seed-000 §1.3)
+    CUBIC,     ///< RFC 8312; ECN-capable only with cc_params::cubic_ecn (ECE = loss, §4.5)
+};
+
+/// Parameters of one connection's congestion control. Plain aggregate; validate() throws
+/// std::invalid_argument on nonsense values.
+struct cc_params {
+    cc_kind kind = cc_kind::NEWRENO;
+    std::uint32_t mss = 1460;                      ///< sender MSS (payload bytes per segment)
+    std::uint32_t initial_window_segments = 10;    ///< IW (RFC 6928); seed-001 sims use 16
+    std::uint64_t initial_ssthresh_bytes = 0;      ///< 0 = "arbitrarily high" (RFC 5681)
+    std::uint32_t abc_limit_segments = 2;          ///< L of RFC 3465: max slow-start step per ACK
+    double dctcp_g = 1.0 / 16;                     ///< alpha gain g, 0 < g <= 1
+    double dctcp_initial_alpha = 1.0;              ///< alpha before the first window (Linux: 1)
+    bool rtt_fair = false;                         ///< DCTCP: per-ACK decrease of eq 3.35
+    double cubic_c = 0.4;                          ///< C, in segments / s^3
+    double cubic_beta = 0.7;                       ///< beta_cubic
+    bool cubic_fast_convergence = true;
+    bool cubic_tcp_friendly = true;                ///< RFC 8312 §4.2 W_est region
+    bool cubic_ecn = false;                        ///< CUBIC treats ECE as a loss event (§4.5)
+    void validate() const;
+};
+
+/// One ACK that advanced snd_una, as seen by the connection before it reacts.
+struct ack_event {
+    ps_t now = 0;
+    std::uint64_t acked_bytes = 0;          ///< newly cumulatively acked (snd_una delta)
+    bool ece = false;                       ///< the ACK carried ECN-Echo
+    std::uint64_t snd_una_after = 0;        ///< snd_una including this ACK
+    std::uint64_t snd_nxt = 0;              ///< one past the highest byte sent so far
+    std::uint64_t flight_bytes_before = 0;  ///< bytes in flight before this ACK
+    ps_t rtt_sample = 0;                    ///< valid (Karn-filtered) RTT sample, 0 if none
+};
+
+/// What the connection must do in response to an ACK.
+enum class ack_outcome {
+    NORMAL,         ///< nothing special: send what cwnd allows
+    PARTIAL_ACK,    ///< in fast recovery, snd_una < recover: retransmit the first hole
+    RECOVERY_EXIT,  ///< full ACK: fast recovery finished, cwnd deflated
+};
+
+/// Congestion window of one connection for all four algorithms.
+///
+/// One class that switches on cc_kind rather than a virtual hierarchy: the variants share ~90%
+/// of the state machine (slow start, NewReno recovery, RTO, once-per-window ECN bookkeeping) and
+/// differ at three points only (ECE reduction, loss ssthresh, congestion-avoidance increase). A
+/// single value type keeps every connection's CC inline in its connection object (no heap
+/// allocation per flow, copyable for checkpoints and tests, no virtual dispatch per ACK), and
+/// the whole behaviour of a kind can be read in one place per event.
+///
+/// Choices where the sources are silent (details in congestion_control.cpp):
+///  - Congestion avoidance uses appropriate byte counting (RFC 3465 / RFC 5681 §3.1
+///    RECOMMENDED): +1 MSS once a full cwnd of bytes has been acked. Slow start adds
+///    min(acked, L*MSS) per ACK, capped at ssthresh; the excess feeds congestion avoidance.
+///  - Multiplicative decreases round to the nearest byte. Floors: ssthresh >= 2 MSS for every
+///    kind (RFC 5681 eq 4; DCTCP: Linux dctcp_ssthresh's 2 segments and the ns-2 minimum window
+///    of 2 packets, seed-000 §1.3, so that a delayed-ACK receiver still ACKs without its timer).
+///    An ECN cut never raises cwnd (cwnd = min(cwnd, new ssthresh)).
+///  - The reduction window (ECN at most once per window, RFC 3168 §6.1.2) ends at the snd_nxt
+///    of the reduction; a new ECE reacts only on an ACK with snd_una_after > that point (the ACK
+///    covers data sent after the cut; Linux leaves CWR on snd_una > high_seq). Fast retransmit
+///    and RTO also start a reduction window. cwnd keeps growing in it (as ns-2; no Linux-style
+///    CWR freeze); the ACK that triggers a cut does not also grow cwnd.
+///  - DCTCP initial alpha = 1 (Linux dctcp_alpha_on_init; seed-000 §3.3.3 starts new flows at
+///    1): a flow with no estimate yet reacts like TCP to its first marks instead of ignoring
+///    them. The observation window opens at the first ACK after the previous one closed, ends at
+///    that ACK's snd_nxt, closes on the ACK with snd_una_after >= end (Linux dctcp: !before);
+///    bytes of every ACK in between count (F is byte-weighted, as Linux). On an ACK that both
+///    closes a window and carries ECE the new alpha is used for the cut (Linux order).
+///  - RTT-fair DCTCP (eq 3.35): every ECE ACK subtracts acked*alpha/2 bytes (no once-per-window
+///    state) and sets ssthresh = cwnd; the +1/W term is the same byte-counted increase. The
+///    formula needs no per-flow RTT: the per-ACK update itself scales with the ACK rate.
+///  - NewReno: recover = snd_nxt at fast retransmit / RTO; entry needs snd_una > recover
+///    (RFC 6582 "Ack - 1 > recover"); full ACK = snd_una_after >= recover, exit with RFC 6582
+///    option 1: cwnd = min(ssthresh, max(flight_after, MSS) + MSS).
+///  - CUBIC: loss and ECE set W_max (fast convergence), ssthresh = cwnd*beta; the epoch starts
+///    at the first congestion-avoidance ACK afterwards; K = cbrt((W_max - cwnd_epoch)/C), which
+///    is RFC 8312's cbrt(W_max(1-beta)/C) whenever the epoch starts at beta*W_max, and stays
+///    continuous when it does not (RFC 9438 §4.2, Linux); W_est starts at cwnd_epoch. RTT in
+///    W_cubic(t+RTT) and W_est = minimum RTT sample (Linux delay_min); before any sample the
+///    lookahead is 0 and the TCP-friendly region is off. The target is capped at 1.5 cwnd
+///    (RFC 9438). RTO: ssthresh = cwnd*beta, W_max forgotten (RFC 9438 §4.8, Linux reset).
+class congestion_control {
+public:
+    explicit congestion_control(const cc_params& p);
+
+    std::uint64_t cwnd() const { return m_cwnd; }
+    std::uint64_t ssthresh() const { return m_ssthresh; }
+    bool in_recovery() const { return m_in_recovery; }
+    bool in_slow_start() const { return m_cwnd < m_ssthresh; }
+    /// Recovery point (snd_nxt at the last fast retransmit or RTO).
+    std::uint64_t recover() const { return m_recover; }
+    cc_kind kind() const { return m_p.kind; }
+    const cc_params& params() const { return m_p; }
+    /// True when data segments should carry ECT and ECE is acted upon.
+    bool ecn_capable() const;
+
+    /// An ACK that advanced snd_una (acked_bytes > 0; calls with 0 are ignored).
+    ack_outcome on_ack(const ack_event& e);
+    /// A duplicate ACK (call for every one, the 3rd before on_dupack_threshold): inflates cwnd
+    /// by 1 MSS while in fast recovery (RFC 6582 step 4). ECE on dupacks is ignored: they ack
+    /// no new bytes (DCTCP's byte-weighted F gives them weight 0) and in a loss episode the
+    /// window has already been reduced.
+    void on_dupack();
+    /// The dupack threshold (3rd dupack) was reached. Returns true if fast recovery was entered
+    /// (the connection must fast-retransmit snd_una); false while already in recovery or when
+    /// snd_una <= recover (RFC 6582 §3.2 step 1: stale dupacks after an RTO).
+    bool on_dupack_threshold(ps_t now, std::uint64_t snd_una, std::uint64_t snd_nxt,
+                             std::uint64_t flight_bytes);
+    /// Retransmission timeout. `repeated` = the segment was already retransmitted by the timer:
+    /// ssthresh is then held (RFC 5681 §3.1). cwnd = 1 MSS, leaves fast recovery.
+    void on_rto(ps_t now, std::uint64_t snd_nxt, std::uint64_t flight_bytes, bool repeated = false);
+
+    /// The next new data segment must carry CWR (set after any reduction when ECN-capable).
+    bool should_set_cwr() const { return m_cwr_pending; }
+    void on_cwr_sent() { m_cwr_pending = false; }
+    /// ECE reductions taken (ECN*, DCTCP cuts, CUBIC ECE events; RTT-fair: marked ACKs).
+    std::uint64_t ecn_reductions() const { return m_ecn_reductions; }
+
+    // DCTCP trace
+    double alpha() const { return m_alpha; }
+    double last_f() const { return m_last_f; }
+    std::uint64_t windows_observed() const { return m_windows; }
+
+    // CUBIC trace (windows in bytes, times in seconds)
+    double cubic_w_max() const { return m_w_max; }
+    double cubic_k() const { return m_k; }
+    bool cubic_epoch_started() const { return m_epoch_valid; }
+    /// W_cubic(t) = C(t-K)^3 + W_max of the current epoch, t seconds since the epoch start.
+    double cubic_window(double t) const;
+    /// Minimum RTT sample seen (0 = none).
+    ps_t min_rtt() const { return m_min_rtt; }
+
+private:
+    std::uint64_t two_mss() const { return 2ull * m_p.mss; }
+    std::uint64_t scaled(std::uint64_t bytes, double factor) const;
+    void dctcp_observe(const ack_event& e);
+    void ece_reduce(const ack_event& e);
+    void grow(const ack_event& e);
+    void congestion_avoidance(ps_t now, std::uint64_t acked);
+    void cubic_avoidance(ps_t now, std::uint64_t acked);
+    void cubic_on_congestion();
+    void add_fraction(double bytes);
+    void start_reduction(std::uint64_t snd_nxt);
+
+    cc_params m_p;
+    std::uint64_t m_cwnd;
+    std::uint64_t m_ssthresh;
+    std::uint64_t m_ca_acked = 0;  ///< ABC byte counter
+    double m_carry = 0;            ///< fractional bytes of CUBIC increases
+    bool m_in_recovery = false;
+    bool m_have_recover = false;
+    std::uint64_t m_recover = 0;
+    std::uint64_t m_reduce_end = 0;
+    bool m_cwr_pending = false;
+    std::uint64_t m_ecn_reductions = 0;
+    ps_t m_min_rtt = 0;
+
+    double m_alpha;
+    double m_last_f = 0;
+    std::uint64_t m_windows = 0;
+    bool m_window_open = false;
+    std::uint64_t m_window_end = 0;
+    std::uint64_t m_window_bytes = 0;
+    std::uint64_t m_window_ece_bytes = 0;
+
+    double m_w_max = 0;
+    double m_w_last_max = 0;
+    double m_k = 0;
+    double m_origin = 0;
+    double m_cwnd_epoch = 0;
+    bool m_epoch_valid = false;
+    ps_t m_epoch_start = 0;
+};
+
+}  // namespace fabricsim::host
