@@ -86,55 +86,6 @@ void queue_scheduler::finish_round(unsigned q, ps_t at) {
     if (m_observer) m_observer->queue_finished_round(q, at);
 }
 
-// Termination. `view` is const and nothing calls served() during pick(), so eligibility and
-// head sizes are fixed for the whole call. Each loop step does one of:
-//  (a) passes over a member (ineligible, or a WRR queue whose head exceeds its quantum) without
-//      changing any state; `passed` counts these since the last state change, and m_active of
-//      them in a row means every member was seen unchanged -> return -1. So at most m_active - 1
-//      passes separate two steps of kind (b)/(c), and with no eligible member we return -1
-//      before any state change;
-//  (b) returns;
-//  (c) ends the round of an eligible member whose head does not fit its deficit.
-// (c) is bounded: the member's next visit starts a new one. WRR sets the counter to the
-// quantum, and a head above the quantum is a pass, so the head fits and we return; each member
-// ends a round at most once per call. DWRR adds quantum >= 1, so q's deficit grows on every
-// visit and q fits after at most ceil(head/quantum) visits (one visit with quantum >= MTU, the
-// configured case: then at most m_active (c) steps and ~2·m_active steps in all).
-int queue_scheduler::pick(const queue_view& view, ps_t now) {
-    for (unsigned i = 0; i < m_strict_count; ++i)
-        if (view.eligible(m_strict_order[i])) return m_strict_order[i];
-    if (m_head < 0) return -1;
-    unsigned q = static_cast<unsigned>(m_head);
-    unsigned passed = 0;
-    for (;;) {
-        queue_state& s = m_q[q];
-        const unsigned next = s.next;  // read before finish_round() relinks q
-        if (!view.eligible(q)) {
-            if (++passed == m_active) return -1;
-            q = next;
-            continue;
-        }
-        const std::uint32_t head = view.head_bytes(q);
-        if (!s.visited) {
-            if (m_discipline == sched_discipline::WRR) {
-                if (head > s.quantum) {  // would never fit: starve it, keep pick() finite
-                    if (++passed == m_active) return -1;
-                    q = next;
-                    continue;
-                }
-                s.deficit = s.quantum;
-            } else {
-                s.deficit += s.quantum;
-            }
-            s.visited = true;
-        }
-        if (head <= s.deficit) return static_cast<int>(q);
-        finish_round(q, now);
-        passed = 0;
-        q = next;
-    }
-}
-
 void queue_scheduler::served(unsigned q, std::uint32_t bytes, bool now_empty, ps_t /*now*/,
                              ps_t tx_end) {
     check_index(q);

@@ -89,7 +89,9 @@ private:
         queue_stats stats;
     };
 
-    // queue_view: what the scheduler may serve at m_decision_time.
+    // queue_view: what the scheduler may serve at m_decision_time. The scheduler's pick() is a
+    // template instantiated on this final class, so these calls inline.
+    friend class queue_scheduler;
     bool eligible(unsigned q) const override;
     std::uint32_t head_bytes(unsigned q) const override { return m_queue[q].fifo.front().wire; }
 
