@@ -94,6 +94,32 @@ egress_port::ecn_action egress_port::ecn_decision(unsigned q, const frame& f) {
     return e.drop_non_ect ? ecn_action::DROP : ecn_action::PASS;
 }
 
+void egress_port::count_backlog(unsigned q, unsigned pool, std::uint32_t bytes, bool in) {
+    queue_state& s = m_queue[q];
+    if (in) {
+        s.bytes += bytes;
+        s.frames++;
+        m_port_bytes += bytes;
+        m_pools.bytes[pool] += bytes;
+        m_pools.frames[pool]++;
+        m_queued_frames++;
+    } else {
+        s.bytes -= bytes;
+        s.frames--;
+        m_port_bytes -= bytes;
+        m_pools.bytes[pool] -= bytes;
+        m_pools.frames[pool]--;
+        m_queued_frames--;
+    }
+}
+
+void egress_port::mark_ce(frame& f, unsigned q) {
+    // Only ECT frames can carry CE; a frame marked upstream is not counted again.
+    if (f.ecn == ecn_codepoint::NOT_ECT || f.ecn == ecn_codepoint::CE) return;
+    f.ecn = ecn_codepoint::CE;
+    m_queue[q].stats.ce_marked++;
+}
+
 void egress_port::drop(frame& f, unsigned q, drop_cause why) {
     m_drops[q].add(why);
     frame_pool::global().release(f);
@@ -108,28 +134,15 @@ void egress_port::accept(frame& f, unsigned in_port, unsigned pg, unsigned q, ps
     const std::uint32_t bytes = f.frame_bytes();
     const unsigned pool = m_cfg.mmu.queue[q].lossless ? LOSSLESS_POOL : LOSSY_POOL;
     // Occupancy including the arriving frame, as the marking test sees it (seed-001 §1.1).
-    s.bytes += bytes;
-    s.frames++;
-    m_port_bytes += bytes;
-    m_pools.bytes[pool] += bytes;
-    m_pools.frames[pool]++;
-    m_queued_frames++;
+    count_backlog(q, pool, bytes, true);
     if (m_cfg.ecn.mode != ecn_mode::OFF && !m_cfg.ecn.mark_on_dequeue && (m_cfg.ecn.queue_mask >> q & 1)) {
         const ecn_action a = ecn_decision(q, f);
         if (a == ecn_action::DROP) {
-            s.bytes -= bytes;
-            s.frames--;
-            m_port_bytes -= bytes;
-            m_pools.bytes[pool] -= bytes;
-            m_pools.frames[pool]--;
-            m_queued_frames--;
+            count_backlog(q, pool, bytes, false);
             m_mmu.release(ticket);
             return drop(f, q, drop_cause::AQM_DROP);
         }
-        if (a == ecn_action::MARK && f.ecn != ecn_codepoint::CE) {
-            f.ecn = ecn_codepoint::CE;
-            s.stats.ce_marked++;
-        }
+        if (a == ecn_action::MARK) mark_ce(f, q);
     }
     const bool port_was_empty = m_queued_frames == 1;
     const bool was_empty = s.fifo.empty();
@@ -179,21 +192,10 @@ bool egress_port::try_start(ps_t at, ps_t now) {
     const unsigned pool = m_cfg.mmu.queue[q].lossless ? LOSSLESS_POOL : LOSSY_POOL;
     // Dequeue marking sees the queue the frame leaves behind, the frame included.
     if (m_cfg.ecn.mode != ecn_mode::OFF && m_cfg.ecn.mark_on_dequeue && (m_cfg.ecn.queue_mask >> q & 1) &&
-        ecn_decision(q, f) == ecn_action::MARK && f.ecn != ecn_codepoint::CE) {
-        f.ecn = ecn_codepoint::CE;
-        s.stats.ce_marked++;
-    }
-    if (m_phantom && m_phantom->on_frame(wire, at) && f.ecn != ecn_codepoint::NOT_ECT &&
-        f.ecn != ecn_codepoint::CE) {
-        f.ecn = ecn_codepoint::CE;
-        s.stats.ce_marked++;
-    }
-    s.bytes -= bytes;
-    s.frames--;
-    m_port_bytes -= bytes;
-    m_pools.bytes[pool] -= bytes;
-    m_pools.frames[pool]--;
-    m_queued_frames--;
+        ecn_decision(q, f) == ecn_action::MARK)
+        mark_ce(f, q);
+    if (m_phantom && m_phantom->on_frame(wire, at)) mark_ce(f, q);
+    count_backlog(q, pool, bytes, false);
     m_mmu.release(e.ticket);
     if (m_shaped) {
         m_shaper[q].consume(wire, at);

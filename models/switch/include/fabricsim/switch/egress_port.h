@@ -102,6 +102,9 @@ private:
     bool try_start(ps_t at, ps_t now);
     void arm_next(ps_t now);
     void drop(frame& f, unsigned q, drop_cause why);
+    /// Frame and byte counts of queue q, the port and its service pool, in or out.
+    void count_backlog(unsigned q, unsigned pool, std::uint32_t bytes, bool in);
+    void mark_ce(frame& f, unsigned q);
 
     unsigned m_index;
     unsigned m_queues;

@@ -10,20 +10,9 @@
 #include <vector>
 
 #include "fabricsim/core/units.h"
+#include "fabricsim/switch/algo/round_observer.h"
 
 namespace fabricsim::sw {
-
-// Temporary home until queue_scheduler.h owns it; the guard keeps a single declaration.
-#ifndef FABRICSIM_SW_ROUND_OBSERVER_DECLARED
-#define FABRICSIM_SW_ROUND_OBSERVER_DECLARED
-/// Told about WRR/DWRR round boundaries (MQ-ECN samples T_round from them).
-class round_observer {
-public:
-    virtual ~round_observer() = default;
-    virtual void queue_activated(unsigned q, ps_t now) = 0;
-    virtual void queue_finished_round(unsigned q, ps_t at) = 0;
-};
-#endif
 
 /// RED / WRED as in switch chips (linear probability, no count-based spreading). Thresholds are
 /// in the caller's unit; DCTCP is the step min_th == max_th with weight 1.

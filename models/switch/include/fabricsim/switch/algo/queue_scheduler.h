@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "fabricsim/core/units.h"
+#include "fabricsim/switch/algo/round_observer.h"
 
 namespace fabricsim::sw {
 
@@ -22,20 +23,6 @@ struct queue_sched_params {
     std::uint32_t quantum_bytes = 1538;
 };
 
-// aqm.h declares the same class while both headers are in flux; the guard keeps one declaration.
-#ifndef FABRICSIM_SW_ROUND_OBSERVER_DECLARED
-#define FABRICSIM_SW_ROUND_OBSERVER_DECLARED
-/// Told about round boundaries of the WRR/DWRR group (MQ-ECN samples T_round from them).
-class round_observer {
-public:
-    virtual ~round_observer() = default;
-    /// Queue q became backlogged and joined the round robin at `now`.
-    virtual void queue_activated(unsigned q, ps_t now) = 0;
-    /// Queue q finished its service in a round at `at` (quantum used up with backlog left, or
-    /// emptied).
-    virtual void queue_finished_round(unsigned q, ps_t at) = 0;
-};
-#endif
 
 /// What the scheduler may look at in the queues it schedules.
 class queue_view {

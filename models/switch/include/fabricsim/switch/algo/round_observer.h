@@ -1,0 +1,18 @@
+#pragma once
+/// Round boundaries of a WRR/DWRR group, as MQ-ECN samples them (seed-001 §1.8): the
+/// scheduler (queue_scheduler.h) reports them, the MQ-ECN estimator (aqm.h) listens.
+#include "fabricsim/core/units.h"
+
+namespace fabricsim::sw {
+
+/// Told about round boundaries of the WRR/DWRR group.
+class round_observer {
+public:
+    virtual ~round_observer() = default;
+    /// Queue q became backlogged and joined the round robin at `now`.
+    virtual void queue_activated(unsigned q, ps_t now) = 0;
+    /// Queue q finished its service in a round at `at` (quantum used up with backlog left, or emptied).
+    virtual void queue_finished_round(unsigned q, ps_t at) = 0;
+};
+
+}  // namespace fabricsim::sw
