@@ -73,6 +73,10 @@ void add_tcp_keys(config_schema& s) {
     auto& dt = s.add("tcp.dupack_threshold", value_kind::INT, "3", "Duplicate ACKs that trigger fast retransmit");
     dt.min = 1;
     dt.max = 100;
+    s.add("tcp.sack", value_kind::BOOL, "true",
+          "SACK (RFC 2018) with RFC 6675 loss recovery; false = NewReno recovery only (RFC 6582)");
+    s.add("tcp.idle_restart", value_kind::BOOL, "true",
+          "After an idle period longer than the RTO, cwnd = min(cwnd, initial window) (RFC 5681 §4.1; Linux default)");
     auto& ae = s.add("tcp.ack_every", value_kind::INT, "2", "Receiver ACKs every m-th in-order segment (1 = every one)");
     ae.min = 1;
     ae.max = 64;
@@ -132,6 +136,9 @@ host::tcp_options read_tcp(const config_node& t) {
     o.sender.rwnd = t.bytes("rwnd");
     if (o.sender.rwnd < o.cc.mss) t.fail("rwnd", "is smaller than one segment (tcp.mss)");
     o.sender.dupack_threshold = static_cast<std::uint32_t>(t.integer("dupack_threshold"));
+    o.sender.sack = t.boolean("sack");
+    o.sender.idle_restart = t.boolean("idle_restart");
+    o.receiver.sack = o.sender.sack;
     o.receiver.ack_every = static_cast<std::uint32_t>(t.integer("ack_every"));
     o.receiver.delayed_ack_timeout = t.time("delayed_ack_timeout");
     return o;
@@ -295,6 +302,7 @@ config_schema make_schema() {
     auto& icc = s.add("traffic.incast[].cc", value_kind::CHOICE, "", "Congestion control (default: tcp.cc)");
     icc.optional = true;
     icc.choices = {"newreno", "ecn", "dctcp", "cubic"};
+    s.add("traffic.incast[].trace", value_kind::BOOL, "false", "Trace the response connections (traces/flow<id>.csv)");
     auto& idscp = s.add("traffic.incast[].dscp", value_kind::INT, "0", "IPv4 DSCP of requests and responses");
     idscp.min = 0;
     idscp.max = 63;
@@ -540,6 +548,7 @@ void build_traffic(scenario& sc, const config_node& tr, const host::tcp_options&
         for (auto w : is.workers) {
             is.request_flows.push_back(add(is.aggregator, w));
             is.response_flows.push_back(add(w, is.aggregator));
+            sc.flows.back().trace = g.boolean("trace");
         }
         sc.incast.push_back(std::move(is));
     }

@@ -175,8 +175,10 @@ TEST_CASE("tcp sender: the receive window caps the flight", "[tcp]") {
     CHECK(drain(s, 0).size() == 3);
 }
 
-TEST_CASE("tcp sender: three duplicate ACKs fast-retransmit snd_una outside the window", "[tcp]") {
-    tcp_sender s(tcp_sender_params{}, cc(), rtt());
+TEST_CASE("tcp sender: without SACK, three duplicate ACKs fast-retransmit snd_una outside the window", "[tcp]") {
+    tcp_sender_params p;
+    p.sack = false;
+    tcp_sender s(p, cc(), rtt());
     s.set_unlimited();
     drain(s, 0);                                    // 10 segments
     s.on_ack(100 * US, MSS, false, 1);              // segment 0 acked, 1 lost
@@ -238,4 +240,93 @@ TEST_CASE("tcp sender: a DCTCP cut marks the next new segment CWR", "[tcp]") {
     CHECK(seg.cwr);
     REQUIRE(s.next_segment(200 * US, seg));
     CHECK_FALSE(seg.cwr);
+}
+
+namespace {
+/// A duplicate ACK for snd_una = 1 MSS with one SACK block [b, e) in segments.
+void sack_dupack(tcp_sender& s, ps_t at, std::uint64_t b, std::uint64_t e) {
+    const std::uint64_t edges[2] = {b * MSS, e * MSS};
+    s.on_ack(at, MSS, false, 0, 1, edges);
+}
+}  // namespace
+
+TEST_CASE("tcp sender: SACK recovery (RFC 6675) retransmits the hole, then sends by pipe", "[tcp]") {
+    tcp_sender s(tcp_sender_params{}, cc(), rtt());
+    s.set_unlimited();
+    drain(s, 0);                        // segments 0..9
+    s.on_ack(100 * US, MSS, false, 1);  // 0 acked, 1 lost; cwnd 11 MSS
+    drain(s, 100 * US);                 // 10, 11 -> flight 11 MSS
+    sack_dupack(s, 101 * US, 2, 3);
+    sack_dupack(s, 102 * US, 2, 4);
+    CHECK_FALSE(s.cc().in_recovery());
+    sack_dupack(s, 103 * US, 2, 5);     // 3 segments SACKed above the hole: it is lost
+    REQUIRE(s.cc().in_recovery());
+    CHECK(s.get_stats().fast_retransmits == 1);
+    CHECK(s.cc().ssthresh() == 11ull * MSS / 2);
+    tcp_segment seg;
+    REQUIRE(s.next_segment(103 * US, seg));
+    CHECK(seg.seq == MSS);
+    CHECK(seg.len == MSS);
+    CHECK(seg.retransmission);
+    // pipe = 7 unSACKed segments above the hole + the retransmission = 8 MSS > ssthresh 5.5 MSS.
+    CHECK(s.pipe() == 8ull * MSS);
+    CHECK_FALSE(s.next_segment(103 * US, seg));
+    sack_dupack(s, 104 * US, 2, 9);     // pipe = 3 + 1 = 4 MSS: room for one new segment
+    CHECK(s.pipe() == 4ull * MSS);
+    REQUIRE(s.next_segment(104 * US, seg));
+    CHECK(seg.seq == 12ull * MSS);
+    CHECK_FALSE(seg.retransmission);
+    CHECK_FALSE(s.next_segment(104 * US, seg));
+    // The ACK that covers everything sent before recovery ends it.
+    s.on_ack(200 * US, 12ull * MSS, false, 0);
+    CHECK_FALSE(s.cc().in_recovery());
+    CHECK(s.sacked_bytes() == 0);
+}
+
+TEST_CASE("tcp sender: a lost retransmission is resent once later data is SACKed", "[tcp]") {
+    tcp_sender s(tcp_sender_params{}, cc(), rtt());
+    s.set_unlimited();
+    drain(s, 0);
+    s.on_ack(100 * US, MSS, false, 1);
+    drain(s, 100 * US);
+    for (std::uint64_t e = 3; e <= 5; ++e) sack_dupack(s, 100 * US + e, 2, e);
+    tcp_segment seg;
+    REQUIRE(s.next_segment(105 * US, seg));  // retransmission of segment 1
+    CHECK(seg.seq == MSS);
+    sack_dupack(s, 106 * US, 2, 9);
+    REQUIRE(s.next_segment(106 * US, seg));  // segment 12, sent after the retransmission
+    CHECK(seg.seq == 12ull * MSS);
+    CHECK(s.get_stats().lost_retransmits == 0);
+    // Segment 12 is SACKed while the hole at 1 is still open: the retransmission was lost.
+    const std::uint64_t edges[4] = {2 * MSS, 12 * MSS, 12 * MSS, 13 * MSS};
+    s.on_ack(300 * US, MSS, false, 0, 2, edges);
+    CHECK(s.get_stats().lost_retransmits == 1);
+    REQUIRE(s.next_segment(300 * US, seg));
+    CHECK(seg.seq == MSS);
+    CHECK(seg.retransmission);
+}
+
+TEST_CASE("tcp sender: slow-start restart after an idle RTO keeps at most the initial window", "[tcp]") {
+    tcp_sender s(tcp_sender_params{}, cc(cc_kind::NEWRENO, 4), rtt());
+    s.write(20ull * MSS);
+    drain(s, 0);
+    ps_t t = 0;
+    while (!s.all_acked()) {  // every round acks everything: slow start 4, 8, ... segments
+        t += 100 * US;
+        s.on_ack(t, s.snd_nxt(), false, t - 100 * US);
+        drain(s, t);
+    }
+    const std::uint64_t grown = s.cc().cwnd();
+    CHECK(grown > 4ull * MSS);
+    s.write(20ull * MSS);
+    // Idle for less than the RTO (10 ms): the window stays.
+    drain(s, t + 5 * PS_PER_MS);
+    CHECK(s.get_stats().idle_restarts == 0);
+    s.on_ack(t + 6 * PS_PER_MS, s.snd_nxt(), false, 0);
+    const std::uint64_t before = s.cc().cwnd();
+    s.write(4ull * MSS);
+    drain(s, t + 30 * PS_PER_MS);  // idle 24 ms > RTO
+    CHECK(s.get_stats().idle_restarts == 1);
+    CHECK(s.cc().cwnd() == 4ull * MSS);
+    CHECK(s.cc().ssthresh() >= before / 4 * 3);
 }

@@ -13,7 +13,7 @@ std::uint32_t frame::header_bytes() const {
     switch (kind) {
         case frame_kind::IPV4_UDP:
         case frame_kind::CREDIT: return h + IPV4_HEADER + UDP_HEADER;
-        case frame_kind::IPV4_TCP: return h + IPV4_HEADER + TCP_HEADER;
+        case frame_kind::IPV4_TCP: return h + IPV4_HEADER + TCP_HEADER + tcp_option_bytes();
         case frame_kind::PAUSE:
         case frame_kind::PFC: return h + 2;  // opcode
         case frame_kind::CNM: return h + 4;  // version/reserved + QntzFb
@@ -110,7 +110,8 @@ std::size_t frame::to_bytes(std::uint8_t* out, std::size_t capacity) const {
     w.u16(ethertype::IPV4);
     std::uint8_t* ip = w.p;
     const bool tcp = kind == frame_kind::IPV4_TCP;
-    const std::uint32_t l4_len = (tcp ? TCP_HEADER : UDP_HEADER) + payload_bytes;
+    const std::uint32_t opts = tcp ? tcp_option_bytes() : 0;
+    const std::uint32_t l4_len = (tcp ? TCP_HEADER + opts : UDP_HEADER) + payload_bytes;
     const std::uint16_t total_len = std::uint16_t(IPV4_HEADER + l4_len);
     w.u8(0x45);
     w.u8(std::uint8_t(dscp << 2 | static_cast<std::uint8_t>(ecn)));
@@ -132,11 +133,18 @@ std::size_t frame::to_bytes(std::uint8_t* out, std::size_t capacity) const {
     if (tcp) {
         w.u32(tcp_seq);
         w.u32(tcp_ack);
-        w.u8(0x50);  // data offset 5 words
+        w.u8(std::uint8_t(((TCP_HEADER + opts) / 4) << 4));  // data offset in 32-bit words
         w.u8(tcp_flags);
         w.u16(tcp_window);
         w.u16(0);  // checksum, below
         w.u16(0);  // urgent
+        if (sack_blocks) {
+            w.u8(1);  // NOP
+            w.u8(1);  // NOP
+            w.u8(5);  // SACK
+            w.u8(std::uint8_t(2 + 8 * sack_blocks));
+            for (unsigned i = 0; i < 2u * sack_blocks; ++i) w.u32(std::uint32_t(sack_edges[i]));
+        }
     } else {
         w.u16(std::uint16_t(l4_len));
         w.u16(0);  // checksum, below

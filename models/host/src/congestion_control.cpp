@@ -263,4 +263,12 @@ void congestion_control::on_rto(ps_t /*now*/, std::uint64_t snd_nxt, std::uint64
     start_reduction(snd_nxt);
 }
 
+void congestion_control::restart_after_idle() {
+    const std::uint64_t iw = std::uint64_t(m_p.initial_window_segments) * m_p.mss;
+    m_ssthresh = std::max(m_ssthresh, m_cwnd / 4 * 3);
+    m_cwnd = std::min(m_cwnd, iw);
+    m_ca_acked = 0;
+    m_epoch_valid = false;
+}
+
 }  // namespace fabricsim::host

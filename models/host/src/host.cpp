@@ -279,6 +279,8 @@ void host::send_ack(tcp_rx& r, const ack_decision& a, ps_t now) {
     f.ack_no = a.ack;
     f.tcp_ack = static_cast<std::uint32_t>(a.ack);
     f.ts_echo = a.ts_echo;
+    f.sack_blocks = a.sack_blocks;
+    f.sack_edges = a.sack_edges;
     f.ip_id = static_cast<std::uint16_t>(rec.ack_sent);
     f.set_ipv4(frame_kind::IPV4_TCP, 0);
     f.created = now;
@@ -339,7 +341,7 @@ void host::on_tcp_ack(frame& f, ps_t now) {
     rec.ack_delivered++;
     tcp_tx& x = m_tx[rec.tx_slot];
     const bool ece = (f.tcp_flags & tcp_flag::ECE) != 0;
-    x.snd.on_ack(now, f.ack_no, ece, f.ts_echo);
+    x.snd.on_ack(now, f.ack_no, ece, f.ts_echo, f.sack_blocks, f.sack_edges.data());
     if (rec.spec.trace) {
         const auto& cc = x.snd.cc();
         rec.trace.push_back({now, cc.cwnd(), cc.ssthresh(), x.snd.flight(), x.snd.snd_una(), cc.alpha(), cc.last_f(),

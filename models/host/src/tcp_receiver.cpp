@@ -33,6 +33,24 @@ bool tcp_receiver::ece_now() const {
 
 ack_decision tcp_receiver::make_ack() {
     ack_decision a{m_rcv_nxt, ece_now(), m_ts_recent};
+    if (m_p.sack && !m_ooo.empty()) {
+        // RFC 2018: the block with the most recent segment first, then the lowest others.
+        unsigned n = 0;
+        for (const auto& r : m_ooo)
+            if (r.first <= m_recent_ooo && m_recent_ooo < r.second) {
+                a.sack_edges[0] = r.first;
+                a.sack_edges[1] = r.second;
+                n = 1;
+            }
+        for (const auto& r : m_ooo) {
+            if (n == 3) break;
+            if (n > 0 && r.first == a.sack_edges[0]) continue;
+            a.sack_edges[2 * n] = r.first;
+            a.sack_edges[2 * n + 1] = r.second;
+            ++n;
+        }
+        a.sack_blocks = static_cast<std::uint8_t>(n);
+    }
     m_last_ack = m_rcv_nxt;
     m_pending = 0;
     m_delack_at = 0;
@@ -65,6 +83,7 @@ unsigned tcp_receiver::on_segment(ps_t now, std::uint64_t seq, std::uint32_t len
     }
     if (seq > m_rcv_nxt) {
         m_stats.out_of_order++;
+        m_recent_ooo = seq;
         auto it = std::lower_bound(m_ooo.begin(), m_ooo.end(), std::make_pair(seq, end));
         it = m_ooo.insert(it, {seq, end});
         // Merge with neighbours.

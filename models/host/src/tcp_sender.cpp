@@ -13,51 +13,168 @@ void tcp_sender_params::validate() const {
 tcp_sender::tcp_sender(const tcp_sender_params& p, const cc_params& cc, const rtt_params& rtt)
     : m_p(p), m_cc(cc), m_rtt(rtt) {
     m_p.validate();
+    m_sacked.reserve(8);
+}
+
+std::uint64_t tcp_sender::sacked_bytes() const {
+    std::uint64_t n = 0;
+    for (const auto& r : m_sacked) n += r.second - r.first;
+    return n;
+}
+
+std::uint64_t tcp_sender::sacked_in(std::uint64_t b, std::uint64_t e) const {
+    std::uint64_t n = 0;
+    for (const auto& r : m_sacked) {
+        const std::uint64_t lo = std::max(b, r.first), hi = std::min(e, r.second);
+        if (hi > lo) n += hi - lo;
+    }
+    return n;
+}
+
+void tcp_sender::add_sack(std::uint64_t b, std::uint64_t e) {
+    b = std::max(b, m_snd_una);
+    e = std::min(e, m_snd_max);
+    if (e <= b) return;
+    auto it = std::lower_bound(m_sacked.begin(), m_sacked.end(), std::make_pair(b, e));
+    it = m_sacked.insert(it, {b, e});
+    if (it != m_sacked.begin() && std::prev(it)->second >= it->first) {
+        auto p = std::prev(it);
+        p->second = std::max(p->second, it->second);
+        it = std::prev(m_sacked.erase(it));
+    }
+    while (std::next(it) != m_sacked.end() && std::next(it)->first <= it->second) {
+        it->second = std::max(it->second, std::next(it)->second);
+        m_sacked.erase(std::next(it));
+    }
+}
+
+std::uint64_t tcp_sender::lost_edge() const {
+    // A hole is lost once more than (DupThresh-1)*MSS bytes above it are SACKed (RFC 6675).
+    const std::uint64_t threshold = std::uint64_t(m_p.dupack_threshold - 1) * m_cc.params().mss;
+    std::uint64_t above = 0;
+    for (auto it = m_sacked.rbegin(); it != m_sacked.rend(); ++it) {
+        above += it->second - it->first;
+        if (above > threshold) return it->first;
+    }
+    return m_snd_una;
+}
+
+std::uint64_t tcp_sender::pipe() const {
+    if (!sack_recovery()) return flight();
+    const std::uint64_t edge = std::max(lost_edge(), m_snd_una);
+    const std::uint64_t top = std::max(m_snd_nxt, edge);
+    std::uint64_t p = (top - edge) - sacked_in(edge, top);  // neither lost nor SACKed
+    const std::uint64_t rxt = std::min(std::max(m_high_rxt, m_snd_una), edge);
+    p += (rxt - m_snd_una) - sacked_in(m_snd_una, rxt);      // lost and retransmitted
+    return p;
+}
+
+void tcp_sender::emit(ps_t now, tcp_segment& out, std::uint64_t seq, std::uint32_t len, bool retx) {
+    out.seq = seq;
+    out.len = len;
+    out.retransmission = retx;
+    out.cwr = false;
+    if (!retx && m_cc.should_set_cwr()) {  // CWR goes on the next new data segment
+        out.cwr = true;
+        m_cc.on_cwr_sent();
+    }
+    m_stats.segments++;
+    m_stats.bytes += len;
+    if (retx) m_stats.retransmitted_segments++;
+    m_last_send = now;
+    if (m_rto_at == 0) arm_rto(now);  // RFC 6298 5.1
+}
+
+bool tcp_sender::next_sack_segment(ps_t now, tcp_segment& out) {
+    const std::uint32_t mss = m_cc.params().mss;
+    const std::uint64_t cwnd = m_cc.ssthresh();  // RFC 6675: cwnd = ssthresh during recovery
+    const std::uint64_t in_pipe = pipe();
+    // NextSeg rule 1: the first unSACKed byte above HighRxt, if it is below the lost point.
+    std::uint64_t seq = std::max(m_high_rxt, m_snd_una);
+    for (const auto& r : m_sacked)
+        if (r.first <= seq && seq < r.second) seq = r.second;
+    if (seq < lost_edge() && seq < m_snd_max) {
+        std::uint64_t stop = std::min<std::uint64_t>(seq + mss, m_snd_max);
+        for (const auto& r : m_sacked)
+            if (r.first > seq) {
+                stop = std::min(stop, r.first);
+                break;
+            }
+        const auto len = static_cast<std::uint32_t>(stop - seq);
+        if (in_pipe + len > cwnd) return false;
+        m_high_rxt = stop;
+        m_rxt_seq = seq;
+        m_rxt_mark = m_snd_nxt;
+        emit(now, out, seq, len, true);
+        return true;
+    }
+    // Rule 2: new data.
+    const std::uint64_t end = m_unlimited ? ~std::uint64_t(0) : m_written;
+    if (m_snd_nxt >= end) return false;
+    const auto len = static_cast<std::uint32_t>(std::min<std::uint64_t>(mss, end - m_snd_nxt));
+    if (in_pipe + len > cwnd || flight() + len > m_p.rwnd) return false;
+    emit(now, out, m_snd_nxt, len, m_snd_nxt < m_snd_max);
+    m_snd_nxt += len;
+    m_snd_max = std::max(m_snd_max, m_snd_nxt);
+    return true;
 }
 
 bool tcp_sender::next_segment(ps_t now, tcp_segment& out) {
     const std::uint64_t end = m_unlimited ? ~std::uint64_t(0) : m_written;
     const std::uint32_t mss = m_cc.params().mss;
     if (m_retx_pending) {
-        // Fast retransmit / partial ACK: the first hole goes out regardless of the window.
+        // Fast retransmit (and NewReno partial ACKs): the first hole goes out regardless of the
+        // window (RFC 5681 §3.2, RFC 6675 step 4.3).
         m_retx_pending = false;
         if (m_snd_una < m_snd_max) {
-            out.seq = m_snd_una;
-            out.len = static_cast<std::uint32_t>(std::min<std::uint64_t>(mss, m_snd_max - m_snd_una));
-            out.retransmission = true;
-            out.cwr = false;
-            m_stats.segments++;
-            m_stats.bytes += out.len;
-            m_stats.retransmitted_segments++;
-            if (m_rto_at == 0) arm_rto(now);
+            std::uint64_t stop = std::min<std::uint64_t>(m_snd_una + mss, m_snd_max);
+            for (const auto& r : m_sacked)
+                if (r.first > m_snd_una) {
+                    stop = std::min(stop, r.first);
+                    break;
+                }
+            if (sack_recovery()) {
+                m_high_rxt = stop;
+                m_rxt_seq = m_snd_una;
+                m_rxt_mark = m_snd_nxt;
+            }
+            emit(now, out, m_snd_una, static_cast<std::uint32_t>(stop - m_snd_una), true);
             return true;
         }
     }
+    if (sack_recovery()) return next_sack_segment(now, out);
     if (m_snd_nxt >= end) return false;
+    if (m_p.idle_restart && flight() == 0 && m_stats.segments > 0 && now - m_last_send > m_rtt.rto()) {
+        m_cc.restart_after_idle();
+        m_stats.idle_restarts++;
+        m_last_send = now;
+    }
     const auto len = static_cast<std::uint32_t>(std::min<std::uint64_t>(mss, end - m_snd_nxt));
     const std::uint64_t window = std::min(m_cc.cwnd(), m_p.rwnd);
     if (flight() + len > window) return false;
-    out.seq = m_snd_nxt;
-    out.len = len;
-    out.retransmission = m_snd_nxt < m_snd_max;
-    out.cwr = false;
-    if (m_cc.should_set_cwr()) {
-        out.cwr = true;
-        m_cc.on_cwr_sent();
-    }
+    emit(now, out, m_snd_nxt, len, m_snd_nxt < m_snd_max);
     m_snd_nxt += len;
     m_snd_max = std::max(m_snd_max, m_snd_nxt);
-    m_stats.segments++;
-    m_stats.bytes += len;
-    if (out.retransmission) m_stats.retransmitted_segments++;
-    if (m_rto_at == 0) arm_rto(now);  // RFC 6298 5.1
     return true;
 }
 
-void tcp_sender::on_ack(ps_t now, std::uint64_t ack, bool ece, ps_t ts_echo) {
+void tcp_sender::on_ack(ps_t now, std::uint64_t ack, bool ece, ps_t ts_echo, unsigned blocks,
+                        const std::uint64_t* edges) {
     m_stats.acks++;
     if (ece) m_stats.ece_acks++;
     ack = std::min(ack, m_snd_max);
+    if (m_p.sack) {
+        while (!m_sacked.empty() && m_sacked.front().second <= ack) m_sacked.erase(m_sacked.begin());
+        if (!m_sacked.empty() && m_sacked.front().first < ack) m_sacked.front().first = ack;
+        for (unsigned i = 0; i < blocks; ++i) add_sack(std::max(edges[2 * i], ack), edges[2 * i + 1]);
+        // Lost retransmission: data sent after it arrived while its hole is still open.
+        if (m_cc.in_recovery() && m_high_rxt > m_snd_una && !m_sacked.empty() && m_rxt_seq >= ack &&
+            m_sacked.back().second > m_rxt_mark && sacked_in(m_rxt_seq, m_rxt_seq + 1) == 0) {
+            m_high_rxt = ack;
+            m_rxt_mark = m_snd_nxt;  // one re-send per detection
+            m_stats.lost_retransmits++;
+        }
+    }
     if (ack > m_snd_una) {
         const std::uint64_t flight_before = flight();
         // After a go-back-N the receiver may ACK past snd_nxt (it kept out-of-order data).
@@ -81,7 +198,7 @@ void tcp_sender::on_ack(ps_t now, std::uint64_t ack, bool ece, ps_t ts_echo) {
         m_timer_retx = false;
         const ack_outcome o = m_cc.on_ack(e);
         bool restart = true;
-        if (o == ack_outcome::PARTIAL_ACK) {
+        if (o == ack_outcome::PARTIAL_ACK && !m_p.sack) {
             m_retx_pending = true;
             restart = !m_partial_seen;  // RFC 6582 impatient variant
             m_partial_seen = true;
@@ -95,6 +212,17 @@ void tcp_sender::on_ack(ps_t now, std::uint64_t ack, bool ece, ps_t ts_echo) {
     if (ack == m_snd_una && m_snd_una < m_snd_max) {
         m_stats.dupacks++;
         ++m_dupacks;
+        if (m_p.sack) {
+            // RFC 6675 §5: recovery on DupThresh duplicates or once snd_una is deemed lost; no
+            // window inflation (pipe accounts for what has left the network).
+            if (!m_cc.in_recovery() && (m_dupacks >= m_p.dupack_threshold || lost_edge() > m_snd_una) &&
+                m_cc.on_dupack_threshold(now, m_snd_una, m_snd_nxt, flight())) {
+                m_high_rxt = m_snd_una;
+                m_retx_pending = true;
+                m_stats.fast_retransmits++;
+            }
+            return;
+        }
         m_cc.on_dupack();
         if (m_dupacks == m_p.dupack_threshold &&
             m_cc.on_dupack_threshold(now, m_snd_una, m_snd_nxt, flight())) {
@@ -112,6 +240,8 @@ void tcp_sender::on_rto_timer(ps_t now) {
     m_cc.on_rto(now, m_snd_nxt, flight(), m_timer_retx);
     m_rtt.backoff();
     m_snd_nxt = m_snd_una;  // go back N
+    m_sacked.clear();       // the receiver may renege on SACKed data (RFC 2018 §8)
+    m_high_rxt = 0;
     m_dupacks = 0;
     m_retx_pending = false;
     m_partial_seen = false;

@@ -72,6 +72,8 @@ struct frame {
     std::uint32_t tcp_ack = 0;
     std::uint8_t tcp_flags = 0;
     std::uint16_t tcp_window = 0;
+    std::uint8_t sack_blocks = 0;                ///< TCP SACK option blocks (RFC 2018), 0..3
+    std::array<std::uint64_t, 6> sack_edges{};   ///< 64-bit [begin, end) pairs; the wire carries the low 32 bits
 
     // MAC control (PAUSE: quanta[0]; PFC: enable vector + per-priority quanta)
     std::uint8_t pfc_enable = 0;
@@ -112,6 +114,8 @@ struct frame {
     void set_pfc(std::uint8_t enable, const std::array<std::uint16_t, 8>& quanta);
 
     std::uint32_t header_bytes() const;
+    /// TCP option bytes: NOP, NOP, SACK kind/length and 8 bytes per block.
+    std::uint32_t tcp_option_bytes() const { return sack_blocks ? 4u + 8u * sack_blocks : 0u; }
     /// Frame size counted by MACs: length + FCS, at least 64.
     std::uint32_t frame_bytes() const {
         const std::uint32_t b = length + FCS_BYTES;

@@ -147,6 +147,10 @@ public:
     /// Retransmission timeout. `repeated` = the segment was already retransmitted by the timer:
     /// ssthresh is then held (RFC 5681 §3.1). cwnd = 1 MSS, leaves fast recovery.
     void on_rto(ps_t now, std::uint64_t snd_nxt, std::uint64_t flight_bytes, bool repeated = false);
+    /// Sending resumes after an idle period longer than the RTO (RFC 5681 §4.1, Linux
+    /// tcp_cwnd_restart): ssthresh = max(ssthresh, 3/4 cwnd), cwnd = min(cwnd, IW); CUBIC starts
+    /// a new epoch. Never raises cwnd.
+    void restart_after_idle();
 
     /// The next new data segment must carry CWR (set after any reduction when ECN-capable).
     bool should_set_cwr() const { return m_cwr_pending; }

@@ -11,8 +11,11 @@
 /// runs the two-state machine: when the CE bit of an arriving segment differs from the
 /// previous one, the segments received so far are ACKed at once with the old state's ECE,
 /// then the new segment is counted under the new state. The echoed send time follows
-/// RFC 7323's TS.Recent (the first segment after the last ACK sent). Ignored: receive-window
-/// updates (the window is fixed), SACK blocks, quick-ACK mode, PAWS.
+/// RFC 7323's TS.Recent (the first segment after the last ACK sent). With `sack`, every ACK
+/// lists up to three out-of-order ranges (RFC 2018): the one holding the most recent segment
+/// first, then the others from the lowest up. Ignored: receive-window updates (the window is
+/// fixed), D-SACK, quick-ACK mode, PAWS.
+#include <array>
 #include <cstdint>
 #include <utility>
 #include <vector>
@@ -31,6 +34,7 @@ struct tcp_receiver_params {
     std::uint32_t ack_every = 2;                 ///< m: in-order segments per delayed ACK (1 = every segment)
     ps_t delayed_ack_timeout = PS_PER_MS;        ///< delayed-ACK timer
     ecn_feedback ecn = ecn_feedback::NONE;
+    bool sack = true;                            ///< SACK permitted (RFC 2018)
     void validate() const;
 };
 
@@ -39,6 +43,8 @@ struct ack_decision {
     std::uint64_t ack = 0;  ///< cumulative: next byte expected
     bool ece = false;
     ps_t ts_echo = 0;       ///< echoed send time (0 = none)
+    std::uint8_t sack_blocks = 0;
+    std::array<std::uint64_t, 6> sack_edges{};  ///< [begin, end) pairs
 };
 
 class tcp_receiver {
@@ -79,6 +85,7 @@ private:
     std::vector<std::pair<std::uint64_t, std::uint64_t>> m_ooo;  ///< sorted, disjoint [begin, end)
     std::uint32_t m_pending = 0;   ///< in-order segments not yet ACKed
     std::uint64_t m_last_ack = 0;  ///< ack number of the last ACK sent
+    std::uint64_t m_recent_ooo = 0;  ///< start of the most recent out-of-order segment
     ps_t m_ts_recent = 0;
     ps_t m_delack_at = 0;
     bool m_ce_state = false;       ///< DCTCP: CE bit of the last segment

@@ -12,9 +12,20 @@
 /// and the sender goes back to snd_una (go-back-N, as ns-2 and Linux without SACK) with
 /// cwnd = 1 MSS. RTT samples come from the echoed send time of the ACKed segment (RFC 7323
 /// timestamps, carried as metadata), so retransmissions give valid samples. Fast retransmit
-/// and partial-ACK retransmissions bypass the window (RFC 5681 §3.2). Ignored: SACK, limited
-/// transmit, Nagle, FIN/SYN handshakes (connections are open from the start), window scaling.
+/// and partial-ACK retransmissions bypass the window (RFC 5681 §3.2).
+/// With `sack` (default, as the thesis' "NewReno w/ SACK" stacks), loss recovery follows
+/// RFC 6675 instead: a scoreboard of SACKed ranges; recovery starts on the 3rd duplicate ACK
+/// or when (DupThresh-1)*MSS bytes above snd_una are SACKed; during recovery cwnd = ssthresh
+/// and segments go out while cwnd - pipe >= 1 MSS, first the holes below the highest lost
+/// point (NextSeg rule 1), then new data (rule 2); pipe counts unSACKed bytes not deemed
+/// lost plus retransmitted ones. A retransmission counts as lost again once data sent after it
+/// is SACKed while its hole is still open (Linux's lost-retransmit detection; RFC 6675 alone
+/// would wait for the RTO). Ignored: NextSeg rules 3-4 (rescue retransmissions), D-SACK,
+/// limited transmit, Nagle, FIN/SYN handshakes (connections are open from the start),
+/// window scaling.
 #include <cstdint>
+#include <utility>
+#include <vector>
 
 #include "fabricsim/core/units.h"
 #include "fabricsim/host/algo/congestion_control.h"
@@ -25,6 +36,8 @@ namespace fabricsim::host {
 struct tcp_sender_params {
     std::uint64_t rwnd = 6ull << 20;     ///< receiver's advertised window (Linux tcp_rmem max: 6 MiB)
     std::uint32_t dupack_threshold = 3;  ///< RFC 5681
+    bool sack = true;                    ///< SACK-based recovery (RFC 6675) instead of NewReno
+    bool idle_restart = true;            ///< slow-start restart after an idle RTO (RFC 5681 §4.1; Linux default)
     void validate() const;
 };
 
@@ -47,8 +60,10 @@ public:
 
     /// The next segment the window and the data allow now; false if none.
     bool next_segment(ps_t now, tcp_segment& out);
-    /// An ACK arrives: cumulative `ack`, ECN-Echo bit, echoed send time (0 = none).
-    void on_ack(ps_t now, std::uint64_t ack, bool ece, ps_t ts_echo);
+    /// An ACK arrives: cumulative `ack`, ECN-Echo bit, echoed send time (0 = none) and
+    /// `blocks` SACK ranges as [begin, end) pairs in `edges`.
+    void on_ack(ps_t now, std::uint64_t ack, bool ece, ps_t ts_echo, unsigned blocks = 0,
+                const std::uint64_t* edges = nullptr);
     /// The retransmission timer fired (the caller calls this at rto_deadline()).
     void on_rto_timer(ps_t now);
     /// When the retransmission timer must fire (0 = not running).
@@ -59,6 +74,10 @@ public:
     std::uint64_t written() const { return m_written; }
     bool unlimited() const { return m_unlimited; }
     std::uint64_t flight() const { return m_snd_nxt - m_snd_una; }
+    /// RFC 6675 pipe: bytes thought to be in the network (SACK recovery).
+    std::uint64_t pipe() const;
+    /// Bytes SACKed above snd_una.
+    std::uint64_t sacked_bytes() const;
     /// Everything written has been acknowledged (never true for an unlimited stream).
     bool all_acked() const { return !m_unlimited && m_snd_una == m_written; }
     std::uint32_t mss() const { return m_cc.params().mss; }
@@ -76,11 +95,20 @@ public:
         std::uint64_t acks = 0;
         std::uint64_t ece_acks = 0;
         std::uint64_t dupacks = 0;
+        std::uint64_t lost_retransmits = 0;
+        std::uint64_t idle_restarts = 0;
     };
     const stats& get_stats() const { return m_stats; }
 
 private:
     void arm_rto(ps_t now) { m_rto_at = now + m_rtt.rto(); }
+    void add_sack(std::uint64_t b, std::uint64_t e);
+    /// Holes below this point are deemed lost (RFC 6675 IsLost).
+    std::uint64_t lost_edge() const;
+    std::uint64_t sacked_in(std::uint64_t b, std::uint64_t e) const;
+    bool sack_recovery() const { return m_p.sack && m_cc.in_recovery(); }
+    bool next_sack_segment(ps_t now, tcp_segment& out);
+    void emit(ps_t now, tcp_segment& out, std::uint64_t seq, std::uint32_t len, bool retx);
 
     tcp_sender_params m_p;
     congestion_control m_cc;
@@ -94,7 +122,12 @@ private:
     bool m_retx_pending = false;   ///< fast / partial-ACK retransmission of snd_una due
     bool m_timer_retx = false;     ///< snd_una was already retransmitted by the timer
     bool m_partial_seen = false;   ///< a partial ACK already restarted the timer in this recovery
+    std::vector<std::pair<std::uint64_t, std::uint64_t>> m_sacked;  ///< sorted, disjoint, above snd_una
+    std::uint64_t m_high_rxt = 0;  ///< RFC 6675 HighRxt: end of the highest retransmission in recovery
+    std::uint64_t m_rxt_seq = 0;   ///< start of the last retransmitted hole
+    std::uint64_t m_rxt_mark = 0;  ///< snd_nxt when it was retransmitted
     ps_t m_rto_at = 0;
+    ps_t m_last_send = 0;          ///< time of the last data segment sent
     ps_t m_last_sample = 0;
     stats m_stats;
 };
