@@ -13,6 +13,9 @@ from ._native import native  # noqa: E402
 
 def execute(source, out_dir, run_ahead=True):
     """Returns ("ok", summary_json) | ("config_error", message, key, reason) | ("error", text)."""
+    fault = source.get("_fault_on")  # test hook: this override makes the worker die like a crash
+    if fault is not None and fault in source["overrides"]:
+        os.abort()
     try:
         text = native.run(source["config"], source["is_file"], list(source["overrides"]), source["name"], out_dir,
                           run_ahead)
