@@ -22,10 +22,10 @@ from ._native import ConfigError, explain, native, schema  # noqa: E402
 from .config import validate  # noqa: E402
 from .errors import RunError  # noqa: E402
 
-__all__ = ["ConfigError", "RunError", "Result", "explain", "load_result", "plot", "run", "schema", "sweep",
+__all__ = ["ConfigError", "RunError", "Result", "deterministic_columns", "explain", "load_result", "plot", "run", "schema", "sweep",
            "validate"]
 
-_LAZY = {"run": "runner", "Result": "results", "load_result": "results", "sweep": "sweep"}
+_LAZY = {"run": "runner", "Result": "results", "load_result": "results", "sweep": "sweeps", "deterministic_columns": "sweeps"}
 
 
 def __getattr__(name):

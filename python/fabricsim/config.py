@@ -59,6 +59,8 @@ def make_source(config, overrides=None, seed=None):
     ov = normalize_overrides(overrides)
     if seed is not None:
         ov.append(f"seed={int(seed)}")
+    if isinstance(config, dict) and set(config) >= {"config", "is_file", "overrides", "name"}:
+        return dict(config, overrides=list(config["overrides"]) + ov)  # already a source
     if isinstance(config, Mapping):
         return {"config": json.dumps(config, default=_plain), "is_file": False, "overrides": ov,
                 "name": str(config.get("name", "scenario"))}
@@ -72,8 +74,6 @@ def make_source(config, overrides=None, seed=None):
                 "name": os.path.splitext(os.path.basename(path))[0]}
     if isinstance(config, str):
         return {"config": config, "is_file": False, "overrides": ov, "name": "scenario"}
-    if isinstance(config, dict) and "config" in config and "is_file" in config:
-        return dict(config, overrides=list(config["overrides"]) + ov)
     raise TypeError(f"config must be a path, a YAML string or a dict, not {type(config).__name__}")
 
 
