@@ -158,15 +158,20 @@ def sweep_lines(df, x, y, hue=None, agg="mean", ax=None, path=None, title=None, 
     d = _ok(df)
     fig, ax = _axes(ax)
     groups = [(None, d)] if hue is None else list(d.groupby(hue, sort=True))
+    order = sorted(set(d[x]), key=_sort_key)  # "2MiB" < "16MiB", numbers by value
+    numeric = all(isinstance(v, (int, float, np.number)) for v in order)
+    pos = {v: (float(v) if numeric else float(i)) for i, v in enumerate(order)}
     for key, g in groups:
-        s = g.groupby(x, sort=True)[y]
-        m = s.agg(agg)
-        xs = _numeric_axis(m.index)
+        s = g.groupby(x, sort=False)[y]
+        keys = sorted(s.groups.keys(), key=_sort_key)
+        m = s.agg(agg).reindex(keys)
+        xs = np.asarray([pos[k] for k in keys])
         line, = ax.plot(xs, m.values, marker=marker, label=None if hue is None else f"{hue}={key}")
         if (s.count() > 1).any():
-            ax.fill_between(xs, s.min().values, s.max().values, color=line.get_color(), alpha=0.15)
-    if not all(isinstance(v, (int, float, np.number)) for v in d[x]):
-        ax.set_xticks(_numeric_axis(sorted(set(d[x]), key=_sort_key)), sorted(set(d[x]), key=_sort_key))
+            ax.fill_between(xs, s.min().reindex(keys).values, s.max().reindex(keys).values, color=line.get_color(),
+                            alpha=0.15)
+    if not numeric:
+        ax.set_xticks([pos[v] for v in order], [str(v) for v in order])
     ax.set_xlabel(xlabel or x)
     ax.set_ylabel(ylabel or y)
     if logx:
@@ -191,14 +196,6 @@ def _sort_key(v):
     if m:
         return float(m.group(1)) * _UNITS.get(m.group(2).lower(), 1)
     return float("inf")
-
-
-def _numeric_axis(values):
-    vals = list(values)
-    if all(isinstance(v, (int, float, np.number)) for v in vals):
-        return np.asarray(vals, dtype=float)
-    order = sorted(set(vals), key=_sort_key)
-    return np.asarray([order.index(v) for v in vals], dtype=float)
 
 
 def sweep_heatmap(df, x, y, value, agg="mean", ax=None, path=None, title=None, fmt="{:.3g}", cmap="viridis",
