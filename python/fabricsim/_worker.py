@@ -4,6 +4,7 @@ cannot be used (inside daemonic processes such as Dask workers)."""
 import json
 import os
 import sys
+import time
 import traceback
 
 os.environ.setdefault("SYSTEMC_DISABLE_COPYRIGHT_MESSAGE", "1")
@@ -12,14 +13,16 @@ from ._native import native  # noqa: E402
 
 
 def execute(source, out_dir, run_ahead=True):
-    """Returns ("ok", summary_json) | ("config_error", message, key, reason) | ("error", text)."""
+    """Returns ("ok", summary_json, seconds in native.run) | ("config_error", message, key, reason) |
+    ("error", text)."""
     fault = source.get("_fault_on")  # test hook: this override makes the worker die like a crash
     if fault is not None and fault in source["overrides"]:
         os.abort()
     try:
+        t0 = time.perf_counter()
         text = native.run(source["config"], source["is_file"], list(source["overrides"]), source["name"], out_dir,
                           run_ahead)
-        return ("ok", text)
+        return ("ok", text, time.perf_counter() - t0)
     except native.ConfigError as e:
         return ("config_error", str(e), getattr(e, "key", ""), getattr(e, "reason", ""))
     except BaseException as e:  # noqa: BLE001 - everything goes back to the parent

@@ -58,11 +58,12 @@ class Result:
     metrics: flat scalar metrics (the columns of a sweep row). path: the folder.
     """
 
-    def __init__(self, path, summary=None, elapsed_s=None):
+    def __init__(self, path, summary=None, elapsed_s=None, worker_s=None):
         self.path = pathlib.Path(path)
         self._summary = summary
         self._cache = {}
-        self.elapsed_s = elapsed_s  # wall time of run() including the worker process
+        self.elapsed_s = elapsed_s  # wall time of the isolated run, worker process included
+        self.worker_s = worker_s  # of which in the worker's native run (the rest: process isolation)
 
     def __repr__(self):
         s = self.summary

@@ -46,8 +46,10 @@ def isolation_mode():
     return "subprocess" if mp.current_process().daemon else "forkserver"
 
 
-def _decode(reply):
+def _decode(reply, timing):
     if reply[0] == "ok":
+        if timing is not None:
+            timing["worker_s"] = reply[2]
         return json.loads(reply[1])
     if reply[0] == "config_error":
         raise make_config_error(reply[1], reply[2], reply[3])
@@ -105,18 +107,19 @@ def _run_subprocess(source, out_dir, timeout, run_ahead):
             return json.load(f)
 
 
-def run_isolated(source, out_dir, timeout=None, run_ahead=True):
+def run_isolated(source, out_dir, timeout=None, run_ahead=True, timing=None):
     """Simulates `source` (see config.make_source) in a fresh process; returns the summary dict.
 
     Raises ConfigError for a configuration the schema rejects and RunError if the worker
-    crashed, timed out or failed."""
+    crashed, timed out or failed. `timing` (a dict) receives worker_s: the time the worker spent
+    in the native run (validation, elaboration, simulation, writing the results folder)."""
     os.makedirs(out_dir, exist_ok=True)
     out_dir = os.path.abspath(out_dir)
     if isolation_mode() == "subprocess":
         reply = _run_subprocess(source, out_dir, timeout, run_ahead)
     else:
         reply = _run_forkserver(source, out_dir, timeout, run_ahead)
-    return _decode(reply)
+    return _decode(reply, timing)
 
 
 def run(config, out=None, seed=None, *, overrides=None, timeout=None, run_ahead=True):
@@ -135,5 +138,6 @@ def run(config, out=None, seed=None, *, overrides=None, timeout=None, run_ahead=
     if out is None:
         out = tempfile.mkdtemp(prefix=f"fabricsim-{info['name']}-")
     t0 = time.perf_counter()
-    summary = run_isolated(source, out, timeout=timeout, run_ahead=run_ahead)
-    return Result(out, summary=summary, elapsed_s=time.perf_counter() - t0)
+    timing = {}
+    summary = run_isolated(source, out, timeout=timeout, run_ahead=run_ahead, timing=timing)
+    return Result(out, summary=summary, elapsed_s=time.perf_counter() - t0, worker_s=timing.get("worker_s"))

@@ -53,11 +53,13 @@ def _task(source, out_dir, keep, timeout, metrics):
         out_dir = tmp = tempfile.mkdtemp(prefix="fabricsim-sweep-")
     res = {"status": "ok", "error": None, "metrics": {}, "run": {}}
     try:
-        summary = run_isolated(source, out_dir, timeout=timeout)
+        timing = {}
+        summary = run_isolated(source, out_dir, timeout=timeout, timing=timing)
         res["metrics"] = summary_metrics(summary)
         if metrics is not None:
             res["metrics"].update(metrics(Result(out_dir, summary=summary)))
         res["run"] = run_metrics(summary)
+        res["run"]["run.worker_s"] = timing.get("worker_s")
     except RunError as e:
         res.update(status=e.kind, error=str(e))
     except Exception as e:  # noqa: BLE001 - ConfigError or a failing metrics function: one row
