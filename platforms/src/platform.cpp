@@ -88,11 +88,14 @@ platform::platform(const sc_core::sc_module_name& name, const scenario& sc, cons
             m_switches[std::size_t(m_switch_of_node[sw_node])]->routes().add_route(host_ip[h], ports);
 
     // Sources. The next hop's MAC is the attached switch (L3 routing) or the peer host.
+    auto next_hop = [&](std::uint32_t h) {
+        const auto& ld = topo.links[std::size_t(topo.link_at(h, 0))];
+        return mac_for_node(ld.a.node == h ? ld.b.node : ld.a.node);
+    };
     for (const auto& f : m_sc.flows) {
-        const int li = topo.link_at(f.src, 0);
-        const auto& ld = topo.links[std::size_t(li)];
-        const std::uint32_t peer = ld.a.node == f.src ? ld.b.node : ld.a.node;
-        m_hosts[std::size_t(m_host_of_node[f.src])]->add_source(f.id, host_ip[f.dst], mac_for_node(peer));
+        m_hosts[std::size_t(m_host_of_node[f.src])]->add_source(f.id, host_ip[f.dst], next_hop(f.src));
+        if (f.transport == host::transport_kind::TCP)
+            m_hosts[std::size_t(m_host_of_node[f.dst])]->add_tcp_receiver(f.id, host_ip[f.src], next_hop(f.dst));
     }
 
     if (m_sc.sample_interval > 0 && !out_dir.empty()) {
@@ -161,7 +164,11 @@ nlohmann::json platform::summary(double wall_seconds) const {
         held += n->frames_held();
         n->report_stats(nics[n->basename()]);
     }
-    for (const auto& h : m_hosts) h->report_stats(hosts[h->basename()]);
+    for (const auto& h : m_hosts) {
+        h->export_flow_results();
+        held += h->frames_held();
+        h->report_stats(hosts[h->basename()]);
+    }
     for (const auto& l : m_links) {
         for (const phy::link_direction* d : {&l->ab, &l->ba}) {
             d->add_drops(drops);
@@ -171,10 +178,12 @@ nlohmann::json platform::summary(double wall_seconds) const {
         }
     }
     std::uint64_t sent = 0, delivered = 0, delivered_bytes = 0;
+    std::uint64_t acks_sent = 0;
     for (const auto& f : m_flows.all()) {
-        sent += f.sent_frames;
-        delivered += f.delivered_frames;
-        delivered_bytes += f.payload_bytes;
+        sent += f.sent_frames + f.ack_sent;
+        delivered += f.delivered_frames + f.ack_delivered;
+        acks_sent += f.ack_sent;
+        delivered_bytes += f.spec.transport == host::transport_kind::TCP ? f.rx_bytes : f.payload_bytes;
     }
     s["frames"] = {{"sent", sent},
                    {"delivered", delivered},
@@ -182,6 +191,7 @@ nlohmann::json platform::summary(double wall_seconds) const {
                    {"dropped_by_cause", drops_to_json(drops)},
                    {"in_flight", held},
                    {"pool_outstanding", frame_pool::global().outstanding()},
+                   {"tcp_acks_sent", acks_sent},
                    {"conserved", sent == delivered + drops.total() + held}};
     const std::uint64_t acts = counters().activations;
     s["kernel"] = {{"activations", acts},
@@ -191,8 +201,12 @@ nlohmann::json platform::summary(double wall_seconds) const {
     const double sim_s = double(now_ps()) / double(PS_PER_S);
     s["goodput_bps"] = sim_s > 0 ? double(delivered_bytes) * 8.0 / sim_s : 0.0;
     double lat_sum = 0;
-    for (const auto& f : m_flows.all()) lat_sum += f.latency_sum;
-    s["latency_us"] = {{"mean", delivered ? lat_sum / double(delivered) / 1e6 : 0.0},
+    std::uint64_t lat_n = 0;
+    for (const auto& f : m_flows.all()) {
+        lat_sum += f.latency_sum;
+        lat_n += f.delivered_frames;
+    }
+    s["latency_us"] = {{"mean", lat_n ? lat_sum / double(lat_n) / 1e6 : 0.0},
                        {"p50", m_flows.latency_quantile(0.5) / 1e6},
                        {"p99", m_flows.latency_quantile(0.99) / 1e6},
                        {"p999", m_flows.latency_quantile(0.999) / 1e6}};
@@ -212,7 +226,36 @@ nlohmann::json platform::summary(double wall_seconds) const {
                          {"ce_frames", f.ce_frames},
                          {"latency_mean_us", f.delivered_frames ? f.latency_sum / double(f.delivered_frames) / 1e6 : 0.0},
                          {"latency_max_us", us(f.latency_max)}});
+        if (sp.transport == host::transport_kind::TCP) {
+            const auto& t = f.tcp;
+            json& j = flows.back();
+            j["transport"] = "tcp";
+            j["size_bytes"] = sp.size_bytes;
+            j["rx_bytes"] = f.rx_bytes;
+            j["fct_us"] = f.completed ? us(f.completed - f.started) : -1.0;
+            j["ack_frames"] = f.ack_sent;
+            j["tcp"] = {{"bytes_acked", t.bytes_acked},
+                        {"segments", t.segments},
+                        {"retransmitted_segments", t.retransmitted_segments},
+                        {"fast_retransmits", t.fast_retransmits},
+                        {"timeouts", t.timeouts},
+                        {"ecn_reductions", t.ecn_reductions},
+                        {"ece_acks", t.ece_acks},
+                        {"acks", t.acks},
+                        {"cwnd_bytes", t.cwnd},
+                        {"alpha", t.alpha},
+                        {"srtt_us", us(t.srtt)},
+                        {"min_rtt_us", us(t.min_rtt)}};
+        }
     }
+    std::uint64_t tcp_flows = 0, tcp_done = 0, timeouts = 0;
+    for (const auto& f : m_flows.all()) {
+        if (f.spec.transport != host::transport_kind::TCP) continue;
+        ++tcp_flows;
+        if (f.completed) ++tcp_done;
+        timeouts += f.tcp.timeouts;
+    }
+    if (tcp_flows) s["tcp"] = {{"flows", tcp_flows}, {"completed", tcp_done}, {"timeouts", timeouts}};
     s["flows"] = std::move(flows);
     s["config"] = yaml_to_json(m_sc.echo);
     struct rusage ru {};
@@ -228,16 +271,19 @@ void platform::write_flows_csv(const std::string& path) const {
     if (!f) throw std::runtime_error("cannot write " + path);
     std::fprintf(f, "id,src,dst,process,rate_bps,packet_bytes,start_us,stop_us,sent_frames,sent_bytes,"
                     "delivered_frames,delivered_bytes,undelivered_frames,throughput_bps,latency_min_us,latency_mean_us,"
-                    "latency_max_us,ce_frames\n");
+                    "latency_max_us,ce_frames,transport,size_bytes,rx_bytes,goodput_bps,fct_us,ack_frames,"
+                    "retransmitted_segments,fast_retransmits,timeouts,ecn_reductions,ece_acks,cwnd_bytes,alpha,"
+                    "srtt_us\n");
     const double sim_s = double(now_ps()) / double(PS_PER_S);
     for (const auto& r : m_flows.all()) {
         const auto& sp = r.spec;
         const char* proc = sp.process == host::arrival_process::CBR       ? "cbr"
                            : sp.process == host::arrival_process::POISSON ? "poisson"
                                                                           : "on_off";
-        const ps_t stop = std::min<ps_t>(sp.stop, now_ps());
+        const bool tcp = sp.transport == host::transport_kind::TCP;
+        const ps_t stop = tcp && r.completed ? r.completed : std::min<ps_t>(sp.stop, now_ps());
         const double active = stop > sp.start ? double(stop - sp.start) / double(PS_PER_S) : sim_s;
-        std::fprintf(f, "%u,%s,%s,%s,%llu,%u,%.6f,%.6f,%llu,%llu,%llu,%llu,%llu,%.1f,%.4f,%.4f,%.4f,%llu\n", sp.id,
+        std::fprintf(f, "%u,%s,%s,%s,%llu,%u,%.6f,%.6f,%llu,%llu,%llu,%llu,%llu,%.1f,%.4f,%.4f,%.4f,%llu", sp.id,
                      m_sc.topo.nodes[sp.src].name.c_str(), m_sc.topo.nodes[sp.dst].name.c_str(), proc,
                      (unsigned long long)sp.rate_bps, sp.packet_bytes, us(sp.start), us(stop),
                      (unsigned long long)r.sent_frames, (unsigned long long)r.sent_bytes,
@@ -247,8 +293,35 @@ void platform::write_flows_csv(const std::string& path) const {
                      r.delivered_frames ? us(r.latency_min) : 0.0,
                      r.delivered_frames ? r.latency_sum / double(r.delivered_frames) / 1e6 : 0.0,
                      us(r.latency_max), (unsigned long long)r.ce_frames);
+        const std::uint64_t good = tcp ? r.rx_bytes : r.payload_bytes;
+        std::fprintf(f, ",%s,%llu,%llu,%.1f,", tcp ? "tcp" : "udp", (unsigned long long)sp.size_bytes,
+                     (unsigned long long)good, active > 0 ? double(good) * 8.0 / active : 0.0);
+        if (tcp && r.completed) std::fprintf(f, "%.4f", us(r.completed - r.started));
+        const auto& t = r.tcp;
+        std::fprintf(f, ",%llu,%llu,%llu,%llu,%llu,%llu,%llu,%.6f,%.4f\n", (unsigned long long)r.ack_sent,
+                     (unsigned long long)t.retransmitted_segments, (unsigned long long)t.fast_retransmits,
+                     (unsigned long long)t.timeouts, (unsigned long long)t.ecn_reductions,
+                     (unsigned long long)t.ece_acks, (unsigned long long)t.cwnd, t.alpha, us(t.srtt));
     }
     std::fclose(f);
+}
+
+void platform::write_traces(const std::string& dir) const {
+    bool any = false;
+    for (const auto& r : m_flows.all()) {
+        if (!r.spec.trace) continue;
+        if (!any) std::filesystem::create_directories(dir);
+        any = true;
+        const std::string path = dir + "/flow" + std::to_string(r.spec.id) + ".csv";
+        std::FILE* f = std::fopen(path.c_str(), "w");
+        if (!f) throw std::runtime_error("cannot write " + path);
+        std::fprintf(f, "time_us,cwnd_bytes,ssthresh_bytes,flight_bytes,alpha,marked_fraction,srtt_us,rtt_sample_us,ece\n");
+        for (const auto& t : r.trace)
+            std::fprintf(f, "%.4f,%llu,%llu,%llu,%.6f,%.6f,%.4f,%.4f,%d\n", us(t.at), (unsigned long long)t.cwnd,
+                         (unsigned long long)t.ssthresh, (unsigned long long)t.flight, t.alpha, t.last_f, us(t.srtt),
+                         us(t.rtt_sample), t.ece ? 1 : 0);
+        std::fclose(f);
+    }
 }
 
 run_result run_scenario(const scenario& sc, const std::string& out_dir, bool run_ahead) {
@@ -265,6 +338,7 @@ run_result run_scenario(const scenario& sc, const std::string& out_dir, bool run
     if (!out_dir.empty()) {
         std::ofstream(out_dir + "/summary.json") << r.summary.dump(2) << '\n';
         if (sc.flows_csv) top->write_flows_csv(out_dir + "/flows.csv");
+        top->write_traces(out_dir + "/traces");
         std::ofstream(out_dir + "/config.yaml") << YAML::Dump(sc.echo) << '\n';
     }
     return r;

@@ -39,6 +39,129 @@ void add_flow_keys(config_schema& s, const std::string& p) {
     auto& sh = s.add(p + ".pareto_shape", value_kind::REAL, "1.5", "on_off with pareto periods: shape a (> 1)");
     sh.min = 1.01;
     sh.max = 100;
+    auto& tr = s.add(p + ".transport", value_kind::CHOICE, "udp",
+                     "udp: open-loop source (process/rate/packet_size); tcp: a TCP connection (see tcp.*)");
+    tr.choices = {"udp", "tcp"};
+    auto& sz = s.add(p + ".size", value_kind::BYTES, "", "tcp: bytes to transfer (default: long-lived, never ends)");
+    sz.optional = true;
+    sz.min = 1;
+    auto& cc = s.add(p + ".cc", value_kind::CHOICE, "", "tcp: congestion control of this flow (default: tcp.cc)");
+    cc.optional = true;
+    cc.choices = {"newreno", "ecn", "dctcp", "cubic"};
+    s.add(p + ".trace", value_kind::BOOL, "false",
+          "tcp: record cwnd, ssthresh, alpha, RTT and ECE at every ACK (traces/flow<id>.csv)");
+}
+
+void add_tcp_keys(config_schema& s) {
+    auto& cc = s.add("tcp.cc", value_kind::CHOICE, "newreno",
+                     "Congestion control: newreno (RFC 5681/6582), ecn (ECN*: NewReno halving once per window on "
+                     "ECE, RFC 3168), dctcp (seed-000 §1.3), cubic (RFC 8312)");
+    cc.choices = {"newreno", "ecn", "dctcp", "cubic"};
+    auto& mss = s.add("tcp.mss", value_kind::BYTES, "1460B", "Segment payload; packets are mss + 40 B of IP/TCP headers");
+    mss.min = 64;
+    mss.max = 8960;
+    auto& iw = s.add("tcp.initial_window", value_kind::INT, "10", "Initial window in segments (RFC 6928)");
+    iw.min = 1;
+    iw.max = 10000;
+    s.add("tcp.initial_ssthresh", value_kind::BYTES, "0B", "Initial slow-start threshold (0 = unlimited)");
+    s.add("tcp.rwnd", value_kind::BYTES, "6MiB", "Receive window: flight never exceeds it (Linux tcp_rmem max)").min = 64;
+    s.add("tcp.min_rto", value_kind::TIME, "10ms",
+          "Minimum retransmission timeout (seed-000: 10 ms in the DCTCP experiments, 300 ms production)")
+        .min = 1;
+    s.add("tcp.initial_rto", value_kind::TIME, "1s", "RTO before the first RTT sample (RFC 6298)").min = 1;
+    s.add("tcp.max_rto", value_kind::TIME, "60s", "Upper limit of the backed-off RTO").min = 1;
+    auto& dt = s.add("tcp.dupack_threshold", value_kind::INT, "3", "Duplicate ACKs that trigger fast retransmit");
+    dt.min = 1;
+    dt.max = 100;
+    auto& ae = s.add("tcp.ack_every", value_kind::INT, "2", "Receiver ACKs every m-th in-order segment (1 = every one)");
+    ae.min = 1;
+    ae.max = 64;
+    s.add("tcp.delayed_ack_timeout", value_kind::TIME, "1ms",
+          "Delayed-ACK timer; kept below tcp.min_rto so it cannot cause spurious timeouts")
+        .min = 1;
+    auto& g = s.add("tcp.dctcp.g", value_kind::REAL, "0.0625", "DCTCP alpha gain g (seed-000: 1/16)");
+    g.min = 1e-6;
+    g.max = 1;
+    auto& a0 = s.add("tcp.dctcp.initial_alpha", value_kind::REAL, "1", "DCTCP alpha before the first window (Linux: 1)");
+    a0.min = 0;
+    a0.max = 1;
+    s.add("tcp.dctcp.rtt_fair", value_kind::BOOL, "false",
+          "RTT-fair DCTCP (seed-000 eq. 3.35): W <- W + 1/W - alpha/2 per marked ACK");
+    auto& b = s.add("tcp.cubic.beta", value_kind::REAL, "0.7",
+                    "CUBIC multiplicative decrease (RFC 8312 and Linux: 0.7)");
+    b.min = 0.01;
+    b.max = 0.99;
+    auto& c = s.add("tcp.cubic.c", value_kind::REAL, "0.4", "CUBIC C in segments/s^3 (RFC 8312: 0.4)");
+    c.min = 1e-6;
+    c.max = 1e6;
+    s.add("tcp.cubic.fast_convergence", value_kind::BOOL, "true", "CUBIC fast convergence (RFC 8312 §4.6)");
+    s.add("tcp.cubic.tcp_friendly", value_kind::BOOL, "true", "CUBIC TCP-friendly region (RFC 8312 §4.2)");
+    s.add("tcp.cubic.ecn", value_kind::BOOL, "false", "CUBIC flows are ECN-capable and treat ECE as loss");
+}
+
+host::cc_kind cc_from(const std::string& name) {
+    return name == "ecn"     ? host::cc_kind::ECN_STAR
+           : name == "dctcp" ? host::cc_kind::DCTCP
+           : name == "cubic" ? host::cc_kind::CUBIC
+                             : host::cc_kind::NEWRENO;
+}
+
+/// The scenario-wide TCP options (tcp.*), checked for consistency.
+host::tcp_options read_tcp(const config_node& t) {
+    host::tcp_options o;
+    o.cc.kind = cc_from(t.str("cc"));
+    o.cc.mss = static_cast<std::uint32_t>(t.bytes("mss"));
+    o.cc.initial_window_segments = static_cast<std::uint32_t>(t.integer("initial_window"));
+    o.cc.initial_ssthresh_bytes = t.bytes("initial_ssthresh");
+    const auto d = t.child("dctcp");
+    o.cc.dctcp_g = d.real("g");
+    o.cc.dctcp_initial_alpha = d.real("initial_alpha");
+    o.cc.rtt_fair = d.boolean("rtt_fair");
+    const auto c = t.child("cubic");
+    o.cc.cubic_beta = c.real("beta");
+    o.cc.cubic_c = c.real("c");
+    o.cc.cubic_fast_convergence = c.boolean("fast_convergence");
+    o.cc.cubic_tcp_friendly = c.boolean("tcp_friendly");
+    o.cc.cubic_ecn = c.boolean("ecn");
+    o.rtt.min_rto = t.time("min_rto");
+    o.rtt.initial_rto = t.time("initial_rto");
+    o.rtt.max_rto = t.time("max_rto");
+    if (o.rtt.max_rto < o.rtt.min_rto) t.fail("max_rto", "is below tcp.min_rto (" + format_time(o.rtt.min_rto) + ")");
+    if (o.rtt.initial_rto < o.rtt.min_rto || o.rtt.initial_rto > o.rtt.max_rto)
+        t.fail("initial_rto", "must lie between tcp.min_rto and tcp.max_rto");
+    o.sender.rwnd = t.bytes("rwnd");
+    if (o.sender.rwnd < o.cc.mss) t.fail("rwnd", "is smaller than one segment (tcp.mss)");
+    o.sender.dupack_threshold = static_cast<std::uint32_t>(t.integer("dupack_threshold"));
+    o.receiver.ack_every = static_cast<std::uint32_t>(t.integer("ack_every"));
+    o.receiver.delayed_ack_timeout = t.time("delayed_ack_timeout");
+    return o;
+}
+
+/// Per-flow transport settings: UDP keys on TCP flows (and the reverse) are errors, not ignored.
+void read_transport(host::flow_spec& f, const config_node& n, const host::tcp_options& tcp) {
+    const bool is_tcp = n.str("transport") == "tcp";
+    if (is_tcp) {
+        for (const char* k : {"process", "rate", "packet_size", "frames", "on_time", "off_time", "period_dist",
+                              "pareto_shape", "ecn", "stop", "load"})
+            if (n.has(k))
+                n.fail(k, "applies to UDP flows only (a TCP flow's segments follow tcp.mss and its congestion control)");
+        f.transport = host::transport_kind::TCP;
+        f.tcp = tcp;
+        if (n.has("cc")) f.tcp.cc.kind = cc_from(n.str("cc"));
+        f.size_bytes = n.has("size") ? n.bytes("size") : 0;
+        f.trace = n.boolean("trace");
+        f.packet_bytes = f.tcp.cc.mss + IPV4_HEADER + TCP_HEADER;
+        f.ect = f.tcp.cc.kind == host::cc_kind::ECN_STAR || f.tcp.cc.kind == host::cc_kind::DCTCP ||
+                (f.tcp.cc.kind == host::cc_kind::CUBIC && f.tcp.cc.cubic_ecn);
+        // ECN feedback follows the sender's algorithm (negotiated at connection set-up).
+        f.tcp.receiver.ecn = f.tcp.cc.kind == host::cc_kind::DCTCP ? host::ecn_feedback::DCTCP
+                             : f.ect                                ? host::ecn_feedback::RFC3168
+                                                                    : host::ecn_feedback::NONE;
+    } else {
+        for (const char* k : {"size", "cc"})
+            if (n.has(k)) n.fail(k, "applies to TCP flows only (set transport: tcp)");
+        if (n.boolean("trace")) n.fail("trace", "applies to TCP flows only (set transport: tcp)");
+    }
 }
 
 config_schema make_schema() {
@@ -113,6 +236,7 @@ config_schema make_schema() {
     s.add("phy.faults[].down_at", value_kind::TIME, "", "Link goes down");
     s.add("phy.faults[].up_at", value_kind::TIME, "", "Link comes back");
 
+    add_tcp_keys(s);
     sw::switch_config::describe(s, "switch");
     nic::nic_config::describe(s, "nic");
     s.add("host.lookahead", value_kind::TIME, "10us",
@@ -293,9 +417,10 @@ std::uint32_t host_by_name(const scenario& sc, const config_node& n, const std::
     return static_cast<std::uint32_t>(i);
 }
 
-void build_traffic(scenario& sc, const config_node& tr) {
+void build_traffic(scenario& sc, const config_node& tr, const host::tcp_options& tcp) {
     for (const auto& f : tr.list("flows")) {
         host::flow_spec spec = read_flow_common(f, sc.duration);
+        read_transport(spec, f, tcp);
         spec.src = host_by_name(sc, f, "src");
         spec.dst = host_by_name(sc, f, "dst");
         if (spec.src == spec.dst) f.fail("dst", "is the same host as src");
@@ -329,6 +454,7 @@ void build_traffic(scenario& sc, const config_node& tr) {
         for (auto [s, d] : pairs) per_src[s]++;
         for (auto [s, d] : pairs) {
             host::flow_spec spec = read_flow_common(g, sc.duration);
+            read_transport(spec, g, tcp);
             spec.src = s;
             spec.dst = d;
             const double rate = load * double(sc.topo.port_rate(s, 0)) / per_src[s];
@@ -363,7 +489,7 @@ scenario load_scenario(const YAML::Node& root_in, const std::string& name) {
         const std::string why = sc.sw.mmu_for(sc.topo.nodes[n].ports).validate();
         if (!why.empty()) top.fail("switch.mmu", "switch '" + sc.topo.nodes[n].name + "': " + why);
     }
-    build_traffic(sc, top.child("traffic"));
+    build_traffic(sc, top.child("traffic"), read_tcp(top.child("tcp")));
     const auto res = top.child("results");
     sc.sample_interval = res.time("sample_interval");
     sc.per_queue_series = res.boolean("per_queue_series");

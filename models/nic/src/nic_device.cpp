@@ -52,6 +52,10 @@ void nic_device::on_wire_free() {
     entry e = m_queue.pop_front();
     start(*e.f, std::max(now, e.ready), now);
     if (!m_queue.empty()) m_wire_free.arm_at(std::max(m_busy_until, m_queue.front().ready));
+    if (m_notify_host && m_queue.size() <= m_cfg.tx_queue_frames / 2) {
+        m_notify_host = false;
+        if (m_host) m_host->nic_tx_ready();
+    }
 }
 
 void nic_device::start(frame& f, ps_t at, ps_t now) {

@@ -35,6 +35,8 @@ public:
     /// Builds summary.json content after the run (wall-clock figures under "host_perf").
     nlohmann::json summary(double wall_seconds) const;
     void write_flows_csv(const std::string& path) const;
+    /// One CSV per traced TCP flow (cwnd, alpha, RTT at every ACK) under `dir`.
+    void write_traces(const std::string& dir) const;
 
 private:
     void sample();

@@ -89,7 +89,9 @@ struct frame {
 
     // Simulation metadata
     std::uint32_t flow_id = 0;
-    std::uint64_t seq_no = 0;     ///< per-flow frame sequence number
+    std::uint64_t seq_no = 0;     ///< UDP: per-flow frame number; TCP: 64-bit byte offset of the segment
+    std::uint64_t ack_no = 0;     ///< TCP: 64-bit cumulative ACK (tcp_ack is its low 32 bits)
+    ps_t ts_echo = 0;             ///< TCP ACK: send time of the segment it echoes (RFC 7323 TSecr, metadata only)
     ps_t created = 0;             ///< when the source generated it
     ps_t rx_last_bit = 0;         ///< set by the link: last bit arrives at the receiver
     std::uint16_t ingress_port = 0;

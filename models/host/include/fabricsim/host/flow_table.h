@@ -13,6 +13,35 @@
 
 namespace fabricsim::host {
 
+/// One row of a TCP flow's trace, taken at every ACK the sender processes.
+struct tcp_trace_row {
+    ps_t at;
+    std::uint64_t cwnd;
+    std::uint64_t ssthresh;
+    std::uint64_t flight;
+    double alpha;      ///< DCTCP estimate (0 for other algorithms)
+    double last_f;     ///< DCTCP: fraction of marked bytes in the last observed window
+    ps_t srtt;
+    ps_t rtt_sample;   ///< 0 when this ACK gave none
+    bool ece;
+};
+
+/// End-of-run state of a TCP flow (filled by the hosts when the run ends).
+struct tcp_flow_result {
+    std::uint64_t bytes_acked = 0;
+    std::uint64_t segments = 0;
+    std::uint64_t retransmitted_segments = 0;
+    std::uint64_t fast_retransmits = 0;
+    std::uint64_t timeouts = 0;
+    std::uint64_t ecn_reductions = 0;
+    std::uint64_t ece_acks = 0;
+    std::uint64_t acks = 0;
+    std::uint64_t cwnd = 0;
+    double alpha = 0;
+    ps_t srtt = 0;
+    ps_t min_rtt = 0;
+};
+
 struct flow_record {
     flow_spec spec;
     std::uint64_t sent_frames = 0;
@@ -26,6 +55,16 @@ struct flow_record {
     ps_t latency_min = std::numeric_limits<ps_t>::max();
     ps_t latency_max = 0;
     double latency_sum = 0;
+    // TCP
+    std::uint64_t ack_sent = 0;       ///< pure ACK frames sent by the receiver
+    std::uint64_t ack_delivered = 0;  ///< pure ACK frames that reached the sender
+    std::uint64_t rx_bytes = 0;       ///< in-order payload bytes delivered to the application
+    ps_t started = 0;                 ///< when the application wrote the data
+    ps_t completed = 0;               ///< when the last byte reached the receiver (0 = not yet)
+    tcp_flow_result tcp;
+    std::vector<tcp_trace_row> trace;
+    std::uint32_t tx_slot = 0;        ///< index of the flow in its source host
+    std::uint32_t rx_slot = 0;        ///< index of the flow in its destination host
 };
 
 class flow_table {

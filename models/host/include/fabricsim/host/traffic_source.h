@@ -7,10 +7,23 @@
 
 #include "fabricsim/core/rng.h"
 #include "fabricsim/core/units.h"
+#include "fabricsim/host/algo/congestion_control.h"
+#include "fabricsim/host/algo/rtt_estimator.h"
+#include "fabricsim/host/algo/tcp_receiver.h"
+#include "fabricsim/host/algo/tcp_sender.h"
 
 namespace fabricsim::host {
 
 enum class arrival_process { CBR, POISSON, ON_OFF };
+enum class transport_kind { UDP, TCP };
+
+/// Everything one TCP connection is configured with.
+struct tcp_options {
+    cc_params cc;
+    rtt_params rtt;
+    tcp_sender_params sender;
+    tcp_receiver_params receiver;
+};
 enum class period_distribution { EXPONENTIAL, PARETO };
 
 struct flow_spec {
@@ -30,6 +43,11 @@ struct flow_spec {
     ps_t off_mean = PS_PER_MS;
     period_distribution periods = period_distribution::EXPONENTIAL;
     double pareto_shape = 1.5;
+
+    transport_kind transport = transport_kind::UDP;
+    std::uint64_t size_bytes = 0;  ///< TCP: bytes to transfer (0 = long-lived)
+    tcp_options tcp;               ///< TCP: connection parameters
+    bool trace = false;            ///< TCP: record cwnd/alpha/RTT per ACK
 
     /// Wire bytes of one frame of this flow.
     std::uint32_t wire_bytes() const;

@@ -34,6 +34,8 @@ public:
     virtual ~nic_host_if() = default;
     /// Frame `f` reaches host memory at absolute time `at` (>= now). The host owns `f`.
     virtual void nic_rx(frame& f, ps_t at) = 0;
+    /// The TX queue has room again after request_tx_ready() (called at the time it frees).
+    virtual void nic_tx_ready() {}
 };
 
 class nic_device : public sc_core::sc_module, public frame_receiver, public stats_provider {
@@ -48,6 +50,11 @@ public:
     /// Posts must come in non-decreasing `at` order.
     void post(frame& f, ps_t at);
     std::uint64_t rate_bps() const { return m_rate_bps; }
+    /// Frames the TX queue can still take.
+    std::size_t tx_queue_free() const { return m_cfg.tx_queue_frames - m_queue.size(); }
+    std::size_t tx_queue_capacity() const { return m_cfg.tx_queue_frames; }
+    /// Call the host's nic_tx_ready() once the TX queue has drained to half its size.
+    void request_tx_ready() { m_notify_host = true; }
 
     void receive(unsigned port, frame& f) override;
 
@@ -77,6 +84,7 @@ private:
     nic_host_if* m_host = nullptr;
     ring<entry> m_queue;
     ps_t m_busy_until = 0;
+    bool m_notify_host = false;
     model_timer m_wire_free = model_timer::bind<nic_device, &nic_device::on_wire_free>(this);
     stats m_stats;
 };

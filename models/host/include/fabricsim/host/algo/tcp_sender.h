@@ -1,0 +1,102 @@
+#pragma once
+/// Sending half of a TCP connection (plain C++, no SystemC): segmentation, the send window
+/// min(cwnd, rwnd), NewReno loss recovery, the RFC 6298 retransmission timer and RTT sampling,
+/// around one congestion_control and one rtt_estimator.
+///
+/// Model note. Bytes and 64-bit stream offsets; time in ps. Segments carry at most `mss`
+/// payload bytes and are sent only whole (flight + len <= window; no silly-window sends).
+/// Loss recovery: 3 duplicate ACKs -> fast retransmit of snd_una (NewReno, RFC 6582,
+/// impatient variant: only the first partial ACK restarts the timer); each partial ACK
+/// retransmits the next hole. RTO (RFC 6298 5.1-5.7): started by a send when not running,
+/// restarted by an ACK of new data, stopped when all is acked; on expiry the RTO backs off
+/// and the sender goes back to snd_una (go-back-N, as ns-2 and Linux without SACK) with
+/// cwnd = 1 MSS. RTT samples come from the echoed send time of the ACKed segment (RFC 7323
+/// timestamps, carried as metadata), so retransmissions give valid samples. Fast retransmit
+/// and partial-ACK retransmissions bypass the window (RFC 5681 §3.2). Ignored: SACK, limited
+/// transmit, Nagle, FIN/SYN handshakes (connections are open from the start), window scaling.
+#include <cstdint>
+
+#include "fabricsim/core/units.h"
+#include "fabricsim/host/algo/congestion_control.h"
+#include "fabricsim/host/algo/rtt_estimator.h"
+
+namespace fabricsim::host {
+
+struct tcp_sender_params {
+    std::uint64_t rwnd = 6ull << 20;     ///< receiver's advertised window (Linux tcp_rmem max: 6 MiB)
+    std::uint32_t dupack_threshold = 3;  ///< RFC 5681
+    void validate() const;
+};
+
+/// One segment to put on the wire now.
+struct tcp_segment {
+    std::uint64_t seq = 0;
+    std::uint32_t len = 0;
+    bool retransmission = false;
+    bool cwr = false;
+};
+
+class tcp_sender {
+public:
+    tcp_sender(const tcp_sender_params& p, const cc_params& cc, const rtt_params& rtt);
+
+    /// The application appends `bytes` to the stream.
+    void write(std::uint64_t bytes) { m_written += bytes; }
+    /// The stream never ends (a long-lived flow).
+    void set_unlimited() { m_unlimited = true; }
+
+    /// The next segment the window and the data allow now; false if none.
+    bool next_segment(ps_t now, tcp_segment& out);
+    /// An ACK arrives: cumulative `ack`, ECN-Echo bit, echoed send time (0 = none).
+    void on_ack(ps_t now, std::uint64_t ack, bool ece, ps_t ts_echo);
+    /// The retransmission timer fired (the caller calls this at rto_deadline()).
+    void on_rto_timer(ps_t now);
+    /// When the retransmission timer must fire (0 = not running).
+    ps_t rto_deadline() const { return m_rto_at; }
+
+    std::uint64_t snd_una() const { return m_snd_una; }
+    std::uint64_t snd_nxt() const { return m_snd_nxt; }
+    std::uint64_t written() const { return m_written; }
+    bool unlimited() const { return m_unlimited; }
+    std::uint64_t flight() const { return m_snd_nxt - m_snd_una; }
+    /// Everything written has been acknowledged (never true for an unlimited stream).
+    bool all_acked() const { return !m_unlimited && m_snd_una == m_written; }
+    std::uint32_t mss() const { return m_cc.params().mss; }
+
+    const congestion_control& cc() const { return m_cc; }
+    const rtt_estimator& rtt() const { return m_rtt; }
+    ps_t last_rtt_sample() const { return m_last_sample; }
+
+    struct stats {
+        std::uint64_t segments = 0;
+        std::uint64_t bytes = 0;
+        std::uint64_t retransmitted_segments = 0;
+        std::uint64_t fast_retransmits = 0;
+        std::uint64_t timeouts = 0;
+        std::uint64_t acks = 0;
+        std::uint64_t ece_acks = 0;
+        std::uint64_t dupacks = 0;
+    };
+    const stats& get_stats() const { return m_stats; }
+
+private:
+    void arm_rto(ps_t now) { m_rto_at = now + m_rtt.rto(); }
+
+    tcp_sender_params m_p;
+    congestion_control m_cc;
+    rtt_estimator m_rtt;
+    std::uint64_t m_written = 0;
+    bool m_unlimited = false;
+    std::uint64_t m_snd_una = 0;
+    std::uint64_t m_snd_nxt = 0;
+    std::uint64_t m_snd_max = 0;   ///< highest byte ever sent + 1
+    std::uint32_t m_dupacks = 0;
+    bool m_retx_pending = false;   ///< fast / partial-ACK retransmission of snd_una due
+    bool m_timer_retx = false;     ///< snd_una was already retransmitted by the timer
+    bool m_partial_seen = false;   ///< a partial ACK already restarted the timer in this recovery
+    ps_t m_rto_at = 0;
+    ps_t m_last_sample = 0;
+    stats m_stats;
+};
+
+}  // namespace fabricsim::host

@@ -1,0 +1,241 @@
+// TCP sender and receiver state machines (plain C++, no kernel): exact ACK decisions, timers,
+// windows and recovery steps against hand-worked sequences.
+#include <catch2/catch.hpp>
+
+#include <vector>
+
+#include "fabricsim/host/algo/tcp_receiver.h"
+#include "fabricsim/host/algo/tcp_sender.h"
+
+using namespace fabricsim;
+using namespace fabricsim::host;
+
+namespace {
+
+constexpr std::uint32_t MSS = 1460;
+constexpr ps_t US = PS_PER_US;
+
+struct rx_harness {
+    tcp_receiver r;
+    std::vector<ack_decision> acks;
+    explicit rx_harness(const tcp_receiver_params& p) : r(p) {}
+    /// Segment number k (MSS bytes at k*MSS) arriving at time k us.
+    unsigned seg(unsigned k, bool ce = false, bool cwr = false) {
+        ack_decision out[2];
+        const unsigned n = r.on_segment(k * US, std::uint64_t(k) * MSS, MSS, ce, cwr, 1000 + k, out);
+        for (unsigned i = 0; i < n; ++i) acks.push_back(out[i]);
+        return n;
+    }
+};
+
+tcp_receiver_params rx_params(std::uint32_t m, ecn_feedback ecn = ecn_feedback::NONE) {
+    tcp_receiver_params p;
+    p.ack_every = m;
+    p.delayed_ack_timeout = 500 * US;
+    p.ecn = ecn;
+    return p;
+}
+
+}  // namespace
+
+TEST_CASE("tcp receiver: delayed ACK every second segment, timer for a lone segment", "[tcp]") {
+    rx_harness h(rx_params(2));
+    CHECK(h.seg(0) == 0);
+    CHECK(h.r.delayed_ack_deadline() == 500 * US);
+    CHECK(h.seg(1) == 1);
+    CHECK(h.acks.back().ack == 2 * MSS);
+    CHECK(h.acks.back().ts_echo == 1000);  // TS.Recent: first segment after the last ACK
+    CHECK(h.r.delayed_ack_deadline() == 0);
+    CHECK(h.seg(2) == 0);
+    ack_decision a;
+    REQUIRE(h.r.on_delayed_ack_timer(502 * US, a));
+    CHECK(a.ack == 3 * MSS);
+    CHECK(a.ts_echo == 1002);
+    CHECK(h.r.get_stats().delayed_ack_timeouts == 1);
+    CHECK_FALSE(h.r.on_delayed_ack_timer(1000 * US, a));  // nothing pending
+}
+
+TEST_CASE("tcp receiver: out-of-order data gets immediate duplicate ACKs, the hole fill an immediate ACK", "[tcp]") {
+    rx_harness h(rx_params(2));
+    h.seg(0);
+    CHECK(h.seg(2) == 1);  // gap at segment 1
+    CHECK(h.acks.back().ack == MSS);
+    CHECK(h.seg(3) == 1);
+    CHECK(h.acks.back().ack == MSS);
+    CHECK(h.r.out_of_order_bytes() == 2 * MSS);
+    CHECK(h.seg(1) == 1);  // fills the hole: ACK everything at once
+    CHECK(h.acks.back().ack == 4 * MSS);
+    CHECK(h.r.out_of_order_bytes() == 0);
+    CHECK(h.seg(1) == 1);  // duplicate: immediate ACK
+    CHECK(h.acks.back().ack == 4 * MSS);
+    CHECK(h.r.get_stats().duplicates == 1);
+    CHECK(h.r.get_stats().out_of_order == 2);
+}
+
+TEST_CASE("tcp receiver: DCTCP two-state machine conveys the exact run of marks", "[tcp]") {
+    rx_harness h(rx_params(2, ecn_feedback::DCTCP));
+    // CE pattern 0 0 1 1 1 0 (seed-000 §1.2, Fig 2.10).
+    h.seg(0, false);
+    h.seg(1, false);  // 2nd unmarked: delayed ACK, ECE 0
+    REQUIRE(h.acks.size() == 1);
+    CHECK(h.acks[0].ack == 2 * MSS);
+    CHECK_FALSE(h.acks[0].ece);
+    CHECK(h.seg(2, true) == 0);  // state change with nothing pending: no extra ACK
+    CHECK(h.seg(3, true) == 1);
+    CHECK(h.acks[1].ack == 4 * MSS);
+    CHECK(h.acks[1].ece);
+    h.seg(4, true);
+    CHECK(h.seg(5, false) == 1);  // change 1 -> 0 with one pending: ACK it at once with ECE 1
+    CHECK(h.acks[2].ack == 5 * MSS);
+    CHECK(h.acks[2].ece);
+    CHECK(h.r.delayed_ack_deadline() == 5 * US + 500 * US);  // segment 5 waits under state 0
+    ack_decision a;
+    REQUIRE(h.r.on_delayed_ack_timer(505 * US, a));
+    CHECK(a.ack == 6 * MSS);
+    CHECK_FALSE(a.ece);
+}
+
+TEST_CASE("tcp receiver: RFC 3168 latches ECE until CWR", "[tcp]") {
+    rx_harness h(rx_params(1, ecn_feedback::RFC3168));
+    h.seg(0);
+    h.seg(1, true);
+    h.seg(2);
+    h.seg(3);
+    h.seg(4, false, true);  // CWR
+    h.seg(5);
+    REQUIRE(h.acks.size() == 6);
+    const bool expect[6] = {false, true, true, true, false, false};
+    for (int i = 0; i < 6; ++i) CHECK(h.acks[i].ece == expect[i]);
+}
+
+namespace {
+
+cc_params cc(cc_kind k = cc_kind::NEWRENO, std::uint32_t iw = 10) {
+    cc_params p;
+    p.kind = k;
+    p.mss = MSS;
+    p.initial_window_segments = iw;
+    return p;
+}
+
+rtt_params rtt() {
+    rtt_params r;
+    r.initial_rto = 1 * PS_PER_S;
+    r.min_rto = 10 * PS_PER_MS;
+    return r;
+}
+
+/// Sends everything the window allows at `now`; returns the segments.
+std::vector<tcp_segment> drain(tcp_sender& s, ps_t now) {
+    std::vector<tcp_segment> v;
+    tcp_segment seg;
+    while (s.next_segment(now, seg)) v.push_back(seg);
+    return v;
+}
+
+}  // namespace
+
+TEST_CASE("tcp sender: initial window, slow start by ACK, timer armed and restarted", "[tcp]") {
+    tcp_sender s(tcp_sender_params{}, cc(), rtt());
+    s.set_unlimited();
+    auto v = drain(s, 0);
+    REQUIRE(v.size() == 10);
+    CHECK(v[9].seq == 9ull * MSS);
+    CHECK(v[9].len == MSS);
+    CHECK(s.rto_deadline() == 1 * PS_PER_S);  // RFC 6298 5.1 with the initial RTO
+    // ACK of two segments 100 us later, echoing the first one's send time: RTT 100 us.
+    s.on_ack(100 * US, 2 * MSS, false, 1);
+    CHECK(s.cc().cwnd() == 12ull * MSS);  // slow start: + min(acked, 2 MSS)
+    CHECK(s.rtt().srtt() == 100 * US - 1);
+    CHECK(s.rto_deadline() == 100 * US + s.rtt().rto());  // 5.3 restart
+    CHECK(s.rtt().rto() == 10 * PS_PER_MS);             // clamped to min_rto
+    v = drain(s, 100 * US);
+    CHECK(v.size() == 4);  // 2 freed + 2 of growth
+    CHECK(s.flight() == 12ull * MSS);
+}
+
+TEST_CASE("tcp sender: finite stream segments, last short segment, timer stops when all is acked", "[tcp]") {
+    tcp_sender s(tcp_sender_params{}, cc(), rtt());
+    s.write(3000);
+    auto v = drain(s, 0);
+    REQUIRE(v.size() == 3);
+    CHECK(v[2].seq == 2920);
+    CHECK(v[2].len == 80);
+    CHECK_FALSE(s.all_acked());
+    s.on_ack(50 * US, 3000, false, 0);
+    CHECK(s.all_acked());
+    CHECK(s.rto_deadline() == 0);
+}
+
+TEST_CASE("tcp sender: the receive window caps the flight", "[tcp]") {
+    tcp_sender_params p;
+    p.rwnd = 3 * MSS;
+    tcp_sender s(p, cc(), rtt());
+    s.set_unlimited();
+    CHECK(drain(s, 0).size() == 3);
+}
+
+TEST_CASE("tcp sender: three duplicate ACKs fast-retransmit snd_una outside the window", "[tcp]") {
+    tcp_sender s(tcp_sender_params{}, cc(), rtt());
+    s.set_unlimited();
+    drain(s, 0);                                    // 10 segments
+    s.on_ack(100 * US, MSS, false, 1);              // segment 0 acked, 1 lost
+    drain(s, 100 * US);                             // window 11: 2 more -> flight 11
+    for (int i = 0; i < 2; ++i) s.on_ack(101 * US, MSS, false, 0);
+    CHECK(s.get_stats().fast_retransmits == 0);
+    s.on_ack(102 * US, MSS, false, 0);
+    CHECK(s.get_stats().fast_retransmits == 1);
+    CHECK(s.cc().in_recovery());
+    // ssthresh = flight/2 = 11*1460/2; cwnd = ssthresh + 3 MSS (RFC 6582).
+    CHECK(s.cc().ssthresh() == 11ull * MSS / 2);
+    CHECK(s.cc().cwnd() == 11ull * MSS / 2 + 3ull * MSS);
+    tcp_segment seg;
+    REQUIRE(s.next_segment(102 * US, seg));
+    CHECK(seg.seq == MSS);
+    CHECK(seg.retransmission);
+    // Partial ACK (up to segment 5): the next hole goes out at once.
+    s.on_ack(200 * US, 5ull * MSS, false, 0);
+    REQUIRE(s.next_segment(200 * US, seg));
+    CHECK(seg.seq == 5ull * MSS);
+    CHECK(seg.retransmission);
+}
+
+TEST_CASE("tcp sender: RTO goes back to snd_una with one segment and backs off", "[tcp]") {
+    tcp_sender s(tcp_sender_params{}, cc(), rtt());
+    s.set_unlimited();
+    drain(s, 0);
+    s.on_ack(100 * US, MSS, false, 1);  // sample -> RTO = min_rto = 10 ms
+    drain(s, 100 * US);
+    const ps_t due = s.rto_deadline();
+    CHECK(due == 100 * US + 10 * PS_PER_MS);
+    s.on_rto_timer(due);
+    CHECK(s.get_stats().timeouts == 1);
+    CHECK(s.cc().cwnd() == MSS);
+    CHECK(s.snd_nxt() == MSS);
+    CHECK(s.rto_deadline() == due + 20 * PS_PER_MS);  // backed off x2
+    auto v = drain(s, due);
+    REQUIRE(v.size() == 1);
+    CHECK(v[0].seq == MSS);
+    CHECK(v[0].retransmission);
+    // The receiver had kept segments 2..11: its ACK jumps past snd_nxt.
+    s.on_ack(due + 100 * US, 12ull * MSS, false, 0);
+    CHECK(s.snd_una() == 12ull * MSS);
+    CHECK(s.snd_nxt() == 12ull * MSS);
+}
+
+TEST_CASE("tcp sender: a DCTCP cut marks the next new segment CWR", "[tcp]") {
+    tcp_sender s(tcp_sender_params{}, cc(cc_kind::DCTCP), rtt());
+    s.set_unlimited();
+    drain(s, 0);
+    // The first ACK carries ECE; alpha starts at 1, so the cut halves cwnd (no growth on it).
+    s.on_ack(100 * US, 2 * MSS, true, 1);
+    CHECK(s.cc().ecn_reductions() == 1);
+    CHECK(s.cc().cwnd() == 5ull * MSS);
+    tcp_segment seg;
+    CHECK_FALSE(s.next_segment(100 * US, seg));  // flight 8 MSS > cwnd
+    s.on_ack(200 * US, 10ull * MSS, false, 0);
+    REQUIRE(s.next_segment(200 * US, seg));
+    CHECK(seg.cwr);
+    REQUIRE(s.next_segment(200 * US, seg));
+    CHECK_FALSE(seg.cwr);
+}
