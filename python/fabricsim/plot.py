@@ -84,15 +84,24 @@ def _default_col(df, names):
 def fct_percentiles(flows, size=None, time=None, bins=None, percentiles=(50, 99), ax=None, path=None, title=None):
     """Flow (or query) completion time percentiles by flow-size bin.
 
-    flows: a Result or its flows DataFrame. size/time: column names (default: size from
-    size_bytes/sent_bytes, time from fct_us/qct_us, else latency_max_us, the last frame's
-    one-way latency of an open-loop flow). bins: size-bin edges in bytes (default: decades).
+    flows: a Result or its flows DataFrame. size/time: column names (default: size_bytes and
+    fct_us of finished TCP flows; without any, sent_bytes and latency_max_us, the largest one-way
+    latency of an open-loop flow). Unfinished flows (time < 0) are left out. bins: size-bin
+    edges in bytes (default: decades).
     """
     df = flows.flows if hasattr(flows, "flows") else flows
+    if size is None and time is None:
+        # Finished TCP flows (fct_us >= 0) if any, else open-loop flows by their latency.
+        if {"size_bytes", "fct_us"} <= set(df.columns) and ((df["fct_us"] >= 0) & (df["size_bytes"] > 0)).any():
+            size, time = "size_bytes", "fct_us"
+        else:
+            size, time = "sent_bytes", "latency_max_us"
     size = size or _default_col(df, ["size_bytes", "sent_bytes"])
     time = time or _default_col(df, ["fct_us", "qct_us", "latency_max_us"])
     d = df[[size, time]].dropna()
-    d = d[d[size] > 0]
+    d = d[(d[size] > 0) & (d[time] >= 0)]
+    if d.empty:
+        raise ValueError(f"no flows with {size} > 0 and {time} >= 0")
     if bins is None:
         lo, hi = np.floor(np.log10(d[size].min())), np.ceil(np.log10(d[size].max() + 1))
         bins = 10.0 ** np.arange(lo, max(hi, lo + 1) + 1)
