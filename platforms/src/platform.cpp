@@ -315,10 +315,10 @@ void platform::write_traces(const std::string& dir) const {
         const std::string path = dir + "/flow" + std::to_string(r.spec.id) + ".csv";
         std::FILE* f = std::fopen(path.c_str(), "w");
         if (!f) throw std::runtime_error("cannot write " + path);
-        std::fprintf(f, "time_us,cwnd_bytes,ssthresh_bytes,flight_bytes,alpha,marked_fraction,srtt_us,rtt_sample_us,ece\n");
+        std::fprintf(f, "time_us,cwnd_bytes,ssthresh_bytes,flight_bytes,acked_bytes,alpha,marked_fraction,srtt_us,rtt_sample_us,ece\n");
         for (const auto& t : r.trace)
-            std::fprintf(f, "%.4f,%llu,%llu,%llu,%.6f,%.6f,%.4f,%.4f,%d\n", us(t.at), (unsigned long long)t.cwnd,
-                         (unsigned long long)t.ssthresh, (unsigned long long)t.flight, t.alpha, t.last_f, us(t.srtt),
+            std::fprintf(f, "%.4f,%llu,%llu,%llu,%llu,%.6f,%.6f,%.4f,%.4f,%d\n", us(t.at), (unsigned long long)t.cwnd,
+                         (unsigned long long)t.ssthresh, (unsigned long long)t.flight, (unsigned long long)t.acked, t.alpha, t.last_f, us(t.srtt),
                          us(t.rtt_sample), t.ece ? 1 : 0);
         std::fclose(f);
     }

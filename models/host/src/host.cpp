@@ -301,7 +301,7 @@ void host::on_tcp_ack(frame& f, ps_t now) {
     x.snd.on_ack(now, f.ack_no, ece, f.ts_echo);
     if (rec.spec.trace) {
         const auto& cc = x.snd.cc();
-        rec.trace.push_back({now, cc.cwnd(), cc.ssthresh(), x.snd.flight(), cc.alpha(), cc.last_f(),
+        rec.trace.push_back({now, cc.cwnd(), cc.ssthresh(), x.snd.flight(), x.snd.snd_una(), cc.alpha(), cc.last_f(),
                              x.snd.rtt().srtt(), f.ts_echo && now > f.ts_echo ? now - f.ts_echo : 0, ece});
     }
     pump(rec.tx_slot, now);

@@ -19,6 +19,7 @@ struct tcp_trace_row {
     std::uint64_t cwnd;
     std::uint64_t ssthresh;
     std::uint64_t flight;
+    std::uint64_t acked;  ///< snd_una: bytes cumulatively acknowledged
     double alpha;      ///< DCTCP estimate (0 for other algorithms)
     double last_f;     ///< DCTCP: fraction of marked bytes in the last observed window
     ps_t srtt;
