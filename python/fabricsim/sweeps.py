@@ -15,6 +15,7 @@ import tempfile
 import time
 from collections.abc import Mapping
 
+from ._native import ConfigError
 from .config import format_value, make_source, validate_source, with_overrides
 from .errors import RunError
 from .results import Result, run_metrics, summary_metrics
@@ -62,9 +63,10 @@ def _task(source, out_dir, keep, timeout, metrics):
         res["run"]["run.worker_s"] = timing.get("worker_s")
     except RunError as e:
         res.update(status=e.kind, error=str(e))
-    except Exception as e:  # noqa: BLE001 - ConfigError or a failing metrics function: one row
-        res.update(status="config_error" if isinstance(e, ValueError) else "error",
-                   error=f"{type(e).__name__}: {e}" if not isinstance(e, ValueError) else str(e))
+    except ConfigError as e:
+        res.update(status="config_error", error=str(e))
+    except Exception as e:  # noqa: BLE001 - e.g. a failing metrics function: one row
+        res.update(status="error", error=f"{type(e).__name__}: {e}")
     finally:
         if tmp is not None and not keep:
             shutil.rmtree(tmp, ignore_errors=True)
@@ -116,7 +118,7 @@ def sweep(config, grid, repeats=1, workers=None, executor=None, cache_dir=None, 
         try:
             seed0 = validate_source(src)["seed"]
             err = None
-        except ValueError as e:
+        except ConfigError as e:
             seed0, err = None, str(e)
         for r in range(repeats):
             seed = None if seed0 is None else seed0 + r

@@ -101,3 +101,11 @@ def test_dask_local_cluster_gives_the_same_rows(sequential, default_yaml, short)
                              progress=False)
     assert (df["status"] == "ok").all(), df["error"].tolist()
     _same(sequential, df)
+
+
+def test_a_failing_metrics_function_is_an_error_row(default_yaml, short):
+    def broken(r):
+        raise ValueError("no such column")
+    df = fabricsim.sweep(default_yaml, {"switch.port_cap": ["100KB"]}, overrides=short, metrics=broken,
+                         progress=False)
+    assert list(df["status"]) == ["error"] and df.loc[0, "error"] == "ValueError: no such column"
