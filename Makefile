@@ -80,4 +80,4 @@ wheel: deps
 	$(PY) -m pip wheel --no-deps -w dist .
 
 clean:
-	rm -rf $(BUILD) $(BUILD_ASAN)
+	rm -rf $(BUILD) $(BUILD_ASAN) build-wheel dist
