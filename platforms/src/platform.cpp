@@ -2,7 +2,9 @@
 
 #include <sys/resource.h>
 
+#include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <iomanip>
@@ -96,6 +98,15 @@ platform::platform(const sc_core::sc_module_name& name, const scenario& sc, cons
         m_hosts[std::size_t(m_host_of_node[f.src])]->add_source(f.id, host_ip[f.dst], next_hop(f.src));
         if (f.transport == host::transport_kind::TCP)
             m_hosts[std::size_t(m_host_of_node[f.dst])]->add_tcp_receiver(f.id, host_ip[f.src], next_hop(f.dst));
+    }
+
+    std::vector<host::host*> host_of(topo.nodes.size(), nullptr);
+    for (std::uint32_t n = 0; n < topo.nodes.size(); ++n)
+        if (m_host_of_node[n] >= 0) host_of[n] = m_hosts[std::size_t(m_host_of_node[n])].get();
+    for (std::size_t i = 0; i < m_sc.incast.size(); ++i) {
+        m_incast.push_back(std::make_unique<host::partition_aggregate>(m_sc.incast[i], host_of, m_flows, m_sc.seed,
+                                                                       "traffic.incast[" + std::to_string(i) + "]"));
+        m_incast.back()->start();
     }
 
     if (m_sc.sample_interval > 0 && !out_dir.empty()) {
@@ -256,6 +267,43 @@ nlohmann::json platform::summary(double wall_seconds) const {
         timeouts += f.tcp.timeouts;
     }
     if (tcp_flows) s["tcp"] = {{"flows", tcp_flows}, {"completed", tcp_done}, {"timeouts", timeouts}};
+    if (!m_incast.empty()) {
+        json groups = json::array();
+        for (const auto& g : m_incast) {
+            std::vector<double> qct;
+            std::uint64_t with_timeouts = 0, to = 0;
+            for (const auto& q : g->queries()) {
+                if (q.end == 0) continue;
+                qct.push_back(us(q.end - q.start));
+                if (q.timeouts) ++with_timeouts;
+                to += q.timeouts;
+            }
+            std::sort(qct.begin(), qct.end());
+            // Nearest-rank percentiles of the completed queries.
+            auto pct = [&](double p) {
+                if (qct.empty()) return 0.0;
+                const auto r = static_cast<std::size_t>(std::ceil(p * double(qct.size())));
+                return qct[std::min(qct.size(), std::max<std::size_t>(r, 1)) - 1];
+            };
+            double mean = 0;
+            for (double v : qct) mean += v / double(qct.size());
+            const auto& sp = g->spec();
+            groups.push_back({{"aggregator", m_sc.topo.nodes[sp.aggregator].name},
+                              {"workers", sp.workers.size()},
+                              {"response_bytes", sp.response_bytes},
+                              {"queries", sp.queries},
+                              {"queries_completed", qct.size()},
+                              {"queries_with_timeouts", with_timeouts},
+                              {"timeouts", to},
+                              {"qct_us", {{"mean", mean},
+                                          {"min", qct.empty() ? 0.0 : qct.front()},
+                                          {"p50", pct(0.5)},
+                                          {"p95", pct(0.95)},
+                                          {"p99", pct(0.99)},
+                                          {"max", qct.empty() ? 0.0 : qct.back()}}}});
+        }
+        s["incast"] = std::move(groups);
+    }
     s["flows"] = std::move(flows);
     s["config"] = yaml_to_json(m_sc.echo);
     struct rusage ru {};
@@ -306,6 +354,23 @@ void platform::write_flows_csv(const std::string& path) const {
     std::fclose(f);
 }
 
+void platform::write_queries_csv(const std::string& path) const {
+    if (m_incast.empty()) return;
+    std::FILE* f = std::fopen(path.c_str(), "w");
+    if (!f) throw std::runtime_error("cannot write " + path);
+    std::fprintf(f, "group,query,start_us,end_us,qct_us,timeouts\n");
+    for (std::size_t g = 0; g < m_incast.size(); ++g) {
+        const auto& qs = m_incast[g]->queries();
+        for (std::size_t i = 0; i < qs.size(); ++i) {
+            std::fprintf(f, "%zu,%zu,%.4f,", g, i, us(qs[i].start));
+            if (qs[i].end) std::fprintf(f, "%.4f,%.4f", us(qs[i].end), us(qs[i].end - qs[i].start));
+            else std::fprintf(f, ",");
+            std::fprintf(f, ",%llu\n", (unsigned long long)qs[i].timeouts);
+        }
+    }
+    std::fclose(f);
+}
+
 void platform::write_traces(const std::string& dir) const {
     bool any = false;
     for (const auto& r : m_flows.all()) {
@@ -339,6 +404,7 @@ run_result run_scenario(const scenario& sc, const std::string& out_dir, bool run
         std::ofstream(out_dir + "/summary.json") << r.summary.dump(2) << '\n';
         if (sc.flows_csv) top->write_flows_csv(out_dir + "/flows.csv");
         top->write_traces(out_dir + "/traces");
+        top->write_queries_csv(out_dir + "/queries.csv");
         std::ofstream(out_dir + "/config.yaml") << YAML::Dump(sc.echo) << '\n';
     }
     return r;

@@ -137,6 +137,19 @@ host::tcp_options read_tcp(const config_node& t) {
     return o;
 }
 
+/// Makes `f` a TCP flow with options `o`: segment size, ECT and the receiver's ECN feedback
+/// follow the sender's algorithm (as negotiated at connection set-up).
+void make_tcp(host::flow_spec& f, const host::tcp_options& o) {
+    f.transport = host::transport_kind::TCP;
+    f.tcp = o;
+    f.packet_bytes = o.cc.mss + IPV4_HEADER + TCP_HEADER;
+    f.ect = o.cc.kind == host::cc_kind::ECN_STAR || o.cc.kind == host::cc_kind::DCTCP ||
+            (o.cc.kind == host::cc_kind::CUBIC && o.cc.cubic_ecn);
+    f.tcp.receiver.ecn = o.cc.kind == host::cc_kind::DCTCP ? host::ecn_feedback::DCTCP
+                         : f.ect                             ? host::ecn_feedback::RFC3168
+                                                             : host::ecn_feedback::NONE;
+}
+
 /// Per-flow transport settings: UDP keys on TCP flows (and the reverse) are errors, not ignored.
 void read_transport(host::flow_spec& f, const config_node& n, const host::tcp_options& tcp) {
     const bool is_tcp = n.str("transport") == "tcp";
@@ -145,18 +158,11 @@ void read_transport(host::flow_spec& f, const config_node& n, const host::tcp_op
                               "pareto_shape", "ecn", "stop", "load"})
             if (n.has(k))
                 n.fail(k, "applies to UDP flows only (a TCP flow's segments follow tcp.mss and its congestion control)");
-        f.transport = host::transport_kind::TCP;
-        f.tcp = tcp;
-        if (n.has("cc")) f.tcp.cc.kind = cc_from(n.str("cc"));
+        host::tcp_options o = tcp;
+        if (n.has("cc")) o.cc.kind = cc_from(n.str("cc"));
+        make_tcp(f, o);
         f.size_bytes = n.has("size") ? n.bytes("size") : 0;
         f.trace = n.boolean("trace");
-        f.packet_bytes = f.tcp.cc.mss + IPV4_HEADER + TCP_HEADER;
-        f.ect = f.tcp.cc.kind == host::cc_kind::ECN_STAR || f.tcp.cc.kind == host::cc_kind::DCTCP ||
-                (f.tcp.cc.kind == host::cc_kind::CUBIC && f.tcp.cc.cubic_ecn);
-        // ECN feedback follows the sender's algorithm (negotiated at connection set-up).
-        f.tcp.receiver.ecn = f.tcp.cc.kind == host::cc_kind::DCTCP ? host::ecn_feedback::DCTCP
-                             : f.ect                                ? host::ecn_feedback::RFC3168
-                                                                    : host::ecn_feedback::NONE;
     } else {
         for (const char* k : {"size", "cc"})
             if (n.has(k)) n.fail(k, "applies to TCP flows only (set transport: tcp)");
@@ -260,6 +266,38 @@ config_schema make_schema() {
     s.add("traffic.generate[].target", value_kind::STRING, "", "many_to_one: the receiving host (default: last host)")
         .optional = true;
     add_flow_keys(s, "traffic.generate[]");
+
+    s.add("traffic.incast", value_kind::MAP_LIST, "",
+          "Partition/aggregate groups: an aggregator queries workers over persistent TCP connections (tcp.*)");
+    s.add("traffic.incast[].aggregator", value_kind::STRING, "", "Aggregator host (default: the first host)")
+        .optional = true;
+    auto& nw = s.add("traffic.incast[].workers", value_kind::INT, "",
+                     "Number of workers: the first N other hosts in host order (default: all other hosts)");
+    nw.optional = true;
+    nw.min = 1;
+    auto& rq = s.add("traffic.incast[].request_size", value_kind::BYTES, "1600B",
+                     "Query request per worker (seed-000 §3.1: 1.6 KB)");
+    rq.min = 1;
+    auto& rs = s.add("traffic.incast[].response_size", value_kind::BYTES, "",
+                     "Response per worker (default 2KB, seed-000 §3.1); excludes total_response");
+    rs.optional = true;
+    rs.min = 1;
+    auto& tot = s.add("traffic.incast[].total_response", value_kind::BYTES, "",
+                      "Response of all workers together, split evenly (seed-000 Fig 2.18: 1MB/N each)");
+    tot.optional = true;
+    tot.min = 1;
+    auto& nq = s.add("traffic.incast[].queries", value_kind::INT, "1", "Queries, one after another");
+    nq.min = 1;
+    nq.max = 100000000;
+    s.add("traffic.incast[].start", value_kind::TIME, "0s", "First query");
+    s.add("traffic.incast[].think_time", value_kind::TIME, "0s", "From a query's completion to the next query");
+    s.add("traffic.incast[].jitter", value_kind::TIME, "0s", "Each worker delays its response by U[0, jitter]");
+    auto& icc = s.add("traffic.incast[].cc", value_kind::CHOICE, "", "Congestion control (default: tcp.cc)");
+    icc.optional = true;
+    icc.choices = {"newreno", "ecn", "dctcp", "cubic"};
+    auto& idscp = s.add("traffic.incast[].dscp", value_kind::INT, "0", "IPv4 DSCP of requests and responses");
+    idscp.min = 0;
+    idscp.max = 63;
 
     s.add("results.sample_interval", value_kind::TIME, "10us",
           "Time-series sampling interval for queue occupancy (0 = off)");
@@ -463,6 +501,47 @@ void build_traffic(scenario& sc, const config_node& tr, const host::tcp_options&
             sc.flows.push_back(spec);
         }
         ++gi;
+    }
+    for (const auto& g : tr.list("incast")) {
+        host::incast_spec is;
+        is.aggregator = g.has("aggregator") ? host_by_name(sc, g, "aggregator") : hosts.front();
+        std::vector<std::uint32_t> others;
+        for (auto h : hosts)
+            if (h != is.aggregator) others.push_back(h);
+        const std::size_t n = g.has("workers") ? static_cast<std::size_t>(g.integer("workers")) : others.size();
+        if (n > others.size() || n == 0)
+            g.fail("workers", "asks for " + std::to_string(n) + " workers but the topology has " +
+                                  std::to_string(others.size()) + " other hosts");
+        is.workers.assign(others.begin(), others.begin() + static_cast<long>(n));
+        if (g.has("response_size") && g.has("total_response"))
+            g.fail("total_response", "give either response_size or total_response, not both");
+        is.response_bytes = g.has("total_response") ? std::max<std::uint64_t>(1, g.bytes("total_response") / n)
+                            : g.has("response_size") ? g.bytes("response_size")
+                                                     : 2048;
+        is.request_bytes = g.bytes("request_size");
+        is.queries = static_cast<std::uint32_t>(g.integer("queries"));
+        is.start = g.time("start");
+        is.think_time = g.time("think_time");
+        is.jitter = g.time("jitter");
+        host::tcp_options o = tcp;
+        if (g.has("cc")) o.cc.kind = cc_from(g.str("cc"));
+        auto add = [&](std::uint32_t src, std::uint32_t dst) {
+            host::flow_spec f;
+            f.src = src;
+            f.dst = dst;
+            make_tcp(f, o);
+            f.app_driven = true;
+            f.dscp = static_cast<std::uint8_t>(g.integer("dscp"));
+            f.stop = sc.duration;
+            f.id = static_cast<std::uint32_t>(sc.flows.size());
+            sc.flows.push_back(f);
+            return f.id;
+        };
+        for (auto w : is.workers) {
+            is.request_flows.push_back(add(is.aggregator, w));
+            is.response_flows.push_back(add(w, is.aggregator));
+        }
+        sc.incast.push_back(std::move(is));
     }
 }
 

@@ -57,7 +57,8 @@ void host::end_of_elaboration() {
         if (t != ~ps_t(0)) push_timer(t, timer_kind::UDP_SEND, i);
     }
     for (std::uint32_t i = 0; i < m_tx.size(); ++i)
-        push_timer(m_flows[m_tx[i].flow].spec.start, timer_kind::TCP_START, i);
+        if (!m_flows[m_tx[i].flow].spec.app_driven)
+            push_timer(m_flows[m_tx[i].flow].spec.start, timer_kind::TCP_START, i);
     rearm();
 }
 
@@ -106,6 +107,12 @@ void host::fire(const timer& t, ps_t now, ps_t) {
             pump(t.slot, t.at);
             break;
         }
+        case timer_kind::APP_WRITE: {
+            const pending_write w = m_writes[t.slot];
+            m_free_writes.push_back(t.slot);
+            write_now(w.tx_slot, w.bytes, t.at);
+            break;
+        }
         case timer_kind::TCP_RTO: {
             tcp_tx& x = m_tx[t.slot];
             if (x.rto_queued != t.at) break;  // superseded by an earlier entry
@@ -136,6 +143,36 @@ void host::fire(const timer& t, ps_t now, ps_t) {
             break;
         }
     }
+}
+
+void host::app_write(std::uint32_t flow, std::uint64_t bytes, ps_t at) {
+    flow_record& rec = m_flows[flow];
+    rec.app_written += bytes;
+    rec.msg_end = rec.app_written;
+    const ps_t now = now_ps();
+    if (at <= now && sc_core::sc_is_running()) {
+        write_now(rec.tx_slot, bytes, now);
+    } else {
+        std::uint32_t slot;
+        if (!m_free_writes.empty()) {
+            slot = m_free_writes.back();
+            m_free_writes.pop_back();
+            m_writes[slot] = {rec.tx_slot, bytes};
+        } else {
+            slot = static_cast<std::uint32_t>(m_writes.size());
+            m_writes.push_back({rec.tx_slot, bytes});
+        }
+        push_timer(at, timer_kind::APP_WRITE, slot);
+    }
+    rearm();
+}
+
+void host::write_now(std::uint32_t tx_slot, std::uint64_t bytes, ps_t now) {
+    tcp_tx& x = m_tx[tx_slot];
+    flow_record& rec = m_flows[x.flow];
+    if (rec.started == 0) rec.started = now;
+    x.snd.write(bytes);
+    pump(tx_slot, now);
 }
 
 void host::send_udp(std::uint32_t slot, ps_t at) {
@@ -286,6 +323,10 @@ void host::on_tcp_data(frame& f, ps_t now) {
     rec.rx_bytes = r.rcv.rcv_nxt();
     if (rec.completed == 0 && rec.spec.size_bytes != 0 && rec.rx_bytes >= rec.spec.size_bytes) rec.completed = now;
     for (unsigned i = 0; i < n; ++i) send_ack(r, acks[i], now);
+    if (rec.msg_end != 0 && rec.rx_bytes >= rec.msg_end) {
+        rec.msg_end = 0;
+        if (rec.listener) rec.listener->on_message(f.flow_id, now);
+    }
     const ps_t due = r.rcv.delayed_ack_deadline();
     if (due != 0 && (r.delack_queued == 0 || due < r.delack_queued)) {
         r.delack_queued = due;

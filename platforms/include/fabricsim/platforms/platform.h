@@ -13,6 +13,7 @@
 
 #include "fabricsim/host/flow_table.h"
 #include "fabricsim/host/host.h"
+#include "fabricsim/host/partition_aggregate.h"
 #include "fabricsim/nic/nic_device.h"
 #include "fabricsim/phy/link.h"
 #include "fabricsim/platforms/scenario.h"
@@ -35,6 +36,8 @@ public:
     /// Builds summary.json content after the run (wall-clock figures under "host_perf").
     nlohmann::json summary(double wall_seconds) const;
     void write_flows_csv(const std::string& path) const;
+    /// queries.csv: one row per partition/aggregate query (start, QCT, timeouts).
+    void write_queries_csv(const std::string& path) const;
     /// One CSV per traced TCP flow (cwnd, alpha, RTT at every ACK) under `dir`.
     void write_traces(const std::string& dir) const;
 
@@ -47,6 +50,7 @@ private:
     std::vector<std::unique_ptr<nic::nic_device>> m_nics;
     std::vector<std::unique_ptr<host::host>> m_hosts;
     std::vector<std::unique_ptr<phy::link>> m_links;
+    std::vector<std::unique_ptr<host::partition_aggregate>> m_incast;
     std::vector<int> m_switch_of_node;  ///< node index -> m_switches index or -1
     std::vector<int> m_host_of_node;    ///< node index -> m_hosts index or -1
     std::unique_ptr<std::ofstream> m_timeseries;

@@ -8,6 +8,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include "fabricsim/core/config.h"
+#include "fabricsim/host/partition_aggregate.h"
 #include "fabricsim/host/traffic_source.h"
 #include "fabricsim/nic/nic_device.h"
 #include "fabricsim/platforms/topology.h"
@@ -29,6 +30,7 @@ struct scenario {
     sw::switch_config sw;
     nic::nic_config nic;
     std::vector<host::flow_spec> flows;
+    std::vector<host::incast_spec> incast;  ///< partition/aggregate groups (their flows are in `flows`)
     ps_t sample_interval = 0;
     bool per_queue_series = true;
     bool flows_csv = true;

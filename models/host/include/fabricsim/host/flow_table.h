@@ -13,6 +13,13 @@
 
 namespace fabricsim::host {
 
+/// Told when a whole application message has reached the receiver of a TCP flow.
+class message_listener {
+public:
+    virtual ~message_listener() = default;
+    virtual void on_message(std::uint32_t flow, ps_t at) = 0;
+};
+
 /// One row of a TCP flow's trace, taken at every ACK the sender processes.
 struct tcp_trace_row {
     ps_t at;
@@ -64,6 +71,10 @@ struct flow_record {
     ps_t completed = 0;               ///< when the last byte reached the receiver (0 = not yet)
     tcp_flow_result tcp;
     std::vector<tcp_trace_row> trace;
+    // Application messages (app-driven flows): one outstanding message per flow.
+    message_listener* listener = nullptr;
+    std::uint64_t app_written = 0;    ///< bytes the application has written so far
+    std::uint64_t msg_end = 0;        ///< stream offset that completes the pending message (0 = none)
     std::uint32_t tx_slot = 0;        ///< index of the flow in its source host
     std::uint32_t rx_slot = 0;        ///< index of the flow in its destination host
 };

@@ -48,6 +48,12 @@ public:
     /// Adds the receiving side of TCP flow `flow_id` (ACKs go to `src_ip` via `gateway_mac`).
     void add_tcp_receiver(std::uint32_t flow_id, std::uint32_t src_ip, const mac_addr& gateway_mac);
 
+    /// The application writes `bytes` on app-driven TCP flow `flow` (sent from this host) at
+    /// `at` >= now; the receiver's listener hears when they have all arrived.
+    void app_write(std::uint32_t flow, std::uint64_t bytes, ps_t at);
+    /// Sender statistics of TCP flow `flow` (sent from this host).
+    const tcp_sender::stats& sender_stats(std::uint32_t flow) const { return m_tx[m_flows[flow].tx_slot].snd.get_stats(); }
+
     void nic_rx(frame& f, ps_t at) override;
     void nic_tx_ready() override;
 
@@ -66,7 +72,7 @@ public:
     std::uint64_t frames_held() const override { return m_rx_fifo.size(); }
 
 private:
-    enum class timer_kind : std::uint8_t { UDP_SEND, TCP_START, TCP_RTO, TCP_DELACK };
+    enum class timer_kind : std::uint8_t { UDP_SEND, TCP_START, APP_WRITE, TCP_RTO, TCP_DELACK };
     struct timer {
         ps_t at;
         std::uint32_t slot;
@@ -99,6 +105,10 @@ private:
         ps_t delack_queued = 0;
         bool ect_acks = false;  ///< DCTCP: ACKs are ECN-capable too (Linux)
     };
+    struct pending_write {
+        std::uint32_t tx_slot;
+        std::uint64_t bytes;
+    };
     struct rx_entry {
         frame* f;
         ps_t at;
@@ -110,6 +120,7 @@ private:
     void rearm();
     void fire(const timer& t, ps_t now, ps_t horizon);
     void send_udp(std::uint32_t slot, ps_t at);
+    void write_now(std::uint32_t tx_slot, std::uint64_t bytes, ps_t now);
     void process_rx(frame& f, ps_t now);
     void on_tcp_data(frame& f, ps_t now);
     void on_tcp_ack(frame& f, ps_t now);
@@ -129,6 +140,8 @@ private:
     std::vector<source_slot> m_sources;
     std::vector<tcp_tx> m_tx;
     std::vector<tcp_rx> m_rx;
+    std::vector<pending_write> m_writes;   ///< scheduled application writes (slot = index)
+    std::vector<std::uint32_t> m_free_writes;
     std::vector<std::uint32_t> m_blocked;  ///< tcp_tx slots waiting for NIC space, in order
     ring<rx_entry> m_rx_fifo{64};
     std::vector<timer> m_heap;  ///< min-heap via std::push_heap/greater

@@ -46,6 +46,7 @@ struct flow_spec {
 
     transport_kind transport = transport_kind::UDP;
     std::uint64_t size_bytes = 0;  ///< TCP: bytes to transfer (0 = long-lived)
+    bool app_driven = false;       ///< TCP: an application writes messages (size/start unused)
     tcp_options tcp;               ///< TCP: connection parameters
     bool trace = false;            ///< TCP: record cwnd/alpha/RTT per ACK
 
