@@ -20,15 +20,19 @@ def _flatten(d, prefix, out):
 
 def summary_metrics(summary):
     """Flat scalar metrics of a summary: sim_time_s, goodput_bps, frames.*, latency_us.*,
-    kernel.*, and switch-wide aggregates (peak queue over all ports, peak buffer, CE marks).
+    kernel.*, tcp.*, incast.* (incast[i].* with several partition/aggregate groups: qct_us.p99,
+    timeouts, ...), and switch-wide aggregates (peak queue over all ports, peak buffer, CE marks).
     Run-varying wall-clock figures are left out (see run_metrics)."""
     m = {}
     for k in ("sim_time_s", "goodput_bps"):
         if k in summary:
             m[k] = summary[k]
-    for section in ("frames", "latency_us", "kernel"):
+    for section in ("frames", "latency_us", "kernel", "tcp"):
         if isinstance(summary.get(section), dict):
             _flatten(summary[section], section + ".", m)
+    groups = summary.get("incast") or []
+    for i, g in enumerate(groups):  # partition/aggregate groups: QCT percentiles, timeouts
+        _flatten(g, "incast." if len(groups) == 1 else f"incast[{i}].", m)
     switches = summary.get("switches") or {}
     ports = [p for sw in switches.values() for p in sw.get("ports", [])]
     if switches:
@@ -54,7 +58,8 @@ def run_metrics(summary):
 class Result:
     """One run's results folder.
 
-    summary: summary.json as a dict. flows, timeseries, drops: DataFrames (read on first use).
+    summary: summary.json as a dict. flows, timeseries, queries, drops: DataFrames (read on
+    first use).
     metrics: flat scalar metrics (the columns of a sweep row). path: the folder.
     """
 
@@ -102,6 +107,12 @@ class Result:
     def timeseries(self):
         """timeseries.csv: time_us, then buffer/pool/port/queue bytes columns per switch."""
         return self._csv("timeseries.csv")
+
+    @property
+    def queries(self):
+        """queries.csv: one row per partition/aggregate query (group, query, start_us, end_us,
+        qct_us, timeouts); empty without traffic.incast."""
+        return self._csv("queries.csv")
 
     @property
     def drops(self):

@@ -155,3 +155,17 @@ def test_isolation_overhead_per_run_is_small(default_yaml, tmp_path):
         over.append(r.elapsed_s - r.summary["host_perf"]["wall_time_s"])
     over.sort()
     assert over[len(over) // 2] < 0.25, over
+
+
+def test_partition_aggregate_queries_and_tcp_metrics(tmp_path):
+    cfg = {"duration": "5ms", "topology": {"kind": "incast", "incast": {"hosts": 5}},
+           "traffic": {"incast": [{"response_size": "20KB", "queries": 4}]}}
+    r = fabricsim.run(cfg, out=tmp_path / "pa")
+    q = r.queries
+    assert list(q.columns) == ["group", "query", "start_us", "end_us", "qct_us", "timeouts"]
+    assert len(q) == 4 and (q["qct_us"] > 0).all()
+    m = r.metrics
+    g = r.summary["incast"][0]
+    assert m["incast.queries_completed"] == 4 and m["incast.qct_us.p99"] == g["qct_us"]["p99"]
+    assert m["incast.qct_us.max"] == pytest.approx(q["qct_us"].max(), abs=1e-3)
+    assert m["tcp.flows"] == r.summary["tcp"]["flows"] > 0
