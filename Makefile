@@ -6,12 +6,16 @@ SCENARIO ?= platforms/scenarios/default.yaml
 JOBS ?= $(shell nproc)
 CMAKE_FLAGS ?= -DFABRICSIM_WERROR=ON
 APT_PACKAGES := cmake ninja-build g++ pkg-config libsystemc-dev catch2 libboost-dev \
-                libyaml-cpp-dev nlohmann-json3-dev tshark python3 python3-venv
+                libyaml-cpp-dev nlohmann-json3-dev tshark python3 python3-venv python3-dev
 VENV := .venv
 PY := $(VENV)/bin/python
+# The _fabricsim module is built in the same CMake tree, for the venv's Python; tests import the
+# package from python/ and the extension from $(BUILD)/python/ (no second C++ build).
+PY_CMAKE_FLAGS = -DFABRICSIM_BUILD_PYTHON=ON -DPython_EXECUTABLE=$(abspath $(PY))
+PYPATH = $(CURDIR)/python:$(abspath $(BUILD))/python
 export SYSTEMC_DISABLE_COPYRIGHT_MESSAGE := 1
 
-.PHONY: all deps build run test test-cpp test-py test-asan bench clean
+.PHONY: all deps build run test test-cpp test-py test-asan bench bench-py examples wheel clean
 
 all: build
 
@@ -23,13 +27,19 @@ deps:
 	  $$SUDO apt-get update -qq && \
 	  DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq --no-install-recommends $$missing; \
 	fi
+	@$(MAKE) --no-print-directory $(VENV)/.requirements.stamp
+
+# Python packages (pybind11, scikit-build-core, numpy, pandas, matplotlib, tqdm, dask, pytest),
+# installed again only when requirements-dev.txt changes.
+$(VENV)/.requirements.stamp: requirements-dev.txt
 	@if [ ! -x $(PY) ]; then python3 -m venv $(VENV); fi
-	@$(PY) -c "import pytest" 2>/dev/null || $(PY) -m pip install -q -r requirements-dev.txt
+	$(PY) -m pip install -q -r requirements-dev.txt
+	@touch $@
 
-$(BUILD)/build.ninja:
-	cmake -S . -B $(BUILD) -G Ninja $(CMAKE_FLAGS)
-
-build: deps $(BUILD)/build.ninja
+# Configures once, and again if the tree was configured without the Python module.
+build: deps
+	@if [ ! -f $(BUILD)/build.ninja ] || ! grep -q '^FABRICSIM_BUILD_PYTHON:BOOL=ON' $(BUILD)/CMakeCache.txt; then \
+	  cmake -S . -B $(BUILD) -G Ninja $(CMAKE_FLAGS) $(PY_CMAKE_FLAGS); fi
 	cmake --build $(BUILD) -j $(JOBS)
 
 run: build
@@ -42,12 +52,13 @@ test-cpp:
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
 
 test-py:
-	FABRICSIM_SIM=$(abspath $(BUILD))/platforms/fabricsim-sim $(PY) -m pytest -q tests/python
+	FABRICSIM_SIM=$(abspath $(BUILD))/platforms/fabricsim-sim PYTHONPATH=$(PYPATH) \
+	  $(PY) -m pytest -q --durations=8 tests/python
 
 # Unit tests once more under AddressSanitizer + UndefinedBehaviorSanitizer.
 test-asan: deps
 	cmake -S . -B $(BUILD_ASAN) -G Ninja $(CMAKE_FLAGS) -DFABRICSIM_SANITIZE="address;undefined" \
-	      -DFABRICSIM_BUILD_BENCH=OFF -DCMAKE_BUILD_TYPE=Debug
+	      -DFABRICSIM_BUILD_BENCH=OFF -DFABRICSIM_BUILD_PYTHON=OFF -DCMAKE_BUILD_TYPE=Debug
 	cmake --build $(BUILD_ASAN) -j $(JOBS)
 	cd $(BUILD_ASAN) && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 	  ctest --output-on-failure -j $(JOBS)
@@ -55,5 +66,18 @@ test-asan: deps
 bench: build
 	$(PY) bench/run_bench.py --build $(BUILD)
 
+# Per-run cost of the Python worker processes and the 2-worker sweep speed-up, as JSON.
+bench-py: build
+	PYTHONPATH=$(PYPATH) $(PY) bench/python_isolation.py
+
+# The example sweeps of examples/ (PNGs and CSVs in examples/out/).
+examples: build
+	PYTHONPATH=$(PYPATH) $(PY) examples/incast_buffer_sweep.py
+	PYTHONPATH=$(PYPATH) $(PY) examples/ecn_threshold_sweep.py
+
+# The wheel, built by scikit-build-core from the same CMake project (tests and bench off).
+wheel: deps
+	$(PY) -m pip wheel --no-deps -w dist .
+
 clean:
-	rm -rf $(BUILD) $(BUILD_ASAN)
+	rm -rf $(BUILD) $(BUILD_ASAN) build-wheel dist

@@ -1,6 +1,5 @@
 // fabricsim-sim: run a scenario, validate it, or explain the configuration schema.
 #include <cstdlib>
-#include <filesystem>
 #include <iostream>
 #include <string>
 #include <vector>
@@ -10,6 +9,7 @@
 #include "fabricsim/core/config.h"
 #include "fabricsim/platforms/platform.h"
 #include "fabricsim/platforms/scenario.h"
+#include "fabricsim/platforms/scenario_runner.h"
 
 namespace {
 
@@ -67,17 +67,13 @@ int sc_main(int argc, char* argv[]) {
     }
     platforms::scenario sc;
     try {
-        YAML::Node root = load_yaml_file(file);
-        if (!root || root.IsNull()) root = YAML::Node(YAML::NodeType::Map);
-        for (const auto& s : sets) apply_override(root, s);
-        sc = platforms::load_scenario(root, std::filesystem::path(file).stem().string());
+        sc = platforms::prepare_scenario({platforms::scenario_source::origin::FILE, file, sets, ""});
     } catch (const config_error& e) {
         std::cerr << "fabricsim-sim: configuration error: " << e.what() << "\n";
         return 2;
     }
     if (validate_only) {
-        std::cout << file << ": valid (" << sc.topo.hosts().size() << " hosts, " << sc.topo.switches().size()
-                  << " switches, " << sc.topo.links.size() << " links, " << sc.flows.size() << " flows)\n";
+        std::cout << file << ": valid (" << platforms::describe_counts(sc) << ")\n";
         return 0;
     }
     if (out.empty()) out = "results/" + sc.name;

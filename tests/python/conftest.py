@@ -2,10 +2,19 @@ import os
 import pathlib
 import shutil
 import subprocess
+import sys
 
 import pytest
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
+
+# `make test-py` puts python/ and build/python/ on PYTHONPATH; a bare `pytest` finds them too.
+try:
+    import fabricsim  # noqa: F401
+except ImportError:
+    sys.path[:0] = [str(ROOT / "python"), str(ROOT / "build" / "python")]
+    os.environ["PYTHONPATH"] = os.pathsep.join([str(ROOT / "python"), str(ROOT / "build" / "python"),
+                                                os.environ.get("PYTHONPATH", "")])
 
 
 @pytest.fixture(scope="session")
@@ -35,3 +44,23 @@ def tshark():
     if not path:
         pytest.skip("tshark not installed")
     return path
+
+
+# A short dumbbell (the default scenario, 2 ms, one Poisson flow so that the seed matters):
+# about 10 ms of simulation per run.
+SHORT = {"duration": "2ms", "traffic.flows[4].process": "poisson"}
+
+
+@pytest.fixture(scope="session")
+def default_yaml(scenarios):
+    return scenarios / "default.yaml"
+
+
+@pytest.fixture(scope="session")
+def short():
+    return dict(SHORT)
+
+
+def deterministic(summary):
+    """A summary without its wall-clock part."""
+    return {k: v for k, v in summary.items() if k != "host_perf"}

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <iomanip>
 #include <ostream>
+#include <set>
 #include <sstream>
 
 #include <nlohmann/json.hpp>
@@ -396,6 +397,7 @@ YAML::Node load_yaml_string(const std::string& text) {
 namespace {
 void fill_defaults(const config_schema& schema, YAML::Node out, const std::string& spath) {
     const std::string prefix = spath.empty() ? "" : spath + ".";
+    std::set<std::string> sections_done;  // each sub-section once, not once per parameter in it
     for (const auto& [path, p] : schema.params()) {
         if (path.compare(0, prefix.size(), prefix) != 0) continue;
         const std::string rest = path.substr(prefix.size());
@@ -412,6 +414,7 @@ void fill_defaults(const config_schema& schema, YAML::Node out, const std::strin
             if (!out[rest] && !p.default_value.empty()) out[rest] = YAML::Load(p.default_value);
         } else {
             const std::string section = rest.substr(0, dot);
+            if (!sections_done.insert(section).second) continue;
             if (!out[section] || out[section].IsNull()) out[section] = YAML::Node(YAML::NodeType::Map);
             YAML::Node child = out[section];
             fill_defaults(schema, child, prefix + section);

@@ -1,0 +1,119 @@
+// _fabricsim: the Python binding of the scenario runner (scenario_runner.h, platform.h).
+// Reading and validating a scenario is pure C++ and may run in any process; run() elaborates
+// SystemC and therefore runs at most once per process (fabricsim.run() calls it in a fresh
+// worker process). Results cross as JSON text; tables stay in the results folder.
+#include <atomic>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <nlohmann/json.hpp>
+
+#include "fabricsim/core/config.h"
+#include "fabricsim/platforms/platform.h"
+#include "fabricsim/platforms/scenario_runner.h"
+
+namespace py = pybind11;
+using namespace fabricsim;
+
+// libsystemc's own main() refers to sc_main; the module never calls it, but the symbol must
+// resolve when Python loads libsystemc.so.
+__attribute__((visibility("default"))) int sc_main(int, char*[]) { return 1; }
+
+namespace {
+
+std::atomic<bool> g_elaborated{false};
+
+platforms::scenario_source make_source(const std::string& config, bool is_file, std::vector<std::string> overrides,
+                                       std::string name) {
+    using origin = platforms::scenario_source::origin;
+    return {is_file ? origin::FILE : origin::TEXT, config, std::move(overrides), std::move(name)};
+}
+
+py::dict validate(const std::string& config, bool is_file, std::vector<std::string> overrides, std::string name) {
+    const auto sc = platforms::prepare_scenario(make_source(config, is_file, std::move(overrides), std::move(name)));
+    py::dict d;
+    d["name"] = sc.name;
+    d["seed"] = sc.seed;
+    d["counts"] = platforms::describe_counts(sc);
+    d["config_json"] = yaml_to_json(sc.echo).dump();
+    return d;
+}
+
+std::string run(const std::string& config, bool is_file, std::vector<std::string> overrides, std::string name,
+                const std::string& out_dir, bool run_ahead) {
+    // Validate first (a bad key costs this process nothing), then claim the one elaboration.
+    const auto sc = platforms::prepare_scenario(make_source(config, is_file, std::move(overrides), std::move(name)));
+    if (g_elaborated.exchange(true))
+        throw std::runtime_error("a SystemC simulation already ran in this process (one elaboration per process; "
+                                 "use fabricsim.run(), which starts a fresh worker)");
+    platforms::run_result r;
+    {
+        py::gil_scoped_release release;
+        r = platforms::run_scenario(sc, out_dir, run_ahead);
+    }
+    return r.summary.dump();
+}
+
+py::object explain(const std::string& key) {
+    std::ostringstream os;
+    if (!platforms::scenario_schema().explain(os, key)) return py::none();
+    return py::str(os.str());
+}
+
+std::string format_summary(const std::string& summary_json) {
+    std::ostringstream os;
+    platforms::print_summary(nlohmann::json::parse(summary_json), os);
+    return os.str();
+}
+
+py::list schema() {
+    py::list out;
+    for (const auto& [path, p] : platforms::scenario_schema().params()) {
+        py::dict d;
+        d["path"] = path;
+        d["default"] = p.default_value;
+        d["help"] = p.help;
+        d["optional"] = p.optional;
+        d["choices"] = p.choices;
+        d["min"] = p.min;
+        d["max"] = p.max;
+        out.append(d);
+    }
+    return out;
+}
+
+}  // namespace
+
+PYBIND11_MODULE(_fabricsim, m) {
+    m.doc() = "FabricSim native module: scenario validation, schema and one simulation run per process";
+    // ConfigError(ValueError) with `key` and `reason`; the type lives as long as the interpreter.
+    static PyObject* config_error_type = PyErr_NewException("fabricsim._fabricsim.ConfigError", PyExc_ValueError, nullptr);
+    m.attr("ConfigError") = py::handle(config_error_type);
+    py::register_exception_translator([](std::exception_ptr p) {
+        try {
+            if (p) std::rethrow_exception(p);
+        } catch (const config_error& e) {
+            py::object err = py::reinterpret_borrow<py::object>(config_error_type)(py::str(e.what()));
+            err.attr("key") = e.key();
+            err.attr("reason") = e.reason();
+            PyErr_SetObject(config_error_type, err.ptr());
+        }
+    });
+    m.def("validate", &validate, py::arg("config"), py::arg("is_file"), py::arg("overrides") = std::vector<std::string>{},
+          py::arg("name") = "",
+          "Reads, overrides and validates a scenario without elaborating; returns name, seed, counts "
+          "and the configuration echo (JSON text). Raises ConfigError naming the key.");
+    m.def("run", &run, py::arg("config"), py::arg("is_file"), py::arg("overrides"), py::arg("name"),
+          py::arg("out_dir"), py::arg("run_ahead") = true,
+          "Validates, elaborates and simulates one scenario, writes the results folder and returns "
+          "summary.json as text. Once per process.");
+    m.def("explain", &explain, py::arg("key") = "", "Schema text for parameters under `key`, or None.");
+    m.def("format_summary", &format_summary, py::arg("summary_json"), "The CLI's summary table.");
+    m.def("schema", &schema, "Every parameter: path, default, help, range, choices.");
+    m.def("has_run", [] { return g_elaborated.load(); }, "Whether this process has elaborated a simulation.");
+    m.attr("__version__") = "0.1.0";
+}

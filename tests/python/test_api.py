@@ -1,0 +1,171 @@
+"""fabricsim.run(): config forms, errors, results, process isolation and determinism."""
+import json
+import time
+
+import pandas as pd
+import pytest
+import yaml
+
+import fabricsim
+from conftest import SHORT, deterministic
+
+
+def test_run_accepts_a_path_a_yaml_string_and_a_dict_with_the_same_results(default_yaml, tmp_path):
+    text = default_yaml.read_text()
+    tree = yaml.safe_load(text)
+    by_path = fabricsim.run(default_yaml, out=tmp_path / "path", seed=7, overrides=SHORT)
+    by_text = fabricsim.run(text, out=tmp_path / "text", seed=7, overrides=SHORT)
+    by_dict = fabricsim.run(tree, out=tmp_path / "dict", seed=7, overrides=SHORT)
+    s = by_path.summary
+    assert s["seed"] == 7 and s["scenario"] == "default"
+    assert s["frames"]["delivered"] > 1000 and s["frames"]["conserved"]
+    assert deterministic(by_text.summary) == deterministic(s)
+    assert deterministic(by_dict.summary) == deterministic(s)
+    assert by_path.path == tmp_path / "path" and (by_path.path / "summary.json").exists()
+    # the summary returned by the worker is the one written to the folder
+    assert json.loads((by_path.path / "summary.json").read_text()) == s
+
+
+def test_dict_config_with_nested_sections_and_python_values(tmp_path):
+    cfg = {
+        "duration": "1ms",
+        "topology": {"kind": "incast", "host_rate": "10Gbps", "incast": {"hosts": 5}},
+        "switch": {"buffer": "1MiB", "port_cap": "0B"},
+        "traffic": {"generate": [{"pattern": "many_to_one", "load": 0.5, "frames": 40}]},
+        "results": {"sample_interval": "20us"},
+    }
+    r = fabricsim.run(cfg, out=tmp_path / "r")
+    assert r.summary["scenario"] == "scenario"
+    assert r.config["topology"]["incast"]["hosts"] == 5
+    assert r.summary["frames"]["sent"] == 4 * 40  # four senders to the last host
+
+
+def test_result_gives_dataframes_and_metrics(default_yaml, tmp_path):
+    r = fabricsim.run(default_yaml, out=tmp_path / "r", overrides={"duration": "3ms"})
+    assert isinstance(r.flows, pd.DataFrame) and len(r.flows) == 5
+    assert list(r.flows.columns[:3]) == ["id", "src", "dst"]
+    ts = r.timeseries
+    assert len(ts) == 300 and ts["time_us"].iloc[1] == 10
+    assert ts["s0.p4_bytes"].max() > 250_000  # the bottleneck port fills to its 300 KB cap
+    d = r.drops
+    assert set(d.columns) == {"kind", "node", "port", "queue", "cause", "frames"}
+    assert d["frames"].sum() == r.summary["frames"]["dropped"] > 0
+    row = d.iloc[0]
+    assert (row.kind, row.node, row.port, row.queue, row.cause) == ("switch", "s0", 4, 0, "port_cap")
+    m = r.metrics
+    assert m["frames.dropped"] == r.summary["frames"]["dropped"]
+    assert m["switch.queue_peak_bytes"] == max(p["queue_peak_bytes"] for p in r.summary["switches"]["s0"]["ports"])
+    assert not any(k.startswith("host_perf") for k in m)
+    again = fabricsim.load_result(r.path)
+    assert again.summary == r.summary and again.flows.equals(r.flows)
+
+
+def test_parent_never_elaborates(default_yaml, tmp_path):
+    fabricsim.run(default_yaml, out=tmp_path / "a", overrides=SHORT)
+    fabricsim.validate(default_yaml)
+    fabricsim.explain("switch")
+    assert fabricsim.native.has_run() is False
+
+
+def test_the_native_run_refuses_a_second_elaboration_in_one_process(default_yaml, tmp_path):
+    """Guard of _fabricsim.run, exercised in a worker that tries twice."""
+    from fabricsim import _worker
+    src = fabricsim.config.make_source(default_yaml, SHORT)
+    import multiprocessing as mp
+    ctx = mp.get_context("forkserver")
+    with ctx.Pool(1) as pool:
+        first, second = pool.starmap(_twice, [(src, str(tmp_path))])[0]
+    assert first[0] == "ok"
+    assert second[0] == "error" and "already ran in this process" in second[1]
+    assert _worker  # imported for the fork server
+
+
+def _twice(src, tmp):
+    from fabricsim import _worker
+    return _worker.execute(src, tmp + "/one"), _worker.execute(src, tmp + "/two")
+
+
+BAD = [
+    ({"switch.bufer": "1MiB"}, "switch.bufer: unknown key"),
+    ({"switch.buffer": 4}, "switch.buffer: '4' needs a byte unit"),
+    ({"topology.host_rate": "10GB"}, "topology.host_rate: '10GB' needs a bit-rate unit"),
+    ({"phy.ber": 0.5}, "phy.ber: '0.5' is above the maximum"),
+    ({"switch.port_cap": "64MiB"}, "switch.port_cap: is larger than switch.buffer"),
+    ({"traffic.flows[0].dst": "h99"}, "traffic.flows[0].dst: no host named 'h99'"),
+    ({"switch.ecn.max_th": "10KB"}, "switch.ecn.max_th: is below min_th"),
+]
+
+
+@pytest.mark.parametrize("override, message", BAD)
+def test_bad_keys_units_and_values_raise_config_error_like_the_cli(default_yaml, sim, override, message):
+    with pytest.raises(fabricsim.ConfigError) as ei:
+        fabricsim.run(default_yaml, overrides=override)
+    e = ei.value
+    assert isinstance(e, ValueError)
+    assert str(e).startswith(message)
+    key = message.split(":")[0]
+    assert e.key == key and str(e) == f"{e.key}: {e.reason}"
+    (k, v), = override.items()
+    cli = sim(default_yaml, "--set", f"{k}={fabricsim.config.format_value(v)}", check=False)
+    assert cli.returncode == 2
+    assert cli.stderr.strip() == f"fabricsim-sim: configuration error: {e}"
+
+
+def test_bad_key_in_a_nested_dict_names_the_full_path():
+    cfg = {"topology": {"kind": "incast", "incast": {"hostz": 4}}}
+    with pytest.raises(fabricsim.ConfigError, match=r"^topology\.incast\.hostz: unknown key"):
+        fabricsim.run(cfg)
+    with pytest.raises(fabricsim.ConfigError, match="YAML syntax error"):
+        fabricsim.run("topology: [unclosed\n")
+    with pytest.raises(fabricsim.ConfigError, match="cannot read scenario file"):
+        fabricsim.run("no/such/scenario.yaml")
+
+
+def test_worker_crash_and_timeout_become_run_errors(default_yaml, tmp_path):
+    from fabricsim.runner import run_isolated
+    src = dict(fabricsim.config.make_source(default_yaml, SHORT), _fault_on="duration=2ms")
+    with pytest.raises(fabricsim.RunError, match=r"died \(signal 6\)") as ei:
+        run_isolated(src, tmp_path / "crash")
+    assert ei.value.kind == "crash"
+    t0 = time.perf_counter()
+    with pytest.raises(fabricsim.RunError, match="timed out") as ei:
+        fabricsim.run(default_yaml, out=tmp_path / "slow", overrides={"duration": "2s"}, timeout=0.3)
+    assert ei.value.kind == "timeout" and time.perf_counter() - t0 < 5
+
+
+def test_same_seed_identical_across_processes_and_isolation_modes(default_yaml, tmp_path, monkeypatch):
+    a = fabricsim.run(default_yaml, out=tmp_path / "a", seed=3, overrides=SHORT)
+    b = fabricsim.run(default_yaml, out=tmp_path / "b", seed=3, overrides=SHORT)
+    monkeypatch.setenv("FABRICSIM_ISOLATION", "subprocess")
+    c = fabricsim.run(default_yaml, out=tmp_path / "c", seed=3, overrides=SHORT)
+    d = fabricsim.run(default_yaml, out=tmp_path / "d", seed=4, overrides=SHORT)
+    for other in (b, c):
+        assert deterministic(other.summary) == deterministic(a.summary)
+        for name in ("flows.csv", "timeseries.csv"):
+            assert (other.path / name).read_bytes() == (a.path / name).read_bytes()
+    assert d.summary["frames"]["delivered"] != a.summary["frames"]["delivered"]
+
+
+def test_isolation_overhead_per_run_is_small(default_yaml, tmp_path):
+    """Wall time of run() minus the simulation's own wall time (bench/python_isolation.py
+    reports the median; here a loose bound that a shared CI machine keeps)."""
+    over = []
+    for i in range(5):
+        r = fabricsim.run(default_yaml, out=tmp_path / str(i), overrides={"duration": "2ms"})
+        over.append(r.elapsed_s - r.summary["host_perf"]["wall_time_s"])
+    over.sort()
+    assert over[len(over) // 2] < 0.25, over
+
+
+def test_partition_aggregate_queries_and_tcp_metrics(tmp_path):
+    cfg = {"duration": "5ms", "topology": {"kind": "incast", "incast": {"hosts": 5}},
+           "traffic": {"incast": [{"response_size": "20KB", "queries": 4}]}}
+    r = fabricsim.run(cfg, out=tmp_path / "pa")
+    q = r.queries
+    assert list(q.columns) == ["group", "query", "start_us", "end_us", "qct_us", "timeouts"]
+    assert len(q) == 4 and (q["qct_us"] > 0).all()
+    m = r.metrics
+    g = r.summary["incast"][0]
+    assert m["incast.queries_completed"] == 4 and m["incast.qct_us.p99"] == g["qct_us"]["p99"]
+    assert m["incast.qct_us.max"] == pytest.approx(q["qct_us"].max(), abs=1e-3)
+    assert m["tcp.flows"] == r.summary["tcp"]["flows"] > 0

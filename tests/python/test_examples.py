@@ -1,0 +1,31 @@
+"""The example sweeps run (QUICK=1: a few points each) and draw their PNGs."""
+import os
+import shutil
+import subprocess
+import sys
+
+import pandas as pd
+import pytest
+
+from conftest import ROOT
+
+
+@pytest.mark.parametrize("script, check", [
+    ("incast_buffer_sweep.py", lambda df: (df["incast.qct_us.p99"] > 0).all()
+        and df.loc[(df["fan_in"] == 32) & (df["switch.buffer"] == "2MiB"), "frames.dropped"].item() > 0
+        and df.loc[(df["fan_in"] == 32) & (df["switch.buffer"] == "16MiB"), "frames.dropped"].item() == 0),
+    ("ecn_threshold_sweep.py", lambda df: df["queue_mean_kb"].is_monotonic_increasing
+        and (df["throughput_gbps"] > 5).all()),
+])
+def test_example_runs_and_writes_png(script, check, tmp_path):
+    ex = tmp_path / "examples"
+    ex.mkdir()
+    shutil.copy(ROOT / "examples" / script, ex / script)
+    env = dict(os.environ, QUICK="1", WORKERS="2")
+    p = subprocess.run([sys.executable, str(ex / script)], capture_output=True, text=True, env=env, timeout=300)
+    assert p.returncode == 0, p.stderr
+    stem = script[:-3]
+    png = ex / "out" / f"{stem}.png"
+    assert png.read_bytes()[:4] == b"\x89PNG" and png.stat().st_size > 20_000
+    df = pd.read_csv(ex / "out" / f"{stem}.csv")
+    assert (df["status"] == "ok").all() and check(df)

@@ -1,0 +1,59 @@
+"""The `fabricsim` console script (python -m fabricsim): run, sweep, explain, validate, plot."""
+import json
+import os
+import subprocess
+import sys
+
+import pandas as pd
+
+
+def fs(*args, check=True):
+    env = dict(os.environ, SYSTEMC_DISABLE_COPYRIGHT_MESSAGE="1")
+    p = subprocess.run([sys.executable, "-m", "fabricsim", *map(str, args)], capture_output=True, text=True,
+                       env=env, timeout=300)
+    if check and p.returncode != 0:
+        raise AssertionError(f"exit {p.returncode}\n{p.stdout}\n{p.stderr}")
+    return p
+
+
+def test_run_prints_the_cli_summary_and_writes_results(default_yaml, tmp_path, sim):
+    p = fs("run", default_yaml, "--set", "duration=2ms", "--seed", "2", "--out", tmp_path / "py")
+    assert "frames delivered" in p.stdout and "results written to" in p.stdout
+    sim(default_yaml, "--set", "duration=2ms", "--set", "seed=2", "--out", tmp_path / "cpp", "--quiet")
+    a = json.loads((tmp_path / "py" / "summary.json").read_text())
+    b = json.loads((tmp_path / "cpp" / "summary.json").read_text())
+    a.pop("host_perf"), b.pop("host_perf")
+    assert a == b  # one C++ path behind both CLIs
+    assert (tmp_path / "py" / "flows.csv").read_bytes() == (tmp_path / "cpp" / "flows.csv").read_bytes()
+
+
+def test_bad_key_exits_2_with_the_same_message_as_fabricsim_sim(default_yaml, sim):
+    p = fs("run", default_yaml, "--set", "switch.bufer=1MiB", check=False)
+    q = sim(default_yaml, "--set", "switch.bufer=1MiB", check=False)
+    assert p.returncode == 2 == q.returncode
+    assert p.stderr.split("configuration error: ")[1] == q.stderr.split("configuration error: ")[1]
+    assert "switch.bufer: unknown key" in p.stderr and "Traceback" not in p.stderr
+
+
+def test_validate_and_explain(default_yaml):
+    assert "valid (8 hosts, 2 switches, 9 links, 5 flows)" in fs("validate", default_yaml).stdout
+    assert "default: 600KB" in fs("explain", "switch.port_cap").stdout
+    assert fs("explain", "no.such", check=False).returncode == 2
+
+
+def test_sweep_writes_csv_and_plot(default_yaml, tmp_path):
+    csv = tmp_path / "s.csv"
+    p = fs("sweep", default_yaml, "--set", "duration=2ms", "--grid", "switch.port_cap=100KB,300KB,64MiB",
+           "--csv", csv, "--workers", "2", "--no-progress")
+    assert "3 runs, 1 failed" in p.stdout
+    df = pd.read_csv(csv)
+    assert list(df["status"]) == ["ok", "ok", "config_error"]
+    fs("plot", "lines", csv, "--x", "switch.port_cap", "--y", "frames.dropped", "-o", tmp_path / "l.png")
+    assert (tmp_path / "l.png").stat().st_size > 10_000
+
+
+def test_plot_a_results_folder(default_yaml, tmp_path):
+    fs("run", default_yaml, "--set", "duration=2ms", "--out", tmp_path / "r", "--quiet")
+    for kind in ("queue", "fct", "cdf"):
+        fs("plot", kind, tmp_path / "r", "-o", tmp_path / f"{kind}.png")
+        assert (tmp_path / f"{kind}.png").read_bytes()[:4] == b"\x89PNG"
