@@ -20,6 +20,30 @@ namespace {
 constexpr const char* VERSION = "0.1.0";
 
 double us(ps_t t) { return double(t) / double(PS_PER_US); }
+
+/// Nearest-rank percentile of sorted values (0 if empty).
+double percentile(const std::vector<double>& sorted, double p) {
+    if (sorted.empty()) return 0.0;
+    const auto r = static_cast<std::size_t>(std::ceil(p * double(sorted.size())));
+    return sorted[std::min(sorted.size(), std::max<std::size_t>(r, 1)) - 1];
+}
+
+nlohmann::json distribution(std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    double mean = 0;
+    for (double x : v) mean += x / double(v.size());
+    return {{"mean", mean}, {"p50", percentile(v, 0.5)}, {"p99", percentile(v, 0.99)}, {"p999", percentile(v, 0.999)},
+            {"max", v.empty() ? 0.0 : v.back()}};
+}
+
+/// Size bins of the FCT summaries (bytes, upper bounds exclusive).
+constexpr double BIN_EDGES[] = {1e4, 1e5, 1e6, 1e7};
+const char* const BIN_NAMES[] = {"<10KB", "10KB-100KB", "100KB-1MB", "1MB-10MB", ">=10MB"};
+std::size_t size_bin(std::uint64_t bytes) {
+    std::size_t b = 0;
+    while (b < 4 && double(bytes) >= BIN_EDGES[b]) ++b;
+    return b;
+}
 }  // namespace
 
 platform::platform(const sc_core::sc_module_name& name, const scenario& sc, const std::string& out_dir)
@@ -81,7 +105,8 @@ platform::platform(const sc_core::sc_module_name& name, const scenario& sc, cons
     }
 
     // Routes: host IP -> shortest-path egress ports.
-    const auto routes = topo.routes();
+    m_routes = topo.routes();
+    const auto& routes = m_routes;
     std::vector<std::uint32_t> host_ip(topo.nodes.size(), 0);
     for (std::uint32_t n = 0; n < topo.nodes.size(); ++n)
         if (m_host_of_node[n] >= 0) host_ip[n] = ipv4_for_host(static_cast<std::uint32_t>(m_host_of_node[n]));
@@ -267,6 +292,37 @@ nlohmann::json platform::summary(double wall_seconds) const {
         timeouts += f.tcp.timeouts;
     }
     if (tcp_flows) s["tcp"] = {{"flows", tcp_flows}, {"completed", tcp_done}, {"timeouts", timeouts}};
+    // Flow completion times of sized TCP flows, overall and by size bin, with the slowdown
+    // against the idle-network ideal.
+    std::vector<double> fct[6], slow[6];
+    std::uint64_t count[6] = {}, flow_timeouts[6] = {};
+    for (const auto& f : m_flows.all()) {
+        const auto& sp = f.spec;
+        if (sp.transport != host::transport_kind::TCP || sp.app_driven || sp.size_bytes == 0) continue;
+        const std::size_t b = size_bin(sp.size_bytes);
+        for (std::size_t i : {b, std::size_t(5)}) {
+            ++count[i];
+            flow_timeouts[i] += f.tcp.timeouts;
+            if (!f.completed) continue;
+            const double t = us(f.completed - f.started);
+            fct[i].push_back(t);
+            slow[i].push_back(t / us(ideal_fct(sp.src, sp.dst, sp.size_bytes, sp.tcp.cc.mss)));
+        }
+    }
+    if (count[5]) {
+        json bins = json::array();
+        auto row = [&](std::size_t i, const char* name) {
+            return json{{"bin", name},
+                        {"flows", count[i]},
+                        {"completed", fct[i].size()},
+                        {"timeouts", flow_timeouts[i]},
+                        {"fct_us", distribution(fct[i])},
+                        {"slowdown", distribution(slow[i])}};
+        };
+        for (std::size_t i = 0; i < 5; ++i)
+            if (count[i]) bins.push_back(row(i, BIN_NAMES[i]));
+        s["fct"] = {{"all", row(5, "all")}, {"by_size", std::move(bins)}};
+    }
     if (!m_incast.empty()) {
         json groups = json::array();
         for (const auto& g : m_incast) {
@@ -279,12 +335,7 @@ nlohmann::json platform::summary(double wall_seconds) const {
                 to += q.timeouts;
             }
             std::sort(qct.begin(), qct.end());
-            // Nearest-rank percentiles of the completed queries.
-            auto pct = [&](double p) {
-                if (qct.empty()) return 0.0;
-                const auto r = static_cast<std::size_t>(std::ceil(p * double(qct.size())));
-                return qct[std::min(qct.size(), std::max<std::size_t>(r, 1)) - 1];
-            };
+            auto pct = [&](double p) { return percentile(qct, p); };
             double mean = 0;
             for (double v : qct) mean += v / double(qct.size());
             const auto& sp = g->spec();
@@ -321,7 +372,7 @@ void platform::write_flows_csv(const std::string& path) const {
                     "delivered_frames,delivered_bytes,undelivered_frames,throughput_bps,latency_min_us,latency_mean_us,"
                     "latency_max_us,ce_frames,transport,size_bytes,rx_bytes,goodput_bps,fct_us,ack_frames,"
                     "retransmitted_segments,fast_retransmits,timeouts,ecn_reductions,ece_acks,cwnd_bytes,alpha,"
-                    "srtt_us\n");
+                    "srtt_us,ideal_fct_us,slowdown\n");
     const double sim_s = double(now_ps()) / double(PS_PER_S);
     for (const auto& r : m_flows.all()) {
         const auto& sp = r.spec;
@@ -346,12 +397,40 @@ void platform::write_flows_csv(const std::string& path) const {
                      (unsigned long long)good, active > 0 ? double(good) * 8.0 / active : 0.0);
         if (tcp && r.completed) std::fprintf(f, "%.4f", us(r.completed - r.started));
         const auto& t = r.tcp;
-        std::fprintf(f, ",%llu,%llu,%llu,%llu,%llu,%llu,%llu,%.6f,%.4f\n", (unsigned long long)r.ack_sent,
+        std::fprintf(f, ",%llu,%llu,%llu,%llu,%llu,%llu,%llu,%.6f,%.4f,", (unsigned long long)r.ack_sent,
                      (unsigned long long)t.retransmitted_segments, (unsigned long long)t.fast_retransmits,
                      (unsigned long long)t.timeouts, (unsigned long long)t.ecn_reductions,
                      (unsigned long long)t.ece_acks, (unsigned long long)t.cwnd, t.alpha, us(t.srtt));
+        if (tcp && sp.size_bytes && !sp.app_driven) {
+            const double ideal = us(ideal_fct(sp.src, sp.dst, sp.size_bytes, sp.tcp.cc.mss));
+            std::fprintf(f, "%.4f,", ideal);
+            if (r.completed) std::fprintf(f, "%.4f", us(r.completed - r.started) / ideal);
+        } else {
+            std::fprintf(f, ",");
+        }
+        std::fprintf(f, "\n");
     }
     std::fclose(f);
+}
+
+ps_t platform::ideal_fct(std::uint32_t src, std::uint32_t dst, std::uint64_t bytes, std::uint32_t mss) const {
+    const topology& topo = m_sc.topo;
+    const double wire = double(mss + IPV4_HEADER + TCP_HEADER + ETH_HEADER + FCS_BYTES + PREAMBLE_SFD + IFG_BYTES);
+    double t = double(m_sc.nic.tx_latency + m_sc.nic.rx_latency);
+    double slowest = 0;
+    std::uint32_t node = src, port = 0;
+    for (std::size_t hop = 0; hop <= topo.nodes.size(); ++hop) {
+        const link_desc& l = topo.links[std::size_t(topo.link_at(node, port))];
+        const double s = wire * 8 * double(PS_PER_S) / double(l.cfg.rate_bps);
+        t += double(l.cfg.one_way_latency()) + s;
+        slowest = std::max(slowest, s);
+        node = l.a.node == node && l.a.port == port ? l.b.node : l.a.node;
+        if (node == dst) break;
+        t += double(m_sc.sw.pipeline_latency);
+        port = m_routes.at(node).at(dst).front();
+    }
+    const std::uint64_t packets = (bytes + mss - 1) / mss;
+    return static_cast<ps_t>(t + double(packets - 1) * slowest);
 }
 
 void platform::write_queries_csv(const std::string& path) const {

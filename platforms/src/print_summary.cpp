@@ -78,6 +78,44 @@ void print_summary(const nlohmann::json& s, std::ostream& os) {
         os << line;
     }
     if (flows.size() > 8) os << "  ... " << flows.size() - 8 << " more in flows.csv\n";
+
+    if (s.contains("tcp")) {
+        const auto& t = s["tcp"];
+        os << "\n";
+        row("TCP flows completed", num(t["completed"].get<double>()) + " of " + num(t["flows"].get<double>()) +
+                                       ", " + num(t["timeouts"].get<double>()) + " retransmission timeouts");
+    }
+    if (s.contains("fct")) {
+        os << "\n  flow completion time by size (us; slowdown = FCT / idle-network FCT)\n";
+        std::snprintf(line, sizeof line, "  %-12s %7s %7s %10s %10s %10s %9s %9s\n", "size", "flows", "done", "mean",
+                      "p50", "p99", "slow p50", "slow p99");
+        os << line;
+        auto print_bin = [&](const nlohmann::json& b) {
+            std::snprintf(line, sizeof line, "  %-12s %7llu %7llu %10.1f %10.1f %10.1f %9.2f %9.2f\n",
+                          b["bin"].get<std::string>().c_str(), (unsigned long long)b["flows"].get<std::uint64_t>(),
+                          (unsigned long long)b["completed"].get<std::uint64_t>(), b["fct_us"]["mean"].get<double>(),
+                          b["fct_us"]["p50"].get<double>(), b["fct_us"]["p99"].get<double>(),
+                          b["slowdown"]["p50"].get<double>(), b["slowdown"]["p99"].get<double>());
+            os << line;
+        };
+        for (const auto& b : s["fct"]["by_size"]) print_bin(b);
+        print_bin(s["fct"]["all"]);
+    }
+    if (s.contains("incast")) {
+        os << "\n  partition/aggregate queries (QCT in us)\n";
+        std::snprintf(line, sizeof line, "  %-10s %7s %9s %9s %10s %10s %10s\n", "aggregator", "workers", "queries",
+                      "w/ RTO", "p50", "p95", "max");
+        os << line;
+        for (const auto& g : s["incast"]) {
+            std::snprintf(line, sizeof line, "  %-10s %7llu %9llu %9llu %10.1f %10.1f %10.1f\n",
+                          g["aggregator"].get<std::string>().c_str(), (unsigned long long)g["workers"].get<std::uint64_t>(),
+                          (unsigned long long)g["queries_completed"].get<std::uint64_t>(),
+                          (unsigned long long)g["queries_with_timeouts"].get<std::uint64_t>(),
+                          g["qct_us"]["p50"].get<double>(), g["qct_us"]["p95"].get<double>(),
+                          g["qct_us"]["max"].get<double>());
+            os << line;
+        }
+    }
 }
 
 }  // namespace fabricsim::platforms

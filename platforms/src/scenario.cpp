@@ -5,8 +5,11 @@
 #include <map>
 
 #include "fabricsim/core/rng.h"
+#include "fabricsim/host/algo/flow_size_distribution.h"
 
 namespace fabricsim::platforms {
+
+const char* builtin_workload_csv(const std::string& name);  // generated from platforms/workloads/*.csv
 
 namespace {
 
@@ -155,6 +158,27 @@ void make_tcp(host::flow_spec& f, const host::tcp_options& o) {
     f.tcp.receiver.ecn = o.cc.kind == host::cc_kind::DCTCP ? host::ecn_feedback::DCTCP
                          : f.ect                             ? host::ecn_feedback::RFC3168
                                                              : host::ecn_feedback::NONE;
+}
+
+/// The flow-size distribution a workload names (shipped CDF, analytic, or a CSV file).
+host::flow_size_distribution size_distribution(const config_node& w) {
+    const std::string name = w.str("sizes");
+    try {
+        if (name == "hull_mix")
+            return host::flow_size_distribution::from_cdf({{1000, 0}, {1000, 0.8}, {1e7, 0.8}, {1e7, 1}}, "hull_mix");
+        if (name == "pareto") return host::flow_size_distribution::pareto(w.real("pareto_shape"), double(w.bytes("pareto_mean")));
+        if (name == "fixed") {
+            if (!w.has("size")) w.fail("size", "is required with sizes: fixed");
+            return host::flow_size_distribution::fixed(w.bytes("size"));
+        }
+        if (const char* csv = builtin_workload_csv(name)) return host::flow_size_distribution::from_csv_text(csv, name);
+        if (name.find('/') == std::string::npos && name.find('.') == std::string::npos)
+            w.fail("sizes", "unknown distribution '" + name +
+                                "' (websearch, datamining, fb_hadoop, hull_mix, pareto, fixed, or a CSV file path)");
+        return host::flow_size_distribution::load_csv(name);
+    } catch (const std::invalid_argument& e) {
+        w.fail("sizes", e.what());
+    }
 }
 
 /// Per-flow transport settings: UDP keys on TCP flows (and the reverse) are errors, not ignored.
@@ -306,6 +330,40 @@ config_schema make_schema() {
     auto& idscp = s.add("traffic.incast[].dscp", value_kind::INT, "0", "IPv4 DSCP of requests and responses");
     idscp.min = 0;
     idscp.max = 63;
+
+    s.add("traffic.workload", value_kind::MAP_LIST, "",
+          "Open-loop TCP flows: Poisson arrivals per sending host at a target load, sizes from a distribution");
+    auto& wp = s.add("traffic.workload[].pattern", value_kind::CHOICE, "all_to_all",
+                     "all_to_all (each flow to a random other host), permutation (each host to a fixed random "
+                     "host), many_to_one (all to target)");
+    wp.choices = {"all_to_all", "permutation", "many_to_one"};
+    s.add("traffic.workload[].target", value_kind::STRING, "", "many_to_one: the receiving host (default: last host)")
+        .optional = true;
+    auto& wl = s.add("traffic.workload[].load", value_kind::REAL, "0.5",
+                     "Offered load per sending host as a fraction of its link rate, in wire bytes");
+    wl.min = 1e-6;
+    wl.max = 1.0;
+    s.add("traffic.workload[].sizes", value_kind::STRING, "websearch",
+          "Flow sizes: websearch (DCTCP), datamining (VL2), fb_hadoop, hull_mix (80% 1KB / 20% 10MB), pareto, "
+          "fixed, or a CSV file of 'size_bytes,cdf' points");
+    auto& wsz = s.add("traffic.workload[].size", value_kind::BYTES, "", "sizes: fixed: the flow size");
+    wsz.optional = true;
+    wsz.min = 1;
+    auto& wsh = s.add("traffic.workload[].pareto_shape", value_kind::REAL, "1.05", "sizes: pareto: shape (HULL: 1.05)");
+    wsh.min = 1.001;
+    wsh.max = 100;
+    s.add("traffic.workload[].pareto_mean", value_kind::BYTES, "100KB", "sizes: pareto: mean (HULL: 100 KB)").min = 1;
+    s.add("traffic.workload[].start", value_kind::TIME, "0s", "Arrivals start");
+    s.add("traffic.workload[].stop", value_kind::TIME, "", "Arrivals stop (default: run end)").optional = true;
+    auto& wcc = s.add("traffic.workload[].cc", value_kind::CHOICE, "", "Congestion control (default: tcp.cc)");
+    wcc.optional = true;
+    wcc.choices = {"newreno", "ecn", "dctcp", "cubic"};
+    auto& wd = s.add("traffic.workload[].dscp", value_kind::INT, "0", "IPv4 DSCP of the flows");
+    wd.min = 0;
+    wd.max = 63;
+    auto& wm = s.add("traffic.workload[].max_flows", value_kind::INT, "1000000",
+                     "Refuse a workload that would generate more flows than this (memory guard)");
+    wm.min = 1;
 
     s.add("results.sample_interval", value_kind::TIME, "10us",
           "Time-series sampling interval for queue occupancy (0 = off)");
@@ -509,6 +567,69 @@ void build_traffic(scenario& sc, const config_node& tr, const host::tcp_options&
             sc.flows.push_back(spec);
         }
         ++gi;
+    }
+    std::size_t wi = 0;
+    for (const auto& w : tr.list("workload")) {
+        const std::string base = "traffic.workload[" + std::to_string(wi++) + "]";
+        host::flow_size_distribution dist = size_distribution(w);
+        host::tcp_options o = tcp;
+        if (w.has("cc")) o.cc.kind = cc_from(w.str("cc"));
+        const double load = w.real("load");
+        const ps_t start = w.time("start");
+        const ps_t stop = w.has("stop") ? w.time("stop") : sc.duration;
+        if (stop <= start) w.fail("stop", "must be after start (" + format_time(start) + ")");
+        const std::uint64_t max_flows = static_cast<std::uint64_t>(w.integer("max_flows"));
+        // Wire bytes per payload byte of full segments (headers, FCS, preamble, IFG).
+        const double wire_per_byte = double(o.cc.mss + IPV4_HEADER + TCP_HEADER + ETH_HEADER + FCS_BYTES +
+                                            PREAMBLE_SFD + IFG_BYTES) / double(o.cc.mss);
+        const std::string pattern = w.str("pattern");
+        std::vector<std::uint32_t> fixed_dst(sc.topo.nodes.size(), 0);
+        std::uint32_t target = 0;
+        if (pattern == "many_to_one") target = w.has("target") ? host_by_name(sc, w, "target") : hosts.back();
+        if (hosts.size() < 2) w.fail("pattern", "needs at least two hosts");
+        if (pattern == "permutation") {
+            rng r(sc.seed, base + ".permutation");
+            std::vector<std::uint32_t> perm(hosts);
+            for (std::size_t i = perm.size() - 1; i > 0; --i) std::swap(perm[i], perm[r.below(i)]);
+            for (std::size_t i = 0; i < hosts.size(); ++i) fixed_dst[hosts[i]] = perm[i];
+        }
+        std::vector<host::flow_spec> made;
+        for (std::size_t src_index = 0; src_index < hosts.size(); ++src_index) {
+            const std::uint32_t src = hosts[src_index];
+            if (pattern == "many_to_one" && src == target) continue;
+            rng r(sc.seed, base + "." + sc.topo.nodes[src].name);
+            const double rate = load * double(sc.topo.port_rate(src, 0));
+            const double mean_gap_ps = dist.mean() * 8 * wire_per_byte / rate * double(PS_PER_S);
+            double t = double(start);
+            for (;;) {
+                t += r.exponential(mean_gap_ps);
+                if (t >= double(stop)) break;
+                host::flow_spec f;
+                f.src = src;
+                if (pattern == "all_to_all") {
+                    // Uniform over the other hosts: draw among n-1 and skip the source.
+                    const std::size_t k = static_cast<std::size_t>(r.below(hosts.size() - 1));
+                    f.dst = hosts[k < src_index ? k : k + 1];
+                } else {
+                    f.dst = pattern == "permutation" ? fixed_dst[src] : target;
+                }
+                make_tcp(f, o);
+                f.size_bytes = dist.sample(r);
+                f.start = static_cast<ps_t>(t);
+                f.stop = sc.duration;
+                f.dscp = static_cast<std::uint8_t>(w.integer("dscp"));
+                made.push_back(f);
+                if (made.size() > max_flows)
+                    w.fail("max_flows", "the workload would generate more than " + std::to_string(max_flows) +
+                                            " flows; raise max_flows or lower load or duration");
+            }
+        }
+        std::stable_sort(made.begin(), made.end(),
+                         [](const host::flow_spec& a, const host::flow_spec& b) { return a.start < b.start; });
+        for (auto& f : made) {
+            f.id = static_cast<std::uint32_t>(sc.flows.size());
+            sc.flows.push_back(f);
+        }
     }
     for (const auto& g : tr.list("incast")) {
         host::incast_spec is;

@@ -4,6 +4,7 @@
 /// periodic sampler for the time series (a single SC_METHOD, off when the interval is 0).
 #include <cstdint>
 #include <fstream>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -41,6 +42,11 @@ public:
     /// One CSV per traced TCP flow (cwnd, alpha, RTT at every ACK) under `dir`.
     void write_traces(const std::string& dir) const;
 
+    /// Completion time of `bytes` from host node `src` to host node `dst` on the idle network:
+    /// NIC latencies, every hop's latency and one packet's serialisation, the switches'
+    /// pipelines, and the remaining packets at the slowest link of the path.
+    ps_t ideal_fct(std::uint32_t src, std::uint32_t dst, std::uint64_t bytes, std::uint32_t mss) const;
+
 private:
     void sample();
 
@@ -51,6 +57,7 @@ private:
     std::vector<std::unique_ptr<host::host>> m_hosts;
     std::vector<std::unique_ptr<phy::link>> m_links;
     std::vector<std::unique_ptr<host::partition_aggregate>> m_incast;
+    std::map<std::uint32_t, std::map<std::uint32_t, std::vector<std::uint16_t>>> m_routes;
     std::vector<int> m_switch_of_node;  ///< node index -> m_switches index or -1
     std::vector<int> m_host_of_node;    ///< node index -> m_hosts index or -1
     std::unique_ptr<std::ofstream> m_timeseries;
