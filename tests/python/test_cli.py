@@ -92,6 +92,18 @@ def test_pcap_dissects_without_malformed_packets(sim, scenarios, tmp_path, tshar
     ("switch.scheduler.quanta=[1538B]", "switch.scheduler.quanta: needs one quantum per queue (8)"),
     ("switch.qos.dscp_to_tc=['46:9']", "switch.qos.dscp_to_tc: '9' is not an integer in 0..7"),
     ("switch.ecn={scope: port, queue_threshold: mq_ecn}", "switch.ecn.queue_threshold: 'mq_ecn' needs scope 'queue'"),
+    ("traffic.flows[0].transport=tcp", "traffic.flows[0].process: applies to UDP flows only"),
+    ("traffic.flows[4]={src: h5, dst: h1, size: 1MB}", "traffic.flows[4].size: applies to TCP flows only"),
+    ("tcp.cc=bbr", "tcp.cc: 'bbr' is not one of"),
+    ("tcp.min_rto=2s", "tcp.initial_rto: must lie between tcp.min_rto and tcp.max_rto"),
+    ("tcp.rwnd=1000B", "tcp.rwnd: is smaller than one segment"),
+    ("traffic.workload=[{sizes: websurch}]", "traffic.workload[0].sizes: unknown distribution 'websurch'"),
+    ("traffic.workload=[{sizes: fixed}]", "traffic.workload[0].size: is required with sizes: fixed"),
+    ("traffic.workload=[{sizes: /nonexistent.csv}]", "traffic.workload[0].sizes: cannot read /nonexistent.csv"),
+    ("traffic.workload=[{sizes: fixed, size: 1KB, load: 0.9, max_flows: 10}]",
+     "traffic.workload[0].max_flows: the workload would generate more than 10 flows"),
+    ("traffic.incast=[{workers: 40}]", "traffic.incast[0].workers: asks for 40 workers but the topology has 7"),
+    ("traffic.incast=[{response_size: 1KB, total_response: 1MB}]", "traffic.incast[0].total_response: give either"),
 ])
 def test_bad_input_exits_2_naming_the_key(sim, scenarios, override, message):
     p = sim(scenarios / "default.yaml", "--set", override, check=False)
@@ -162,3 +174,26 @@ def test_per_port_ecn_breaks_weighted_fair_sharing(sim, scenarios, tmp_path):
     assert s2 / (s1 + s2) > 0.55
     assert s1 + s2 > 920
 
+
+
+def test_tcp_workload_runs_are_deterministic(sim, tmp_path):
+    """Same config and seed: identical summary (minus wall clock), flows, queries and traces."""
+    scenario = tmp_path / "tcp.yaml"
+    scenario.write_text(
+        "duration: 10ms\n"
+        "topology: {kind: leaf_spine, leaf_spine: {leaves: 2, spines: 2, hosts_per_leaf: 4}}\n"
+        "switch: {queues: 1, ecn: {mode: step, k: 65pkt}}\n"
+        "tcp: {cc: dctcp}\n"
+        "traffic:\n"
+        "  workload: [{load: 0.6, sizes: websearch}]\n"
+        "  incast: [{aggregator: h0, workers: 5, total_response: 100KB, queries: 5}]\n"
+        "  flows: [{src: h1, dst: h6, transport: tcp, trace: true}]\n")
+    outs = []
+    for name in ("a", "b"):
+        sim(scenario, "--out", tmp_path / name, "--quiet")
+        outs.append(tmp_path / name)
+    a, b = (json.loads((o / "summary.json").read_text()) for o in outs)
+    assert strip_wallclock(a) == strip_wallclock(b)
+    assert a["fct"]["all"]["completed"] > 10
+    for f in ("flows.csv", "queries.csv", "traces/flow0.csv"):
+        assert (outs[0] / f).read_bytes() == (outs[1] / f).read_bytes()
