@@ -2,7 +2,8 @@
 """FabricSim benchmark: frame-hops per wall second, model timer firings ("activations") and
 SystemC kernel wake-ups per frame-hop, and peak memory for (a) a line-rate dumbbell and (b) a
 4x8x16 leaf-spine at 70% Poisson load (also in lock-step, and with 8 queues per port, DWRR
-and MQ-ECN marking), against the SystemC kernel floor
+and MQ-ECN marking), (c) the same leaf-spine with open-loop web-search DCTCP flows at 60% load
+(ACKs count as frames), against the SystemC kernel floor
 measured in the same run. Prints JSON (stdlib only)."""
 import argparse
 import json
@@ -54,7 +55,8 @@ def main():
                                  # The same eight flows per host through one FIFO per port.
                                  ("leaf_spine_8q_traffic_fifo_70", "leaf_spine_8q_dwrr_ecn.yaml",
                                   ("--set", "switch.queues=1", "--set", "switch.ecn.mode=off")),
-                                 ("leaf_spine_poisson_70_lockstep", "leaf_spine_poisson.yaml", ("--lockstep",))]:
+                                 ("leaf_spine_poisson_70_lockstep", "leaf_spine_poisson.yaml", ("--lockstep",)),
+                                 ("leaf_spine_websearch_dctcp_60", "leaf_spine_websearch_dctcp.yaml", ())]:
             s = run_scenario(sim, HERE / "scenarios" / file, pathlib.Path(tmp) / key, args.repeats, extra)
             # The kernel's timed-event queue costs more with more pending events, so also compare
             # with a floor that has one self-notifying method per link direction of the scenario.
@@ -74,12 +76,25 @@ def main():
                 "wall_time_s": round(s["host_perf"]["wall_time_s"], 3),
                 "frames_dropped": s["frames"]["dropped"],
             }
+            if "tcp" in s:
+                report["scenarios"][key].update({
+                    "tcp_flows": s["tcp"]["flows"],
+                    "peak_concurrent_flows": s["tcp"]["peak_concurrent_flows"],
+                    "mean_concurrent_flows": round(s["tcp"]["mean_concurrent_flows"], 1),
+                })
     sc = report["scenarios"]
     multi = sc["leaf_spine_8q_dwrr_ecn_70"]["frame_hops_per_s"]
     # Issue 3 target: the full data path (8 queues, DWRR, ECN) within 15% of one FIFO, on the
     # same traffic and against run (b).
     report["leaf_spine_8q_vs_fifo_same_traffic"] = round(multi / sc["leaf_spine_8q_traffic_fifo_70"]["frame_hops_per_s"], 3)
     report["leaf_spine_8q_vs_fifo_run_b"] = round(multi / sc["leaf_spine_poisson_70"]["frame_hops_per_s"], 3)
+    # Issue 4: memory of the TCP run above the same leaf-spine with UDP sources, per 1000 flows
+    # (all flows of the run hold their connection state from the start) and per 1000 flows
+    # active at the peak.
+    web = sc["leaf_spine_websearch_dctcp_60"]
+    extra_kib = web["peak_rss_kib"] - sc["leaf_spine_poisson_70"]["peak_rss_kib"]
+    report["websearch_extra_rss_kib_per_1000_flows"] = round(extra_kib * 1000 / web["tcp_flows"], 1)
+    report["websearch_extra_rss_kib_per_1000_concurrent_flows"] = round(extra_kib * 1000 / web["peak_concurrent_flows"], 1)
     text = json.dumps(report, indent=2)
     print(text)
     if args.out:

@@ -291,7 +291,29 @@ nlohmann::json platform::summary(double wall_seconds) const {
         if (f.completed) ++tcp_done;
         timeouts += f.tcp.timeouts;
     }
-    if (tcp_flows) s["tcp"] = {{"flows", tcp_flows}, {"completed", tcp_done}, {"timeouts", timeouts}};
+    if (tcp_flows) {
+        // Concurrency of TCP flows (started and not completed): peak, and the time average.
+        std::vector<std::pair<ps_t, int>> ev;
+        double active_ps = 0;
+        for (const auto& f : m_flows.all()) {
+            if (f.spec.transport != host::transport_kind::TCP) continue;
+            if (f.spec.app_driven && f.app_written == 0) continue;  // never used
+            const ps_t a = f.spec.app_driven ? f.started : f.spec.start;
+            if (a >= now_ps()) continue;
+            const ps_t b = f.completed ? f.completed : now_ps();
+            ev.push_back({a, 1});
+            ev.push_back({b, -1});
+            active_ps += double(b - a);
+        }
+        std::sort(ev.begin(), ev.end());
+        int cur = 0, peak = 0;
+        for (const auto& e : ev) peak = std::max(peak, cur += e.second);
+        s["tcp"] = {{"flows", tcp_flows},
+                    {"completed", tcp_done},
+                    {"timeouts", timeouts},
+                    {"peak_concurrent_flows", peak},
+                    {"mean_concurrent_flows", now_ps() ? active_ps / double(now_ps()) : 0.0}};
+    }
     // Flow completion times of sized TCP flows, overall and by size bin, with the slowdown
     // against the idle-network ideal.
     std::vector<double> fct[6], slow[6];
