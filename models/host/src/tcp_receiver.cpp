@@ -84,18 +84,7 @@ unsigned tcp_receiver::on_segment(ps_t now, std::uint64_t seq, std::uint32_t len
     if (seq > m_rcv_nxt) {
         m_stats.out_of_order++;
         m_recent_ooo = seq;
-        auto it = std::lower_bound(m_ooo.begin(), m_ooo.end(), std::make_pair(seq, end));
-        it = m_ooo.insert(it, {seq, end});
-        // Merge with neighbours.
-        if (it != m_ooo.begin() && std::prev(it)->second >= it->first) {
-            auto p = std::prev(it);
-            p->second = std::max(p->second, it->second);
-            it = std::prev(m_ooo.erase(it));
-        }
-        while (std::next(it) != m_ooo.end() && std::next(it)->first <= it->second) {
-            it->second = std::max(it->second, std::next(it)->second);
-            m_ooo.erase(std::next(it));
-        }
+        insert_range(m_ooo, seq, end);
         out[n++] = make_ack();  // duplicate ACK
         return n;
     }

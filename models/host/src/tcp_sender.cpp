@@ -35,17 +35,7 @@ void tcp_sender::add_sack(std::uint64_t b, std::uint64_t e) {
     b = std::max(b, m_snd_una);
     e = std::min(e, m_snd_max);
     if (e <= b) return;
-    auto it = std::lower_bound(m_sacked.begin(), m_sacked.end(), std::make_pair(b, e));
-    it = m_sacked.insert(it, {b, e});
-    if (it != m_sacked.begin() && std::prev(it)->second >= it->first) {
-        auto p = std::prev(it);
-        p->second = std::max(p->second, it->second);
-        it = std::prev(m_sacked.erase(it));
-    }
-    while (std::next(it) != m_sacked.end() && std::next(it)->first <= it->second) {
-        it->second = std::max(it->second, std::next(it)->second);
-        m_sacked.erase(std::next(it));
-    }
+    insert_range(m_sacked, b, e);
 }
 
 std::uint64_t tcp_sender::lost_edge() const {

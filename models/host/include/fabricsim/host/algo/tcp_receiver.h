@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "fabricsim/core/units.h"
+#include "fabricsim/host/algo/byte_ranges.h"
 
 namespace fabricsim::host {
 
@@ -82,7 +83,7 @@ private:
 
     tcp_receiver_params m_p;
     std::uint64_t m_rcv_nxt = 0;
-    std::vector<std::pair<std::uint64_t, std::uint64_t>> m_ooo;  ///< sorted, disjoint [begin, end)
+    byte_ranges m_ooo;  ///< received beyond rcv_nxt
     std::uint32_t m_pending = 0;   ///< in-order segments not yet ACKed
     std::uint64_t m_last_ack = 0;  ///< ack number of the last ACK sent
     std::uint64_t m_recent_ooo = 0;  ///< start of the most recent out-of-order segment

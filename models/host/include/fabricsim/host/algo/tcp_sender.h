@@ -28,6 +28,7 @@
 #include <vector>
 
 #include "fabricsim/core/units.h"
+#include "fabricsim/host/algo/byte_ranges.h"
 #include "fabricsim/host/algo/congestion_control.h"
 #include "fabricsim/host/algo/rtt_estimator.h"
 
@@ -122,7 +123,7 @@ private:
     bool m_retx_pending = false;   ///< fast / partial-ACK retransmission of snd_una due
     bool m_timer_retx = false;     ///< snd_una was already retransmitted by the timer
     bool m_partial_seen = false;   ///< a partial ACK already restarted the timer in this recovery
-    std::vector<std::pair<std::uint64_t, std::uint64_t>> m_sacked;  ///< sorted, disjoint, above snd_una
+    byte_ranges m_sacked;  ///< SACKed above snd_una
     std::uint64_t m_high_rxt = 0;  ///< RFC 6675 HighRxt: end of the highest retransmission in recovery
     std::uint64_t m_rxt_seq = 0;   ///< start of the last retransmitted hole
     std::uint64_t m_rxt_mark = 0;  ///< snd_nxt when it was retransmitted
