@@ -121,8 +121,14 @@ platform::platform(const sc_core::sc_module_name& name, const scenario& sc, cons
     };
     for (const auto& f : m_sc.flows) {
         m_hosts[std::size_t(m_host_of_node[f.src])]->add_source(f.id, host_ip[f.dst], next_hop(f.src));
-        if (f.transport == host::transport_kind::TCP)
+        if (f.transport == host::transport_kind::TCP) {
             m_hosts[std::size_t(m_host_of_node[f.dst])]->add_tcp_receiver(f.id, host_ip[f.src], next_hop(f.dst));
+            // The handshake (not simulated) gives the sender its first RTT sample (RFC 6298
+            // 2.2; Linux seeds SRTT from the SYN-ACK): the idle-path round trip of 64 B frames.
+            const double syn = MIN_FRAME_WITH_FCS + PREAMBLE_SFD + IFG_BYTES;
+            m_hosts[std::size_t(m_host_of_node[f.src])]->seed_rtt(f.id, path_time(f.src, f.dst, syn, 1) +
+                                                                          path_time(f.dst, f.src, syn, 1));
+        }
     }
 
     std::vector<host::host*> host_of(topo.nodes.size(), nullptr);
@@ -284,10 +290,11 @@ nlohmann::json platform::summary(double wall_seconds) const {
                         {"min_rtt_us", us(t.min_rtt)}};
         }
     }
-    std::uint64_t tcp_flows = 0, tcp_done = 0, timeouts = 0;
+    std::uint64_t tcp_flows = 0, sized = 0, tcp_done = 0, timeouts = 0;
     for (const auto& f : m_flows.all()) {
         if (f.spec.transport != host::transport_kind::TCP) continue;
         ++tcp_flows;
+        if (f.spec.size_bytes && !f.spec.app_driven) ++sized;
         if (f.completed) ++tcp_done;
         timeouts += f.tcp.timeouts;
     }
@@ -309,6 +316,7 @@ nlohmann::json platform::summary(double wall_seconds) const {
         int cur = 0, peak = 0;
         for (const auto& e : ev) peak = std::max(peak, cur += e.second);
         s["tcp"] = {{"flows", tcp_flows},
+                    {"sized_flows", sized},
                     {"completed", tcp_done},
                     {"timeouts", timeouts},
                     {"peak_concurrent_flows", peak},
@@ -435,15 +443,14 @@ void platform::write_flows_csv(const std::string& path) const {
     std::fclose(f);
 }
 
-ps_t platform::ideal_fct(std::uint32_t src, std::uint32_t dst, std::uint64_t bytes, std::uint32_t mss) const {
+ps_t platform::path_time(std::uint32_t src, std::uint32_t dst, double wire_bytes, std::uint64_t packets) const {
     const topology& topo = m_sc.topo;
-    const double wire = double(mss + IPV4_HEADER + TCP_HEADER + ETH_HEADER + FCS_BYTES + PREAMBLE_SFD + IFG_BYTES);
     double t = double(m_sc.nic.tx_latency + m_sc.nic.rx_latency);
     double slowest = 0;
     std::uint32_t node = src, port = 0;
     for (std::size_t hop = 0; hop <= topo.nodes.size(); ++hop) {
         const link_desc& l = topo.links[std::size_t(topo.link_at(node, port))];
-        const double s = wire * 8 * double(PS_PER_S) / double(l.cfg.rate_bps);
+        const double s = wire_bytes * 8 * double(PS_PER_S) / double(l.cfg.rate_bps);
         t += double(l.cfg.one_way_latency()) + s;
         slowest = std::max(slowest, s);
         node = l.a.node == node && l.a.port == port ? l.b.node : l.a.node;
@@ -451,8 +458,12 @@ ps_t platform::ideal_fct(std::uint32_t src, std::uint32_t dst, std::uint64_t byt
         t += double(m_sc.sw.pipeline_latency);
         port = m_routes.at(node).at(dst).front();
     }
-    const std::uint64_t packets = (bytes + mss - 1) / mss;
     return static_cast<ps_t>(t + double(packets - 1) * slowest);
+}
+
+ps_t platform::ideal_fct(std::uint32_t src, std::uint32_t dst, std::uint64_t bytes, std::uint32_t mss) const {
+    const double wire = double(mss + IPV4_HEADER + TCP_HEADER + ETH_HEADER + FCS_BYTES + PREAMBLE_SFD + IFG_BYTES);
+    return path_time(src, dst, wire, (bytes + mss - 1) / mss);
 }
 
 void platform::write_queries_csv(const std::string& path) const {

@@ -82,8 +82,12 @@ void print_summary(const nlohmann::json& s, std::ostream& os) {
     if (s.contains("tcp")) {
         const auto& t = s["tcp"];
         os << "\n";
-        row("TCP flows completed", num(t["completed"].get<double>()) + " of " + num(t["flows"].get<double>()) +
-                                       ", " + num(t["timeouts"].get<double>()) + " retransmission timeouts");
+        std::string v = num(t["flows"].get<double>()) + " connections, " + num(t["timeouts"].get<double>()) +
+                        " retransmission timeouts";
+        if (t["sized_flows"].get<std::uint64_t>() > 0)
+            v += "; " + num(t["completed"].get<double>()) + " of " + num(t["sized_flows"].get<double>()) +
+                 " sized flows completed";
+        row("TCP", v);
     }
     if (s.contains("fct")) {
         os << "\n  flow completion time by size (us; slowdown = FCT / idle-network FCT)\n";

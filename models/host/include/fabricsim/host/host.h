@@ -51,6 +51,8 @@ public:
     /// The application writes `bytes` on app-driven TCP flow `flow` (sent from this host) at
     /// `at` >= now; the receiver's listener hears when they have all arrived.
     void app_write(std::uint32_t flow, std::uint64_t bytes, ps_t at);
+    /// Gives TCP flow `flow` (sent from this host) an RTT sample before it starts.
+    void seed_rtt(std::uint32_t flow, ps_t rtt) { m_tx[m_flows[flow].tx_slot].snd.seed_rtt(rtt); }
     /// Sender statistics of TCP flow `flow` (sent from this host).
     const tcp_sender::stats& sender_stats(std::uint32_t flow) const { return m_tx[m_flows[flow].tx_slot].snd.get_stats(); }
 
