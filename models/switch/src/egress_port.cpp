@@ -94,25 +94,6 @@ egress_port::ecn_action egress_port::ecn_decision(unsigned q, const frame& f) {
     return e.drop_non_ect ? ecn_action::DROP : ecn_action::PASS;
 }
 
-void egress_port::count_backlog(unsigned q, unsigned pool, std::uint32_t bytes, bool in) {
-    queue_state& s = m_queue[q];
-    if (in) {
-        s.bytes += bytes;
-        s.frames++;
-        m_port_bytes += bytes;
-        m_pools.bytes[pool] += bytes;
-        m_pools.frames[pool]++;
-        m_queued_frames++;
-    } else {
-        s.bytes -= bytes;
-        s.frames--;
-        m_port_bytes -= bytes;
-        m_pools.bytes[pool] -= bytes;
-        m_pools.frames[pool]--;
-        m_queued_frames--;
-    }
-}
-
 void egress_port::mark_ce(frame& f, unsigned q) {
     // Only ECT frames can carry CE; a frame marked upstream is not counted again.
     if (f.ecn == ecn_codepoint::NOT_ECT || f.ecn == ecn_codepoint::CE) return;

@@ -103,7 +103,18 @@ private:
     void arm_next(ps_t now);
     void drop(frame& f, unsigned q, drop_cause why);
     /// Frame and byte counts of queue q, the port and its service pool, in or out.
-    void count_backlog(unsigned q, unsigned pool, std::uint32_t bytes, bool in);
+    void count_backlog(unsigned q, unsigned pool, std::uint32_t bytes, bool in) {
+        // Defined here so the per-frame calls inline with `in` known.
+        const std::uint64_t n = in ? 1 : ~std::uint64_t(0);  // +1 or -1, modulo 2^64
+        const std::uint64_t b = in ? bytes : std::uint64_t(0) - bytes;
+        queue_state& s = m_queue[q];
+        s.bytes += b;
+        s.frames += n;
+        m_port_bytes += b;
+        m_pools.bytes[pool] += b;
+        m_pools.frames[pool] += n;
+        m_queued_frames += n;
+    }
     void mark_ce(frame& f, unsigned q);
 
     unsigned m_index;
