@@ -42,3 +42,20 @@ TEST_CASE("serialization time is exact and rounds up", "[units]") {
     CHECK(ceil_to_period(2'520'800, 1000) == 2'521'000u);
     CHECK(ceil_to_period(2'521'000, 1000) == 2'521'000u);
 }
+
+TEST_CASE("period_rounder matches ceil_to_period", "[units]") {
+    // The multiply-based rounding must be exact for any time and period, including near 2^64.
+    std::uint64_t x = 0x9E3779B97F4A7C15ull;  // splitmix-style sequence, deterministic
+    for (const ps_t period : {ps_t(0), ps_t(1), ps_t(3), ps_t(800), ps_t(1000), ps_t(1024), ps_t(3333),
+                              ps_t(999'999'937), (ps_t(1) << 40) + 7}) {
+        const period_rounder r(period);
+        for (ps_t t = 0; t < 3000; ++t) REQUIRE(r(t) == ceil_to_period(t, period));
+        for (int i = 0; i < 20000; ++i) {
+            x += 0x9E3779B97F4A7C15ull;
+            const ps_t t = (x ^ (x >> 31)) >> (i % 60 + 4);
+            REQUIRE(r(t) == ceil_to_period(t, period));
+        }
+        const ps_t top = ~ps_t(0) - period;
+        CHECK(r(top) == ceil_to_period(top, period));
+    }
+}

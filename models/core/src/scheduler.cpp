@@ -6,13 +6,11 @@
 
 namespace fabricsim {
 
-namespace {
-scheduler* g_instance = nullptr;
-}
+scheduler* scheduler::s_instance = nullptr;
 
-scheduler& scheduler::instance() {
-    if (!g_instance) g_instance = new scheduler("fabricsim_scheduler");  // lives as long as the kernel
-    return *g_instance;
+scheduler& scheduler::create() {
+    s_instance = new scheduler("fabricsim_scheduler");  // lives as long as the kernel
+    return *s_instance;
 }
 
 scheduler::scheduler(const sc_core::sc_module_name& name)
@@ -24,8 +22,7 @@ scheduler::scheduler(const sc_core::sc_module_name& name)
     m_far.reserve(256);
 }
 
-void model_timer::arm_at(ps_t at) {
-    if (m_pending && m_at <= at) return;
+void model_timer::rearm(ps_t at) {
     sc_assert(at >= now_ps());
     scheduler& s = scheduler::instance();
     if (m_pending) s.remove(*this);
@@ -91,7 +88,7 @@ std::uint64_t scheduler::next_wheel_tick() const {
     return NO_TICK;  // unreachable while m_in_wheel > 0
 }
 
-void scheduler::drop_stale_far() {
+void scheduler::drop_stale_far_slow() {
     while (!m_far.empty()) {
         const far_entry& e = m_far.front();
         if (e.timer->m_pending && e.timer->m_at == e.at && !e.timer->m_pprev) return;
@@ -101,7 +98,8 @@ void scheduler::drop_stale_far() {
 }
 
 model_timer* scheduler::pop_due(ps_t horizon) {
-    std::uint64_t tick = next_wheel_tick();
+    // All wheel timers are at or after the cursor, so an occupied cursor slot is the earliest.
+    std::uint64_t tick = m_slot[m_cursor & MASK] ? m_cursor : next_wheel_tick();
     drop_stale_far();
     if (!m_far.empty()) tick = std::min(tick, m_far.front().at >> TICK_BITS);
     if (tick == NO_TICK || (tick << TICK_BITS) >= horizon) return nullptr;

@@ -43,6 +43,12 @@ egress_port::egress_port(const sc_core::sc_module_name& name, unsigned index, co
         quanta.push_back(m_sched.quantum(q));
         strict.push_back(m_sched.strict(q));
         if (m_sched.strict(q)) m_strict_mask = static_cast<std::uint8_t>(m_strict_mask | 1u << q);
+        const auto bit = static_cast<std::uint8_t>(1u << q);
+        if (cfg.mmu.queue[q].lossless) m_lossless_mask |= bit;
+        if (cfg.ecn.mode != ecn_mode::OFF && (cfg.ecn.queue_mask >> q & 1)) {
+            if (cfg.ecn.mark_on_dequeue) m_mark_dequeue_mask |= bit;
+            else m_mark_enqueue_mask |= bit;
+        }
     }
     if (cfg.port_shaper.rate_bps) m_port_shaper = token_bucket(cfg.port_shaper.rate_bps, cfg.port_shaper.burst_bytes);
     m_shaped = !m_port_shaper.unlimited();
@@ -83,7 +89,7 @@ egress_port::ecn_action egress_port::ecn_decision(unsigned q, const frame& f) {
             occupancy = e.packets ? double(m_queued_frames) : double(m_port_bytes);
             break;
         case ecn_scope::POOL: {
-            const unsigned pool = m_cfg.mmu.queue[q].lossless ? LOSSLESS_POOL : LOSSY_POOL;
+            const unsigned pool = pool_of(q);
             occupancy = e.packets ? double(m_pools.frames[pool]) : double(m_pools.bytes[pool]);
             break;
         }
@@ -92,25 +98,6 @@ egress_port::ecn_action egress_port::ecn_decision(unsigned q, const frame& f) {
     if (p <= 0 || (p < 1 && m_rng.uniform() >= p)) return ecn_action::PASS;
     if (f.ecn != ecn_codepoint::NOT_ECT) return ecn_action::MARK;
     return e.drop_non_ect ? ecn_action::DROP : ecn_action::PASS;
-}
-
-void egress_port::count_backlog(unsigned q, unsigned pool, std::uint32_t bytes, bool in) {
-    queue_state& s = m_queue[q];
-    if (in) {
-        s.bytes += bytes;
-        s.frames++;
-        m_port_bytes += bytes;
-        m_pools.bytes[pool] += bytes;
-        m_pools.frames[pool]++;
-        m_queued_frames++;
-    } else {
-        s.bytes -= bytes;
-        s.frames--;
-        m_port_bytes -= bytes;
-        m_pools.bytes[pool] -= bytes;
-        m_pools.frames[pool]--;
-        m_queued_frames--;
-    }
 }
 
 void egress_port::mark_ce(frame& f, unsigned q) {
@@ -132,10 +119,10 @@ void egress_port::accept(frame& f, unsigned in_port, unsigned pg, unsigned q, ps
     if (!m_mmu.admit(in_port, pg, m_index, q, f.frame_bytes(), ticket, why)) return drop(f, q, why);
     queue_state& s = m_queue[q];
     const std::uint32_t bytes = f.frame_bytes();
-    const unsigned pool = m_cfg.mmu.queue[q].lossless ? LOSSLESS_POOL : LOSSY_POOL;
+    const unsigned pool = pool_of(q);
     // Occupancy including the arriving frame, as the marking test sees it (seed-001 §1.1).
     count_backlog(q, pool, bytes, true);
-    if (m_cfg.ecn.mode != ecn_mode::OFF && !m_cfg.ecn.mark_on_dequeue && (m_cfg.ecn.queue_mask >> q & 1)) {
+    if (m_mark_enqueue_mask >> q & 1) {
         const ecn_action a = ecn_decision(q, f);
         if (a == ecn_action::DROP) {
             count_backlog(q, pool, bytes, false);
@@ -160,17 +147,9 @@ void egress_port::accept(frame& f, unsigned in_port, unsigned pg, unsigned q, ps
     arm_next(now);
 }
 
-bool egress_port::eligible(unsigned q) const {
-    const queue_state& s = m_queue[q];
-    if (s.fifo.empty()) return false;
-    const entry& head = s.fifo.front();
-    return head.ready <= m_decision_time &&
-           (m_shaper[q].unlimited() || m_shaper[q].ready_at(head.wire, m_decision_time) == m_decision_time);
-}
-
 bool egress_port::try_start(ps_t at, ps_t now) {
     m_decision_time = at;
-    if (!m_port_shaper.unlimited()) {
+    if (m_shaped && !m_port_shaper.unlimited()) {
         // The port shaper gates every queue: check it against the smallest eligible head.
         bool any = false;
         for (unsigned bits = m_backlogged; bits && !any; bits &= bits - 1) {
@@ -185,14 +164,13 @@ bool egress_port::try_start(ps_t at, ps_t now) {
     const unsigned q = static_cast<unsigned>(picked);
     queue_state& s = m_queue[q];
     const std::uint32_t wire = head_bytes(q);
-    if (!m_port_shaper.unlimited() && m_port_shaper.ready_at(wire, at) != at) return false;
+    if (m_shaped && !m_port_shaper.unlimited() && m_port_shaper.ready_at(wire, at) != at) return false;
     const entry e = s.fifo.pop_front();
     frame& f = *e.f;
     const std::uint32_t bytes = f.frame_bytes();
-    const unsigned pool = m_cfg.mmu.queue[q].lossless ? LOSSLESS_POOL : LOSSY_POOL;
+    const unsigned pool = pool_of(q);
     // Dequeue marking sees the queue the frame leaves behind, the frame included.
-    if (m_cfg.ecn.mode != ecn_mode::OFF && m_cfg.ecn.mark_on_dequeue && (m_cfg.ecn.queue_mask >> q & 1) &&
-        ecn_decision(q, f) == ecn_action::MARK)
+    if ((m_mark_dequeue_mask >> q & 1) && ecn_decision(q, f) == ecn_action::MARK)
         mark_ce(f, q);
     if (m_phantom && m_phantom->on_frame(wire, at)) mark_ce(f, q);
     count_backlog(q, pool, bytes, false);

@@ -145,13 +145,18 @@ bool mmu::admit(unsigned in_port, unsigned pg, unsigned out_port, unsigned queue
 void mmu::release(const mmu_ticket& t) {
     const std::uint64_t s = t.cells;
     m_used.cells -= s;
-    // Ingress: headroom drains first, then the PG (and its pool's shared part).
-    occupancy& hr = m_ports[t.in_port].headroom[t.pg];
-    const std::uint64_t from_headroom = std::min<std::uint64_t>(s, hr.cells);
-    hr.cells -= from_headroom;
-    m_headroom.cells -= from_headroom;
-    if (const std::uint64_t rest = s - from_headroom) {
-        const auto& pp = m_cfg.pg[t.pg];
+    // Ingress: headroom drains first, then the PG (and its pool's shared part). Only lossless
+    // PGs ever use headroom, so lossy ones skip its cache line.
+    const auto& pp = m_cfg.pg[t.pg];
+    std::uint64_t rest = s;
+    if (pp.lossless) {
+        occupancy& hr = m_ports[t.in_port].headroom[t.pg];
+        const std::uint64_t from_headroom = std::min<std::uint64_t>(s, hr.cells);
+        hr.cells -= from_headroom;
+        m_headroom.cells -= from_headroom;
+        rest -= from_headroom;
+    }
+    if (rest) {
         occupancy& pgo = m_ports[t.in_port].pg[t.pg];
         const std::uint64_t before = over(pgo.cells, pp.min_cells);
         pgo.cells -= rest;

@@ -15,7 +15,7 @@ switch_device::switch_device(const sc_core::sc_module_name& name, const switch_c
                              const std::vector<std::uint64_t>& port_rates, std::uint64_t seed)
     : sc_core::sc_module(name),
       m_cfg(cfg),
-      m_clock_period(cfg.clock_period()),
+      m_clock(cfg.clock_period()),
       m_mmu(cfg.mmu_for(static_cast<unsigned>(port_rates.size()))),
       m_routes(splitmix64(seed ^ hash_name(std::string(this->name()) + ".ecmp"))),
       m_rx_stats(port_rates.size()) {
@@ -51,7 +51,7 @@ void switch_device::receive(unsigned in_port, frame& f) {
     f.ttl--;
     f.ingress_port = static_cast<std::uint16_t>(in_port);
     egress_port& eg = *m_egress[static_cast<unsigned>(out)];
-    ps_t ready = ceil_to_period(now + m_cfg.pipeline_latency, m_clock_period);
+    ps_t ready = m_clock(now + m_cfg.pipeline_latency);
     if (!whole_frame) {
         // Cut-through only into an idle port that is not faster than the ingress.
         const bool cut = eg.idle_at(ready) && eg.rate_bps() <= m_egress[in_port]->rate_bps();
@@ -61,7 +61,7 @@ void switch_device::receive(unsigned in_port, frame& f) {
                 return drop(in_port, f, drop_cause::FCS_ERROR);
             }
             // The pipeline already ran on the header; the frame leaves once its tail is in.
-            ready = std::max(ready, ceil_to_period(f.rx_last_bit, m_clock_period));
+            ready = std::max(ready, m_clock(f.rx_last_bit));
         }
     }
     const unsigned tc = traffic_class(f);

@@ -47,32 +47,49 @@ constexpr std::uint32_t MIN_FRAME_WITH_FCS = 64;
 constexpr std::uint32_t PREAMBLE_SFD = 8;
 constexpr std::uint32_t IFG_BYTES = 12;
 
-struct frame {
+// Hot fields first: a switch hop (route hash, classification, MMU, link timing) and the
+// pool touch only the first cache line; TCP options and MAC control fields come last.
+struct alignas(64) frame {
     frame_kind kind = frame_kind::IPV4_UDP;
+    bool vlan_tagged = false;
+    std::uint8_t pcp = 0;
+    std::uint8_t dscp = 0;
+    ecn_codepoint ecn = ecn_codepoint::NOT_ECT;
+    std::uint8_t ttl = 64;
+    bool fcs_error = false;       ///< corrupted on a link; dropped by the next store-and-forward MAC
+    std::uint16_t ingress_port = 0;
+    std::uint16_t hops = 0;
+    std::uint32_t src_ip = 0;
+    std::uint32_t dst_ip = 0;
+    std::uint16_t src_port = 0;
+    std::uint16_t dst_port = 0;
+    std::uint32_t length = 60;       ///< L2 bytes without FCS
+    std::uint32_t payload_bytes = 0;  ///< L4 payload
+    std::uint32_t flow_id = 0;
+    ps_t rx_last_bit = 0;         ///< set by the link: last bit arrives at the receiver
+    ps_t created = 0;             ///< when the source generated it
+    frame* pool_next = nullptr;   ///< free-list link, owned by frame_pool
 
     // Ethernet / 802.1Q
     mac_addr dst_mac{};
     mac_addr src_mac{};
-    bool vlan_tagged = false;
-    std::uint8_t pcp = 0;
     std::uint16_t vid = 0;
 
     // IPv4
-    std::uint8_t dscp = 0;
-    ecn_codepoint ecn = ecn_codepoint::NOT_ECT;
-    std::uint8_t ttl = 64;
     std::uint16_t ip_id = 0;
-    std::uint32_t src_ip = 0;
-    std::uint32_t dst_ip = 0;
 
     // L4
-    std::uint16_t src_port = 0;
-    std::uint16_t dst_port = 0;
     std::uint32_t tcp_seq = 0;
     std::uint32_t tcp_ack = 0;
     std::uint8_t tcp_flags = 0;
     std::uint16_t tcp_window = 0;
     std::uint8_t sack_blocks = 0;                ///< TCP SACK option blocks (RFC 2018), 0..3
+
+    // Simulation metadata
+    std::uint64_t seq_no = 0;     ///< UDP: per-flow frame number; TCP: 64-bit byte offset of the segment
+    std::uint64_t ack_no = 0;     ///< TCP: 64-bit cumulative ACK (tcp_ack is its low 32 bits)
+    ps_t ts_echo = 0;             ///< TCP ACK: send time of the segment it echoes (RFC 7323 TSecr, metadata only)
+
     std::array<std::uint64_t, 6> sack_edges{};   ///< 64-bit [begin, end) pairs; the wire carries the low 32 bits
 
     // MAC control (PAUSE: quanta[0]; PFC: enable vector + per-priority quanta)
@@ -81,26 +98,9 @@ struct frame {
 
     // CNM (802.1Qau)
     std::uint8_t cnm_fb = 0;
-    std::uint64_t cnm_cpid = 0;
     std::int16_t cnm_qoffset = 0;
     std::int16_t cnm_qdelta = 0;
-
-    // Sizes
-    std::uint32_t length = 60;       ///< L2 bytes without FCS
-    std::uint32_t payload_bytes = 0;  ///< L4 payload
-
-    // Simulation metadata
-    std::uint32_t flow_id = 0;
-    std::uint64_t seq_no = 0;     ///< UDP: per-flow frame number; TCP: 64-bit byte offset of the segment
-    std::uint64_t ack_no = 0;     ///< TCP: 64-bit cumulative ACK (tcp_ack is its low 32 bits)
-    ps_t ts_echo = 0;             ///< TCP ACK: send time of the segment it echoes (RFC 7323 TSecr, metadata only)
-    ps_t created = 0;             ///< when the source generated it
-    ps_t rx_last_bit = 0;         ///< set by the link: last bit arrives at the receiver
-    std::uint16_t ingress_port = 0;
-    std::uint16_t hops = 0;
-    bool fcs_error = false;       ///< corrupted on a link; dropped by the next store-and-forward MAC
-
-    frame* pool_next = nullptr;   ///< free-list link, owned by frame_pool
+    std::uint64_t cnm_cpid = 0;
 
     /// Restore all fields to defaults (called on return to the pool).
     void reset();

@@ -12,7 +12,8 @@ namespace fabricsim {
 /// model scheduler (scheduler.h) at top level.
 void init_kernel_time();
 
-inline sc_core::sc_time to_sc_time(ps_t t) { return sc_core::sc_time::from_value(t); }
+/// from_value is out of line in libsystemc; zero (a frame starting now) needs no call.
+inline sc_core::sc_time to_sc_time(ps_t t) { return t ? sc_core::sc_time::from_value(t) : sc_core::sc_time(); }
 inline ps_t to_ps(const sc_core::sc_time& t) { return t.value(); }
 namespace detail {
 extern bool g_model_time_ahead;  ///< set while the scheduler runs timers ahead of the kernel

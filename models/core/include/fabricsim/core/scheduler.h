@@ -32,7 +32,10 @@ public:
     model_timer(model_timer&&) = delete;
 
     /// Fire at absolute time `at` (>= now). If already pending for an earlier time, no change.
-    void arm_at(ps_t at);
+    void arm_at(ps_t at) {
+        if (m_pending && m_at <= at) return;
+        rearm(at);
+    }
     /// Forget the pending expiry, if any.
     void cancel();
     bool pending() const { return m_pending; }
@@ -40,6 +43,7 @@ public:
 
 private:
     friend class scheduler;
+    void rearm(ps_t at);
     model_timer(void* obj, void (*fn)(void*)) : m_obj(obj), m_fn(fn) {}
     void* m_obj;
     void (*m_fn)(void*);
@@ -52,7 +56,7 @@ private:
 class scheduler : public sc_core::sc_module {
 public:
     /// The simulation's scheduler; created on first use (init_kernel_time creates it at top level).
-    static scheduler& instance();
+    static scheduler& instance() { return s_instance ? *s_instance : create(); }
 
     /// Let the scheduler run timers ahead of the kernel, up to (not including) `end`, while no
     /// other SystemC process has anything due earlier (TLM-2.0 temporal decoupling with
@@ -70,6 +74,8 @@ public:
 private:
     friend class model_timer;
     explicit scheduler(const sc_core::sc_module_name& name);
+    static scheduler& create();
+    static scheduler* s_instance;  // inline access: every arm and cancel needs it
     void run();
 
     static constexpr unsigned TICK_BITS = 12;  // one slot = 4.096 ns
@@ -88,7 +94,11 @@ private:
     std::uint64_t next_wheel_tick() const;
     /// Lower bound of the next expiry, for the kernel wake-up (NO_TICK if nothing is pending).
     ps_t next_expiry();
-    void drop_stale_far();
+    /// Drops stale entries at the top of m_far (inline check: m_far is usually empty).
+    void drop_stale_far() {
+        if (!m_far.empty()) drop_stale_far_slow();
+    }
+    void drop_stale_far_slow();
 
     // Every timer in the wheel expires in ticks [m_cursor, m_cursor + SLOTS); later ones wait
     // in m_far (a min-heap with lazy deletion) and move into the wheel as the cursor nears them.

@@ -40,6 +40,31 @@ inline ps_t ceil_to_period(ps_t t, ps_t period) {
     return (t + period - 1) / period * period;
 }
 
+/// ceil_to_period for a period fixed at set-up, by a multiply instead of a 64-bit division
+/// (tens of cycles on every switch hop). Exact: with m = floor((2^64 - 1) / period) the
+/// estimate mulhi(n, m) is at most 2 below n / period, and the remainder fixes it.
+class period_rounder {
+public:
+    explicit period_rounder(ps_t period = 0) : m_period(period), m_inv(period ? ~std::uint64_t(0) / period : 0) {}
+    ps_t period() const { return m_period; }
+    ps_t operator()(ps_t t) const {
+        if (m_period == 0) return t;
+        __extension__ using u128 = unsigned __int128;
+        const std::uint64_t n = t + m_period - 1;
+        std::uint64_t q = static_cast<std::uint64_t>((u128(n) * m_inv) >> 64);
+        std::uint64_t r = n - q * m_period;
+        while (r >= m_period) {
+            ++q;
+            r -= m_period;
+        }
+        return q * m_period;
+    }
+
+private:
+    ps_t m_period;
+    std::uint64_t m_inv;
+};
+
 /// A size given either in bytes or as a count of MTU packets ("65pkt").
 struct size_spec {
     std::uint64_t value = 0;

@@ -92,7 +92,14 @@ private:
     // queue_view: what the scheduler may serve at m_decision_time. The scheduler's pick() is a
     // template instantiated on this final class, so these calls inline.
     friend class queue_scheduler;
-    bool eligible(unsigned q) const override;
+    bool eligible(unsigned q) const override {
+        const queue_state& s = m_queue[q];
+        if (s.fifo.empty()) return false;
+        const entry& head = s.fifo.front();
+        return head.ready <= m_decision_time &&
+               (!m_shaped || m_shaper[q].unlimited() ||
+                m_shaper[q].ready_at(head.wire, m_decision_time) == m_decision_time);
+    }
     std::uint32_t head_bytes(unsigned q) const override { return m_queue[q].fifo.front().wire; }
 
     enum class ecn_action { PASS, MARK, DROP };
@@ -103,7 +110,19 @@ private:
     void arm_next(ps_t now);
     void drop(frame& f, unsigned q, drop_cause why);
     /// Frame and byte counts of queue q, the port and its service pool, in or out.
-    void count_backlog(unsigned q, unsigned pool, std::uint32_t bytes, bool in);
+    unsigned pool_of(unsigned q) const { return m_lossless_mask >> q & 1 ? LOSSLESS_POOL : LOSSY_POOL; }
+    void count_backlog(unsigned q, unsigned pool, std::uint32_t bytes, bool in) {
+        // Defined here so the per-frame calls inline with `in` known.
+        const std::uint64_t n = in ? 1 : ~std::uint64_t(0);  // +1 or -1, modulo 2^64
+        const std::uint64_t b = in ? bytes : std::uint64_t(0) - bytes;
+        queue_state& s = m_queue[q];
+        s.bytes += b;
+        s.frames += n;
+        m_port_bytes += b;
+        m_pools.bytes[pool] += b;
+        m_pools.frames[pool] += n;
+        m_queued_frames += n;
+    }
     void mark_ce(frame& f, unsigned q);
 
     unsigned m_index;
@@ -127,10 +146,14 @@ private:
     std::uint64_t m_port_bytes = 0;
     ps_t m_busy_until = 0;
     ps_t m_decision_time = 0;
-    std::uint8_t m_backlogged = 0;
-    std::uint8_t m_strict_mask = 0;  ///< strict-priority queues (they keep the standard threshold)  ///< bit q: queue q holds frames
-    bool m_shaped = false;
-    bool m_use_sched = true;  ///< false for a lone queue without MQ-ECN: plain FIFO  ///< any shaper configured (skips token arithmetic when not)
+    std::uint8_t m_backlogged = 0;   ///< bit q: queue q holds frames
+    std::uint8_t m_strict_mask = 0;  ///< strict-priority queues (they keep the standard threshold)
+    // Per-queue flags from m_cfg, so the per-frame path does not reach into the switch config.
+    std::uint8_t m_lossless_mask = 0;      ///< queues of the lossless service pool
+    std::uint8_t m_mark_enqueue_mask = 0;  ///< ECN/RED decided at enqueue
+    std::uint8_t m_mark_dequeue_mask = 0;  ///< ECN/RED decided at dequeue
+    bool m_shaped = false;    ///< any shaper configured (skips token arithmetic when not)
+    bool m_use_sched = true;  ///< false for a lone queue without MQ-ECN: plain FIFO
     model_timer m_wake = model_timer::bind<egress_port, &egress_port::on_wake>(this);
 };
 

@@ -55,7 +55,7 @@ private:
     void drop(unsigned in_port, frame& f, drop_cause why);
 
     switch_config m_cfg;
-    ps_t m_clock_period;  ///< cached: switch_config::clock_period() rounds a double division
+    period_rounder m_clock;  ///< cached: switch_config::clock_period() rounds a double division
     mmu m_mmu;
     pool_backlog m_pools;
     forwarding_table m_routes;

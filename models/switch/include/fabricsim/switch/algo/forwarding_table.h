@@ -24,7 +24,10 @@ public:
         const slot& s = m_slots[find_slot(f.dst_ip)];
         if (s.count == 0) return -1;
         if (s.count == 1) return m_ports[s.first];
-        return m_ports[s.first + five_tuple_hash(f, m_seed) % s.count];
+        // Groups are mostly powers of two (2, 4, 8 uplinks): a mask avoids the 64-bit division.
+        const std::uint64_t h = five_tuple_hash(f, m_seed);
+        const std::uint32_t n = s.count;
+        return m_ports[s.first + ((n & (n - 1)) == 0 ? h & (n - 1) : h % n)];
     }
     std::size_t size() const { return m_size; }
 
