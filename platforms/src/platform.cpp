@@ -126,8 +126,8 @@ platform::platform(const sc_core::sc_module_name& name, const scenario& sc, cons
             // The handshake (not simulated) gives the sender its first RTT sample (RFC 6298
             // 2.2; Linux seeds SRTT from the SYN-ACK): the idle-path round trip of 64 B frames.
             const double syn = MIN_FRAME_WITH_FCS + PREAMBLE_SFD + IFG_BYTES;
-            m_hosts[std::size_t(m_host_of_node[f.src])]->seed_rtt(f.id, path_time(f.src, f.dst, syn, 1) +
-                                                                          path_time(f.dst, f.src, syn, 1));
+            m_hosts[std::size_t(m_host_of_node[f.src])]->seed_rtt(f.id, path_time(f.src, f.dst, syn, syn, 1) +
+                                                                          path_time(f.dst, f.src, syn, syn, 1));
         }
     }
 
@@ -443,16 +443,20 @@ void platform::write_flows_csv(const std::string& path) const {
     std::fclose(f);
 }
 
-ps_t platform::path_time(std::uint32_t src, std::uint32_t dst, double wire_bytes, std::uint64_t packets) const {
+ps_t platform::path_time(std::uint32_t src, std::uint32_t dst, double wire_bytes, double last_wire_bytes,
+                         std::uint64_t packets) const {
+    // Store-and-forward pipeline: the packets before the last queue behind each other at the
+    // slowest link (whole wire slots incl. IFG); the last one then crosses every hop, each
+    // receiver acting on its last bit.
     const topology& topo = m_sc.topo;
     double t = double(m_sc.nic.tx_latency + m_sc.nic.rx_latency);
     double slowest = 0;
     std::uint32_t node = src, port = 0;
     for (std::size_t hop = 0; hop <= topo.nodes.size(); ++hop) {
         const link_desc& l = topo.links[std::size_t(topo.link_at(node, port))];
-        const double s = wire_bytes * 8 * double(PS_PER_S) / double(l.cfg.rate_bps);
-        t += double(l.cfg.one_way_latency()) + s;
-        slowest = std::max(slowest, s);
+        const double bit_time = 8 * double(PS_PER_S) / double(l.cfg.rate_bps);
+        t += double(l.cfg.one_way_latency()) + (last_wire_bytes - IFG_BYTES) * bit_time;  // last bit, before the IFG
+        slowest = std::max(slowest, wire_bytes * bit_time);
         node = l.a.node == node && l.a.port == port ? l.b.node : l.a.node;
         if (node == dst) break;
         t += double(m_sc.sw.pipeline_latency);
@@ -462,8 +466,11 @@ ps_t platform::path_time(std::uint32_t src, std::uint32_t dst, double wire_bytes
 }
 
 ps_t platform::ideal_fct(std::uint32_t src, std::uint32_t dst, std::uint64_t bytes, std::uint32_t mss) const {
-    const double wire = double(mss + IPV4_HEADER + TCP_HEADER + ETH_HEADER + FCS_BYTES + PREAMBLE_SFD + IFG_BYTES);
-    return path_time(src, dst, wire, (bytes + mss - 1) / mss);
+    const double overhead = IPV4_HEADER + TCP_HEADER + ETH_HEADER + FCS_BYTES + PREAMBLE_SFD + IFG_BYTES;
+    const std::uint64_t packets = (bytes + mss - 1) / mss;
+    const double last = double(bytes - (packets - 1) * mss) + overhead;
+    return path_time(src, dst, double(mss) + overhead, std::max<double>(last, MIN_FRAME_WITH_FCS + PREAMBLE_SFD + IFG_BYTES),
+                     packets);
 }
 
 void platform::write_queries_csv(const std::string& path) const {

@@ -182,12 +182,21 @@ host::flow_size_distribution size_distribution(const config_node& w) {
 }
 
 /// Per-flow transport settings: UDP keys on TCP flows (and the reverse) are errors, not ignored.
-void read_transport(host::flow_spec& f, const config_node& n, const host::tcp_options& tcp) {
+/// `schema_list` is the list's schema path ("traffic.flows[]"). A key holding its schema default
+/// counts as unset, so the config echo (every default filled in) reads back.
+void read_transport(host::flow_spec& f, const config_node& n, const host::tcp_options& tcp,
+                    const std::string& schema_list) {
+    auto set = [&](const char* k) {
+        if (!n.has(k)) return false;
+        const param_spec* p = scenario_schema().find(schema_list + "." + k);
+        const YAML::Node& v = n.yaml()[k];
+        return !(p && v.IsScalar() && v.Scalar() == p->default_value);
+    };
     const bool is_tcp = n.str("transport") == "tcp";
     if (is_tcp) {
         for (const char* k : {"process", "rate", "packet_size", "frames", "on_time", "off_time", "period_dist",
                               "pareto_shape", "ecn", "stop", "load"})
-            if (n.has(k))
+            if (set(k))
                 n.fail(k, "applies to UDP flows only (a TCP flow's segments follow tcp.mss and its congestion control)");
         host::tcp_options o = tcp;
         if (n.has("cc")) o.cc.kind = cc_from(n.str("cc"));
@@ -197,7 +206,7 @@ void read_transport(host::flow_spec& f, const config_node& n, const host::tcp_op
     } else {
         for (const char* k : {"size", "cc"})
             if (n.has(k)) n.fail(k, "applies to TCP flows only (set transport: tcp)");
-        if (n.boolean("trace")) n.fail("trace", "applies to TCP flows only (set transport: tcp)");
+        if (set("trace")) n.fail("trace", "applies to TCP flows only (set transport: tcp)");
     }
 }
 
@@ -524,7 +533,7 @@ std::uint32_t host_by_name(const scenario& sc, const config_node& n, const std::
 void build_traffic(scenario& sc, const config_node& tr, const host::tcp_options& tcp) {
     for (const auto& f : tr.list("flows")) {
         host::flow_spec spec = read_flow_common(f, sc.duration);
-        read_transport(spec, f, tcp);
+        read_transport(spec, f, tcp, "traffic.flows[]");
         spec.src = host_by_name(sc, f, "src");
         spec.dst = host_by_name(sc, f, "dst");
         if (spec.src == spec.dst) f.fail("dst", "is the same host as src");
@@ -558,7 +567,7 @@ void build_traffic(scenario& sc, const config_node& tr, const host::tcp_options&
         for (auto [s, d] : pairs) per_src[s]++;
         for (auto [s, d] : pairs) {
             host::flow_spec spec = read_flow_common(g, sc.duration);
-            read_transport(spec, g, tcp);
+            read_transport(spec, g, tcp, "traffic.generate[]");
             spec.src = s;
             spec.dst = d;
             const double rate = load * double(sc.topo.port_rate(s, 0)) / per_src[s];

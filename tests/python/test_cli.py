@@ -92,7 +92,7 @@ def test_pcap_dissects_without_malformed_packets(sim, scenarios, tmp_path, tshar
     ("switch.scheduler.quanta=[1538B]", "switch.scheduler.quanta: needs one quantum per queue (8)"),
     ("switch.qos.dscp_to_tc=['46:9']", "switch.qos.dscp_to_tc: '9' is not an integer in 0..7"),
     ("switch.ecn={scope: port, queue_threshold: mq_ecn}", "switch.ecn.queue_threshold: 'mq_ecn' needs scope 'queue'"),
-    ("traffic.flows[0].transport=tcp", "traffic.flows[0].process: applies to UDP flows only"),
+    ("traffic.flows[0].transport=tcp", "traffic.flows[0].rate: applies to UDP flows only"),
     ("traffic.flows[4]={src: h5, dst: h1, size: 1MB}", "traffic.flows[4].size: applies to TCP flows only"),
     ("tcp.cc=bbr", "tcp.cc: 'bbr' is not one of"),
     ("tcp.min_rto=2s", "tcp.initial_rto: must lie between tcp.min_rto and tcp.max_rto"),
@@ -197,3 +197,26 @@ def test_tcp_workload_runs_are_deterministic(sim, tmp_path):
     assert a["fct"]["all"]["completed"] > 10
     for f in ("flows.csv", "queries.csv", "traces/flow0.csv"):
         assert (outs[0] / f).read_bytes() == (outs[1] / f).read_bytes()
+    # The config echo (every default filled in) reproduces the run.
+    sim(outs[0] / "config.yaml", "--out", tmp_path / "echo", "--quiet")
+    assert (tmp_path / "echo" / "flows.csv").read_bytes() == (outs[0] / "flows.csv").read_bytes()
+
+
+def test_idle_network_ideal_is_a_tight_lower_bound_of_fct(sim, tmp_path):
+    """A one-segment flow on an idle rack completes in exactly the ideal time (up to the
+    switch's clock rounding); longer flows (slow start) never beat it."""
+    scenario = tmp_path / "ideal.yaml"
+    scenario.write_text(
+        "duration: 5ms\n"
+        "topology: {kind: incast, incast: {hosts: 3}}\n"
+        "traffic:\n"
+        "  flows:\n"
+        "    - {src: h0, dst: h2, transport: tcp, size: 1000B}\n"
+        "    - {src: h1, dst: h2, transport: tcp, size: 100KB, start: 1ms}\n"
+        "    - {src: h0, dst: h1, transport: tcp, size: 1MB, start: 2ms}\n")
+    sim(scenario, "--out", tmp_path / "r", "--quiet")
+    with open(tmp_path / "r" / "flows.csv") as f:
+        rows = list(csv.DictReader(f))
+    slow = [float(r["slowdown"]) for r in rows]
+    assert slow[0] == pytest.approx(1.0, abs=0.002)
+    assert all(s >= 1.0 for s in slow)

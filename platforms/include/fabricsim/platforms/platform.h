@@ -48,8 +48,10 @@ public:
     ps_t ideal_fct(std::uint32_t src, std::uint32_t dst, std::uint64_t bytes, std::uint32_t mss) const;
 
 private:
-    /// Idle-path time of `packets` frames of `wire_bytes` from host node src to dst.
-    ps_t path_time(std::uint32_t src, std::uint32_t dst, double wire_bytes, std::uint64_t packets) const;
+    /// Idle-path time of `packets` frames of `wire_bytes` (the last one `last_wire_bytes`) from
+    /// host node src to dst.
+    ps_t path_time(std::uint32_t src, std::uint32_t dst, double wire_bytes, double last_wire_bytes,
+                   std::uint64_t packets) const;
     void sample();
 
     scenario m_sc;
