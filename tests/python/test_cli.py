@@ -220,3 +220,15 @@ def test_idle_network_ideal_is_a_tight_lower_bound_of_fct(sim, tmp_path):
     slow = [float(r["slowdown"]) for r in rows]
     assert slow[0] == pytest.approx(1.0, abs=0.002)
     assert all(s >= 1.0 for s in slow)
+
+
+def test_incast_first_window_losses_wait_for_min_rto_not_the_initial_rto(sim, scenarios, tmp_path):
+    """30 workers x initial window 10 overflow the 100-packet buffer in the first query. The
+    senders start with their handshake's RTT sample, so those losses cost min_rto (10 ms),
+    not RFC 6298's 1 s initial RTO."""
+    sim(scenarios / "incast_dctcp.yaml", "--set", "traffic.incast[0].queries=10", "--set", "duration=1s",
+        "--out", tmp_path / "i", "--quiet")
+    g = json.loads((tmp_path / "i" / "summary.json").read_text())["incast"][0]
+    assert g["queries_completed"] == 10
+    assert g["queries_with_timeouts"] >= 1
+    assert g["qct_us"]["max"] < 50_000
