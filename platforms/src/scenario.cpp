@@ -80,6 +80,8 @@ void add_tcp_keys(config_schema& s) {
           "SACK (RFC 2018) with RFC 6675 loss recovery; false = NewReno recovery only (RFC 6582)");
     s.add("tcp.idle_restart", value_kind::BOOL, "true",
           "After an idle period longer than the RTO, cwnd = min(cwnd, initial window) (RFC 5681 §4.1; Linux default)");
+    s.add("tcp.early_retransmit", value_kind::BOOL, "true",
+          "RFC 5827 early retransmit: with fewer than 4 segments outstanding and nothing new to send, oseg-1 duplicate ACKs start recovery (Linux default)");
     auto& ae = s.add("tcp.ack_every", value_kind::INT, "2", "Receiver ACKs every m-th in-order segment (1 = every one)");
     ae.min = 1;
     ae.max = 64;
@@ -141,6 +143,7 @@ host::tcp_options read_tcp(const config_node& t) {
     o.sender.dupack_threshold = static_cast<std::uint32_t>(t.integer("dupack_threshold"));
     o.sender.sack = t.boolean("sack");
     o.sender.idle_restart = t.boolean("idle_restart");
+    o.sender.early_retransmit = t.boolean("early_retransmit");
     o.receiver.sack = o.sender.sack;
     o.receiver.ack_every = static_cast<std::uint32_t>(t.integer("ack_every"));
     o.receiver.delayed_ack_timeout = t.time("delayed_ack_timeout");

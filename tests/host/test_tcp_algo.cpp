@@ -306,6 +306,88 @@ TEST_CASE("tcp sender: a lost retransmission is resent once later data is SACKed
     CHECK(seg.retransmission);
 }
 
+namespace {
+/// A duplicate ACK for snd_una = 1 MSS with SACK blocks given in segments.
+void sack_blocks(tcp_sender& s, ps_t at, std::vector<std::uint64_t> seg_edges, std::uint64_t ack = 1) {
+    for (auto& e : seg_edges) e *= MSS;
+    s.on_ack(at, ack * MSS, false, 0, static_cast<unsigned>(seg_edges.size() / 2), seg_edges.data());
+}
+}  // namespace
+
+TEST_CASE("tcp sender: each retransmission is watched; an early one lost is found after a later one arrives", "[tcp]") {
+    tcp_sender s(tcp_sender_params{}, cc(), rtt());
+    s.set_unlimited();
+    drain(s, 0);                        // 0..9
+    s.on_ack(100 * US, MSS, false, 1);  // cwnd 11 MSS
+    drain(s, 100 * US);                 // 10, 11: segments 1 and 3 are lost
+    sack_blocks(s, 101 * US, {2, 3});
+    sack_blocks(s, 102 * US, {2, 3, 4, 5});
+    sack_blocks(s, 103 * US, {2, 3, 4, 6});  // third duplicate: recovery, ssthresh 5.5 MSS
+    REQUIRE(s.cc().in_recovery());
+    tcp_segment seg;
+    REQUIRE(s.next_segment(103 * US, seg));
+    CHECK(seg.seq == MSS);
+    CHECK_FALSE(s.next_segment(103 * US, seg));  // pipe 8 MSS: 7 unSACKed above the lost point + 1
+    sack_blocks(s, 104 * US, {2, 3, 4, 9});      // segment 3 is now lost too: pipe 4 MSS
+    REQUIRE(s.next_segment(104 * US, seg));
+    CHECK(seg.seq == 3ull * MSS);
+    CHECK(seg.retransmission);
+    CHECK_FALSE(s.next_segment(104 * US, seg));
+    sack_blocks(s, 105 * US, {2, 3, 4, 11});     // pipe 3 MSS: new data 12 and 13
+    REQUIRE(s.next_segment(105 * US, seg));
+    CHECK(seg.seq == 12ull * MSS);
+    REQUIRE(s.next_segment(105 * US, seg));
+    CHECK(seg.seq == 13ull * MSS);
+    CHECK_FALSE(s.next_segment(105 * US, seg));
+    // The retransmission of 3 arrived, that of 1 did not; 12 (sent after both) is SACKed.
+    sack_blocks(s, 200 * US, {2, 11, 12, 13});
+    CHECK(s.get_stats().lost_retransmits == 1);
+    REQUIRE(s.next_segment(200 * US, seg));
+    CHECK(seg.seq == MSS);
+    CHECK(seg.retransmission);
+    REQUIRE(s.next_segment(200 * US, seg));  // not 3 again: new data
+    CHECK(seg.seq == 14ull * MSS);
+    CHECK_FALSE(seg.retransmission);
+}
+
+TEST_CASE("tcp sender: with no new data, recovery resends a hole not yet deemed lost (RFC 6675 NextSeg rule 3)", "[tcp]") {
+    tcp_sender s(tcp_sender_params{}, cc(), rtt());
+    s.write(12ull * MSS);
+    drain(s, 0);
+    s.on_ack(100 * US, MSS, false, 1);
+    drain(s, 100 * US);  // 10, 11: everything written is sent; 1 and 10 are lost
+    for (std::uint64_t e = 3; e <= 5; ++e) sack_blocks(s, 100 * US + e, {2, e});
+    tcp_segment seg;
+    REQUIRE(s.next_segment(105 * US, seg));
+    CHECK(seg.seq == MSS);
+    sack_blocks(s, 106 * US, {2, 10, 11, 12});  // one segment above 10: not lost by IsLost
+    CHECK(s.pipe() == 2ull * MSS);              // segment 10 in flight + the retransmission of 1
+    REQUIRE(s.next_segment(106 * US, seg));
+    CHECK(seg.seq == 10ull * MSS);
+    CHECK(seg.retransmission);
+    CHECK(s.pipe() == 3ull * MSS);  // a retransmitted octet counts twice (RFC 6675 SetPipe)
+    CHECK_FALSE(s.next_segment(106 * US, seg));  // once only
+}
+
+TEST_CASE("tcp sender: early retransmit (RFC 5827) with three segments outstanding and nothing new to send", "[tcp]") {
+    for (const bool er : {true, false}) {
+        tcp_sender_params p;
+        p.early_retransmit = er;
+        tcp_sender s(p, cc(), rtt());
+        s.write(4ull * MSS);
+        drain(s, 0);
+        s.on_ack(100 * US, MSS, false, 1);  // 1, 2, 3 outstanding; 1 is lost
+        sack_blocks(s, 101 * US, {2, 3});
+        CHECK_FALSE(s.cc().in_recovery());
+        sack_blocks(s, 102 * US, {2, 4});   // oseg - 1 = 2 duplicates
+        CHECK(s.cc().in_recovery() == er);
+        CHECK(s.get_stats().early_retransmits == (er ? 1u : 0u));
+        tcp_segment seg;
+        CHECK(s.next_segment(102 * US, seg) == er);
+        if (er) CHECK(seg.seq == MSS);
+    }
+}
+
 TEST_CASE("tcp sender: slow-start restart after an idle RTO keeps at most the initial window", "[tcp]") {
     tcp_sender s(tcp_sender_params{}, cc(cc_kind::NEWRENO, 4), rtt());
     s.write(20ull * MSS);

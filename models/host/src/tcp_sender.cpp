@@ -14,6 +14,7 @@ tcp_sender::tcp_sender(const tcp_sender_params& p, const cc_params& cc, const rt
     : m_p(p), m_cc(cc), m_rtt(rtt) {
     m_p.validate();
     m_sacked.reserve(8);
+    m_rtx.reserve(8);
 }
 
 std::uint64_t tcp_sender::sacked_bytes() const {
@@ -54,9 +55,39 @@ std::uint64_t tcp_sender::pipe() const {
     const std::uint64_t edge = std::max(lost_edge(), m_snd_una);
     const std::uint64_t top = std::max(m_snd_nxt, edge);
     std::uint64_t p = (top - edge) - sacked_in(edge, top);  // neither lost nor SACKed
-    const std::uint64_t rxt = std::min(std::max(m_high_rxt, m_snd_una), edge);
-    p += (rxt - m_snd_una) - sacked_in(m_snd_una, rxt);      // lost and retransmitted
+    for (const auto& x : m_rtx) p += (x.end - x.begin) - sacked_in(x.begin, x.end);  // retransmitted
     return p;
+}
+
+void tcp_sender::add_retransmission(std::uint64_t b, std::uint64_t e) {
+    auto it = std::lower_bound(m_rtx.begin(), m_rtx.end(), b,
+                               [](const retransmission& x, std::uint64_t v) { return x.begin < v; });
+    m_rtx.insert(it, retransmission{b, e, m_snd_nxt});
+}
+
+void tcp_sender::update_retransmissions(std::uint64_t ack) {
+    const std::uint64_t high_sacked = m_sacked.empty() ? 0 : m_sacked.back().second;
+    auto keep = m_rtx.begin();
+    for (auto& x : m_rtx) {
+        x.begin = std::max(x.begin, ack);
+        if (x.end <= x.begin || sacked_in(x.begin, x.end) == x.end - x.begin) continue;  // arrived
+        if (high_sacked > x.mark && sacked_in(x.begin, x.begin + 1) == 0) {  // data sent later arrived
+            m_stats.lost_retransmits++;
+            continue;
+        }
+        *keep++ = x;
+    }
+    m_rtx.erase(keep, m_rtx.end());
+}
+
+std::uint32_t tcp_sender::recovery_threshold() {
+    const std::uint32_t mss = m_cc.params().mss;
+    const bool nothing_new = (!m_unlimited && m_snd_nxt >= m_written) || flight() + mss > m_p.rwnd;
+    if (m_p.early_retransmit && nothing_new) {
+        const std::uint64_t oseg = (flight() + mss - 1) / mss;
+        if (oseg >= 2 && oseg < 4 && oseg - 1 < m_p.dupack_threshold) return static_cast<std::uint32_t>(oseg - 1);
+    }
+    return m_p.dupack_threshold;
 }
 
 void tcp_sender::emit(ps_t now, tcp_segment& out, std::uint64_t seq, std::uint32_t len, bool retx) {
@@ -79,33 +110,42 @@ bool tcp_sender::next_sack_segment(ps_t now, tcp_segment& out) {
     const std::uint32_t mss = m_cc.params().mss;
     const std::uint64_t cwnd = m_cc.ssthresh();  // RFC 6675: cwnd = ssthresh during recovery
     const std::uint64_t in_pipe = pipe();
-    // NextSeg rule 1: the first unSACKed byte above HighRxt, if it is below the lost point.
-    std::uint64_t seq = std::max(m_high_rxt, m_snd_una);
-    for (const auto& r : m_sacked)
-        if (r.first <= seq && seq < r.second) seq = r.second;
-    if (seq < lost_edge() && seq < m_snd_max) {
-        std::uint64_t stop = std::min<std::uint64_t>(seq + mss, m_snd_max);
-        for (const auto& r : m_sacked)
-            if (r.first > seq) {
-                stop = std::min(stop, r.first);
-                break;
-            }
-        const auto len = static_cast<std::uint32_t>(stop - seq);
-        if (in_pipe + len > cwnd) return false;
-        m_high_rxt = stop;
-        m_rxt_seq = seq;
-        m_rxt_mark = m_snd_nxt;
-        emit(now, out, seq, len, true);
+    // NextSeg rule 1: the first byte neither SACKed nor retransmitted, if it is below the lost
+    // point. Both lists are sorted and disjoint, so one merged walk finds it.
+    std::uint64_t seq = m_snd_una;
+    auto sk = m_sacked.begin();
+    auto rx = m_rtx.begin();
+    for (bool moved = true; moved;) {
+        moved = false;
+        for (; sk != m_sacked.end() && sk->first <= seq; ++sk)
+            if (seq < sk->second) seq = sk->second, moved = true;
+        for (; rx != m_rtx.end() && rx->begin <= seq; ++rx)
+            if (seq < rx->end) seq = rx->end, moved = true;
+    }
+    std::uint64_t stop = std::min<std::uint64_t>(seq + mss, m_snd_max);
+    if (sk != m_sacked.end()) stop = std::min(stop, sk->first);
+    if (rx != m_rtx.end()) stop = std::min(stop, rx->begin);
+    const auto hole = static_cast<std::uint32_t>(stop > seq ? stop - seq : 0);
+    if (hole > 0 && seq < lost_edge()) {
+        if (in_pipe + hole > cwnd) return false;
+        add_retransmission(seq, stop);
+        emit(now, out, seq, hole, true);
         return true;
     }
     // Rule 2: new data.
     const std::uint64_t end = m_unlimited ? ~std::uint64_t(0) : m_written;
-    if (m_snd_nxt >= end) return false;
-    const auto len = static_cast<std::uint32_t>(std::min<std::uint64_t>(mss, end - m_snd_nxt));
-    if (in_pipe + len > cwnd || flight() + len > m_p.rwnd) return false;
-    emit(now, out, m_snd_nxt, len, m_snd_nxt < m_snd_max);
-    m_snd_nxt += len;
-    m_snd_max = std::max(m_snd_max, m_snd_nxt);
+    if (m_snd_nxt < end) {
+        const auto len = static_cast<std::uint32_t>(std::min<std::uint64_t>(mss, end - m_snd_nxt));
+        if (in_pipe + len > cwnd || flight() + len > m_p.rwnd) return false;
+        emit(now, out, m_snd_nxt, len, m_snd_nxt < m_snd_max);
+        m_snd_nxt += len;
+        m_snd_max = std::max(m_snd_max, m_snd_nxt);
+        return true;
+    }
+    // Rule 3: nothing new to send, so a hole not (yet) deemed lost goes again, once.
+    if (hole == 0 || in_pipe + hole > cwnd) return false;
+    add_retransmission(seq, stop);
+    emit(now, out, seq, hole, true);
     return true;
 }
 
@@ -123,11 +163,7 @@ bool tcp_sender::next_segment(ps_t now, tcp_segment& out) {
                     stop = std::min(stop, r.first);
                     break;
                 }
-            if (sack_recovery()) {
-                m_high_rxt = stop;
-                m_rxt_seq = m_snd_una;
-                m_rxt_mark = m_snd_nxt;
-            }
+            if (sack_recovery()) add_retransmission(m_snd_una, stop);
             emit(now, out, m_snd_una, static_cast<std::uint32_t>(stop - m_snd_una), true);
             return true;
         }
@@ -157,13 +193,7 @@ void tcp_sender::on_ack(ps_t now, std::uint64_t ack, bool ece, ps_t ts_echo, uns
         while (!m_sacked.empty() && m_sacked.front().second <= ack) m_sacked.erase(m_sacked.begin());
         if (!m_sacked.empty() && m_sacked.front().first < ack) m_sacked.front().first = ack;
         for (unsigned i = 0; i < blocks; ++i) add_sack(std::max(edges[2 * i], ack), edges[2 * i + 1]);
-        // Lost retransmission: data sent after it arrived while its hole is still open.
-        if (m_cc.in_recovery() && m_high_rxt > m_snd_una && !m_sacked.empty() && m_rxt_seq >= ack &&
-            m_sacked.back().second > m_rxt_mark && sacked_in(m_rxt_seq, m_rxt_seq + 1) == 0) {
-            m_high_rxt = ack;
-            m_rxt_mark = m_snd_nxt;  // one re-send per detection
-            m_stats.lost_retransmits++;
-        }
+        if (!m_rtx.empty()) update_retransmissions(ack);
     }
     if (ack > m_snd_una) {
         const std::uint64_t flight_before = flight();
@@ -194,6 +224,7 @@ void tcp_sender::on_ack(ps_t now, std::uint64_t ack, bool ece, ps_t ts_echo, uns
             m_partial_seen = true;
         } else if (o == ack_outcome::RECOVERY_EXIT || !m_cc.in_recovery()) {
             m_partial_seen = false;
+            m_rtx.clear();
         }
         if (m_snd_una >= m_snd_max) m_rto_at = 0;       // RFC 6298 5.2
         else if (restart || m_rto_at == 0) arm_rto(now);  // 5.3
@@ -205,20 +236,24 @@ void tcp_sender::on_ack(ps_t now, std::uint64_t ack, bool ece, ps_t ts_echo, uns
         if (m_p.sack) {
             // RFC 6675 §5: recovery on DupThresh duplicates or once snd_una is deemed lost; no
             // window inflation (pipe accounts for what has left the network).
-            if (!m_cc.in_recovery() && (m_dupacks >= m_p.dupack_threshold || lost_edge() > m_snd_una) &&
+            if (m_cc.in_recovery()) return;
+            const std::uint32_t threshold = recovery_threshold();
+            if ((m_dupacks >= threshold || lost_edge() > m_snd_una) &&
                 m_cc.on_dupack_threshold(now, m_snd_una, m_snd_nxt, flight())) {
-                m_high_rxt = m_snd_una;
+                m_rtx.clear();
                 m_retx_pending = true;
                 m_stats.fast_retransmits++;
+                if (m_dupacks < m_p.dupack_threshold && lost_edge() == m_snd_una) m_stats.early_retransmits++;
             }
             return;
         }
         m_cc.on_dupack();
-        if (m_dupacks == m_p.dupack_threshold &&
-            m_cc.on_dupack_threshold(now, m_snd_una, m_snd_nxt, flight())) {
+        const std::uint32_t threshold = recovery_threshold();
+        if (m_dupacks == threshold && m_cc.on_dupack_threshold(now, m_snd_una, m_snd_nxt, flight())) {
             m_retx_pending = true;
             m_partial_seen = false;
             m_stats.fast_retransmits++;
+            if (threshold < m_p.dupack_threshold) m_stats.early_retransmits++;
         }
     }
 }
@@ -231,7 +266,7 @@ void tcp_sender::on_rto_timer(ps_t now) {
     m_rtt.backoff();
     m_snd_nxt = m_snd_una;  // go back N
     m_sacked.clear();       // the receiver may renege on SACKed data (RFC 2018 §8)
-    m_high_rxt = 0;
+    m_rtx.clear();
     m_dupacks = 0;
     m_retx_pending = false;
     m_partial_seen = false;

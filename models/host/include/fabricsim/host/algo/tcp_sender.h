@@ -17,12 +17,17 @@
 /// RFC 6675 instead: a scoreboard of SACKed ranges; recovery starts on the 3rd duplicate ACK
 /// or when (DupThresh-1)*MSS bytes above snd_una are SACKed; during recovery cwnd = ssthresh
 /// and segments go out while cwnd - pipe >= 1 MSS, first the holes below the highest lost
-/// point (NextSeg rule 1), then new data (rule 2); pipe counts unSACKed bytes not deemed
-/// lost plus retransmitted ones. A retransmission counts as lost again once data sent after it
-/// is SACKed while its hole is still open (Linux's lost-retransmit detection; RFC 6675 alone
-/// would wait for the RTO). Ignored: NextSeg rules 3-4 (rescue retransmissions), D-SACK,
-/// limited transmit, Nagle, FIN/SYN handshakes (connections are open from the start),
-/// window scaling.
+/// point not already retransmitted (NextSeg rule 1), then new data (rule 2); pipe counts
+/// unSACKed bytes not deemed lost plus retransmissions still outstanding. Every retransmission
+/// of a recovery is remembered with snd_nxt at its sending; it counts as lost again once data
+/// sent after it is SACKed while it is not (Linux's lost-retransmit detection, per segment;
+/// RFC 6675 alone would wait for the RTO), and rule 1 sends it again.
+/// With `early_retransmit` (RFC 5827, Linux default since 3.6): when fewer than 4 segments are
+/// outstanding and nothing new may be sent, oseg-1 duplicate ACKs start recovery (a lost
+/// segment near the end of a transfer no longer waits for the RTO; Linux's RTT/4 delay is
+/// not modelled). Ignored: NextSeg rules 3-4 (rescue retransmissions), tail loss probes,
+/// RACK, D-SACK, limited transmit, Nagle, FIN/SYN handshakes (connections are open from the
+/// start), window scaling.
 #include <cstdint>
 #include <utility>
 #include <vector>
@@ -39,6 +44,7 @@ struct tcp_sender_params {
     std::uint32_t dupack_threshold = 3;  ///< RFC 5681
     bool sack = true;                    ///< SACK-based recovery (RFC 6675) instead of NewReno
     bool idle_restart = true;            ///< slow-start restart after an idle RTO (RFC 5681 §4.1; Linux default)
+    bool early_retransmit = true;        ///< RFC 5827 early retransmit (Linux default)
     void validate() const;
 };
 
@@ -99,6 +105,7 @@ public:
         std::uint64_t ece_acks = 0;
         std::uint64_t dupacks = 0;
         std::uint64_t lost_retransmits = 0;
+        std::uint64_t early_retransmits = 0;
         std::uint64_t idle_restarts = 0;
     };
     const stats& get_stats() const { return m_stats; }
@@ -111,6 +118,12 @@ private:
     std::uint64_t sacked_in(std::uint64_t b, std::uint64_t e) const;
     bool sack_recovery() const { return m_p.sack && m_cc.in_recovery(); }
     bool next_sack_segment(ps_t now, tcp_segment& out);
+    /// Duplicate ACKs that start loss recovery now (DupThresh, or RFC 5827's oseg-1).
+    std::uint32_t recovery_threshold();
+    /// Remembers a retransmission of [b, e) sent in SACK recovery.
+    void add_retransmission(std::uint64_t b, std::uint64_t e);
+    /// Drops retransmissions that were ACKed or SACKed, or that are lost (see the model note).
+    void update_retransmissions(std::uint64_t ack);
     void emit(ps_t now, tcp_segment& out, std::uint64_t seq, std::uint32_t len, bool retx);
 
     tcp_sender_params m_p;
@@ -126,9 +139,11 @@ private:
     bool m_timer_retx = false;     ///< snd_una was already retransmitted by the timer
     bool m_partial_seen = false;   ///< a partial ACK already restarted the timer in this recovery
     byte_ranges m_sacked;  ///< SACKed above snd_una
-    std::uint64_t m_high_rxt = 0;  ///< RFC 6675 HighRxt: end of the highest retransmission in recovery
-    std::uint64_t m_rxt_seq = 0;   ///< start of the last retransmitted hole
-    std::uint64_t m_rxt_mark = 0;  ///< snd_nxt when it was retransmitted
+    /// A retransmission in SACK recovery still in the network: [begin, end) and snd_nxt when sent.
+    struct retransmission {
+        std::uint64_t begin, end, mark;
+    };
+    std::vector<retransmission> m_rtx;  ///< sorted by begin, disjoint
     ps_t m_rto_at = 0;
     ps_t m_last_send = 0;          ///< time of the last data segment sent
     ps_t m_last_sample = 0;
