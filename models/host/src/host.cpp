@@ -90,12 +90,12 @@ void host::on_timer() {
         std::pop_heap(m_heap.begin(), m_heap.end(), std::greater<timer>());
         const timer t = m_heap.back();
         m_heap.pop_back();
-        fire(t, now, horizon);
+        fire(t, now);
     }
     rearm();
 }
 
-void host::fire(const timer& t, ps_t now, ps_t) {
+void host::fire(const timer& t, ps_t now) {
     switch (t.kind) {
         case timer_kind::UDP_SEND: send_udp(t.slot, t.at); break;
         case timer_kind::TCP_START: {

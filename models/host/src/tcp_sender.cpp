@@ -51,8 +51,11 @@ std::uint64_t tcp_sender::lost_edge() const {
 }
 
 std::uint64_t tcp_sender::pipe() const {
-    if (!sack_recovery()) return flight();
-    const std::uint64_t edge = std::max(lost_edge(), m_snd_una);
+    return sack_recovery() ? pipe_below(lost_edge()) : flight();
+}
+
+std::uint64_t tcp_sender::pipe_below(std::uint64_t lost) const {
+    const std::uint64_t edge = std::max(lost, m_snd_una);
     const std::uint64_t top = std::max(m_snd_nxt, edge);
     std::uint64_t p = (top - edge) - sacked_in(edge, top);  // neither lost nor SACKed
     for (const auto& x : m_rtx) p += (x.end - x.begin) - sacked_in(x.begin, x.end);  // retransmitted
@@ -109,7 +112,8 @@ void tcp_sender::emit(ps_t now, tcp_segment& out, std::uint64_t seq, std::uint32
 bool tcp_sender::next_sack_segment(ps_t now, tcp_segment& out) {
     const std::uint32_t mss = m_cc.params().mss;
     const std::uint64_t cwnd = m_cc.ssthresh();  // RFC 6675: cwnd = ssthresh during recovery
-    const std::uint64_t in_pipe = pipe();
+    const std::uint64_t lost = lost_edge();
+    const std::uint64_t in_pipe = pipe_below(lost);
     // NextSeg rule 1: the first byte neither SACKed nor retransmitted, if it is below the lost
     // point. Both lists are sorted and disjoint, so one merged walk finds it.
     std::uint64_t seq = m_snd_una;
@@ -126,7 +130,7 @@ bool tcp_sender::next_sack_segment(ps_t now, tcp_segment& out) {
     if (sk != m_sacked.end()) stop = std::min(stop, sk->first);
     if (rx != m_rtx.end()) stop = std::min(stop, rx->begin);
     const auto hole = static_cast<std::uint32_t>(stop > seq ? stop - seq : 0);
-    if (hole > 0 && seq < lost_edge()) {
+    if (hole > 0 && seq < lost) {
         if (in_pipe + hole > cwnd) return false;
         add_retransmission(seq, stop);
         emit(now, out, seq, hole, true);

@@ -120,7 +120,7 @@ private:
     void end_of_elaboration() override;
     void push_timer(ps_t at, timer_kind kind, std::uint32_t slot);
     void rearm();
-    void fire(const timer& t, ps_t now, ps_t horizon);
+    void fire(const timer& t, ps_t now);
     void send_udp(std::uint32_t slot, ps_t at);
     void write_now(std::uint32_t tx_slot, std::uint64_t bytes, ps_t now);
     void process_rx(frame& f, ps_t now);

@@ -115,6 +115,8 @@ private:
     void add_sack(std::uint64_t b, std::uint64_t e);
     /// Holes below this point are deemed lost (RFC 6675 IsLost).
     std::uint64_t lost_edge() const;
+    /// pipe() in SACK recovery, with holes below `lost` deemed lost.
+    std::uint64_t pipe_below(std::uint64_t lost) const;
     std::uint64_t sacked_in(std::uint64_t b, std::uint64_t e) const;
     bool sack_recovery() const { return m_p.sack && m_cc.in_recovery(); }
     bool next_sack_segment(ps_t now, tcp_segment& out);
