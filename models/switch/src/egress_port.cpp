@@ -186,7 +186,7 @@ bool egress_port::try_start(ps_t at, ps_t now) {
     const ps_t tx_end = m_mq ? at + m_serialize(wire) : at;
     if (m_use_sched) m_sched.served(q, wire, s.fifo.empty(), at, tx_end);
     if (m_mq && m_queued_frames == 0) m_mq->port_idle(tx_end);
-    m_busy_until = now + to_ps(tx.send(f, to_sc_time(at - now)));
+    m_busy_until = tx.send_at(f, at, now);
     return true;
 }
 
