@@ -62,22 +62,24 @@ egress_port::egress_port(const sc_core::sc_module_name& name, unsigned index, co
         m_sched.set_observer(m_mq.get());
     }
     m_use_sched = m_queues > 1 || m_mq;
+    const red_params& red = cfg.ecn.red;
+    m_ecn_queue_step = cfg.ecn.scope == ecn_scope::QUEUE && red.min_th == red.max_th && red.weight == 1.0;
     if (cfg.phantom.enabled)
         m_phantom = std::make_unique<phantom_queue>(rate_bps, cfg.phantom.gamma, cfg.phantom.interval,
                                                     cfg.phantom.threshold_bytes);
 }
 
-double egress_port::threshold_scale(unsigned q) const {
-    switch (m_cfg.ecn.per_queue) {
-        case queue_threshold::MINIMUM: return m_min_scale[q];
-        case queue_threshold::MQ_ECN: return (m_strict_mask >> q & 1) || !m_mq ? 1.0 : m_mq->scale(q);
-        case queue_threshold::STANDARD: break;
-    }
-    return 1.0;
-}
-
 egress_port::ecn_action egress_port::ecn_decision(unsigned q, const frame& f) {
     const ecn_config& e = m_cfg.ecn;
+    if (m_ecn_queue_step) {
+        // What the general path computes for a step on the instantaneous queue: the average is
+        // the occupancy (weight 1, no state to keep) and red_probability() is 0 or 1, no draw.
+        const queue_state& s = m_queue[q];
+        const double occupancy = e.packets ? double(s.frames) : double(s.bytes);
+        if (occupancy <= e.red.min_th * threshold_scale(q)) return ecn_action::PASS;
+        if (f.ecn != ecn_codepoint::NOT_ECT) return ecn_action::MARK;
+        return e.drop_non_ect ? ecn_action::DROP : ecn_action::PASS;
+    }
     double occupancy = 0;
     red_average* avg = &m_port_avg;
     switch (e.scope) {
