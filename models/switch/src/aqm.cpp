@@ -33,7 +33,8 @@ mq_ecn_estimator::mq_ecn_estimator(const std::vector<std::uint32_t>& quantum_byt
     // per marking decision.
     for (const std::uint32_t qb : quantum_bytes)
         m_quantum_time_ps.push_back(static_cast<double>(qb) * 8.0 * static_cast<double>(PS_PER_S) / m_rate_bps);
-    for (std::size_t k = 0; k < m_beta_pow.size(); ++k) m_beta_pow[k] = std::pow(m_beta, static_cast<double>(k));
+    for (std::size_t k = 0; k < m_beta_pow.size(); ++k)
+        m_beta_pow[k] = std::pow(m_beta, static_cast<double>(k));
 }
 
 void mq_ecn_estimator::queue_activated(unsigned q, ps_t now) {
@@ -61,7 +62,8 @@ void mq_ecn_estimator::port_busy(ps_t now) {
     const ps_t slots = (now - m_idle_since) / m_t_idle;
     // Underflow to 0 for very long idle periods is fine: 0 means the standard threshold.
     if (slots > 0)
-        m_t_round_ps *= slots < m_beta_pow.size() ? m_beta_pow[slots] : std::pow(m_beta, static_cast<double>(slots));
+        m_t_round_ps *= slots < m_beta_pow.size() ? m_beta_pow[slots]
+                                                  : std::pow(m_beta, static_cast<double>(slots));
 }
 
 phantom_queue::phantom_queue(std::uint64_t rate_bps, double gamma, ps_t interval, std::uint64_t threshold_bytes)

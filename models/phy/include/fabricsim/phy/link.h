@@ -19,7 +19,10 @@
 namespace fabricsim::phy {
 
 /// One direction of a link: `in` receives from the transmitting port, `out` drives the far rx.
-class link_direction : public sc_core::sc_module, public eth_fw_if, public eth_bw_if, public eth_direct_fw_if,
+class link_direction : public sc_core::sc_module,
+                       public eth_fw_if,
+                       public eth_bw_if,
+                       public eth_direct_fw_if,
                        public stats_provider {
 public:
     link_direction(const sc_core::sc_module_name& name, const link_config& cfg, unsigned direction,

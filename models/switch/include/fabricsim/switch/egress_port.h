@@ -70,7 +70,8 @@ public:
     double threshold_scale(unsigned q) const {
         switch (m_cfg.ecn.per_queue) {
             case queue_threshold::MINIMUM: return m_min_scale[q];
-            case queue_threshold::MQ_ECN: return (m_strict_mask >> q & 1) || !m_mq ? 1.0 : m_mq->scale(q);
+            case queue_threshold::MQ_ECN:
+                return (m_strict_mask >> q & 1) || !m_mq ? 1.0 : m_mq->scale(q);
             case queue_threshold::STANDARD: break;
         }
         return 1.0;
@@ -114,6 +115,9 @@ private:
     void on_wake();
     /// Picks and starts the next frame at `at` if one may go; returns whether one started.
     bool try_start(ps_t at, ps_t now);
+    /// Starts the head of queue q at `at` (picked, or `alone`: see queue_scheduler::serve_alone).
+    /// Always inlined into its two callers, the per-frame paths of accept() and on_wake().
+    [[gnu::always_inline]] inline void start(unsigned q, ps_t at, ps_t now, bool alone);
     void arm_next(ps_t now);
     void drop(frame& f, unsigned q, drop_cause why);
     /// Frame and byte counts of queue q, the port and its service pool, in or out.
