@@ -9,6 +9,7 @@
 #include <limits>
 #include <stdexcept>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 #include "fabricsim/switch/algo/queue_scheduler.h"
@@ -445,6 +446,45 @@ TEST_CASE("queue_scheduler: observer sees activations and round ends at the righ
     s.served(1, 100, true, 2000, 2080);
     CHECK(s.rounds(1) == 2);
     CHECK(obs.log.size() == want.size());
+}
+
+TEST_CASE("queue_scheduler: serve_alone equals backlogged, pick and served on an idle port",
+          "[sched][observer]") {
+    for (const sched_discipline d :
+         {sched_discipline::DWRR, sched_discipline::WRR, sched_discipline::SP}) {
+        std::vector<queue_sched_params> p = quanta({1538, 3000, 1538});
+        p[2].strict = true;
+        port slow(d, p), fast(d, p);
+        // Some history first, so the deficits and round counts are not all zero.
+        for (port* x : {&slow, &fast}) {
+            x->push(0, 1500);
+            x->push(0, 900);
+            x->push(1, 700);
+            while (x->step() >= 0) {
+            }
+        }
+        using frame_in = std::pair<unsigned, std::uint32_t>;
+        for (const auto& [q, bytes] : {frame_in{0, 1500}, {1, 2000}, {2, 64}, {0, 64}}) {
+            REQUIRE(fast.sched.serves_alone(q, bytes));
+            slow.push(q, bytes);
+            CHECK(slow.step() == static_cast<int>(q));
+            const ps_t tx_end = fast.now + bytes * PS_PER_BYTE_10G;
+            fast.sched.serve_alone(q, bytes, fast.now, tx_end);
+            fast.now = tx_end;
+            for (unsigned i = 0; i < 3; ++i) {
+                CHECK(fast.sched.deficit(i) == slow.sched.deficit(i));
+                CHECK(fast.sched.rounds(i) == slow.sched.rounds(i));
+                CHECK(fast.sched.active(i) == slow.sched.active(i));
+            }
+            CHECK(fast.obs.log == slow.obs.log);
+        }
+    }
+    // Not alone: another queue is backlogged, or the frame exceeds a WRR/DWRR quantum.
+    queue_scheduler s(sched_discipline::DWRR, quanta({1538, 1538}));
+    CHECK_FALSE(s.serves_alone(0, 1539));
+    s.backlogged(1, 0);
+    CHECK_FALSE(s.serves_alone(0, 64));
+    CHECK_THROWS_AS(s.serve_alone(0, 64, 0, 100), std::logic_error);
 }
 
 TEST_CASE("queue_scheduler: DWRR quantum below the frame size accumulates over rounds",

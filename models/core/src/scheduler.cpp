@@ -22,54 +22,15 @@ scheduler::scheduler(const sc_core::sc_module_name& name)
     m_far.reserve(256);
 }
 
-void model_timer::rearm(ps_t at) {
-    sc_assert(at >= now_ps());
-    scheduler& s = scheduler::instance();
-    if (m_pending) s.remove(*this);
-    m_at = at;
-    m_pending = true;
-    s.insert(*this);
+void scheduler::insert_far(model_timer& t) {
+    m_far.push_back({t.m_at, &t});
+    std::push_heap(m_far.begin(), m_far.end());
 }
 
-void model_timer::cancel() {
-    if (m_pending) scheduler::instance().remove(*this);
-}
-
-void scheduler::insert(model_timer& t) {
-    ++m_pending;
-    if ((t.m_at >> TICK_BITS) < m_cursor + SLOTS) {
-        link(t);
-    } else {
-        m_far.push_back({t.m_at, &t});
-        std::push_heap(m_far.begin(), m_far.end());
-    }
-    // Inside run() the wake is re-armed at the end; outside, make sure the kernel wakes us in
-    // time (sc_event::notify keeps the earlier of two pending notifications).
-    if (!m_running) m_wake.notify(to_sc_time(t.m_at - now_ps()));
-}
-
-void scheduler::link(model_timer& t) {
-    const std::uint64_t slot = (t.m_at >> TICK_BITS) & MASK;
-    model_timer*& head = m_slot[slot];
-    t.m_next = head;
-    if (head) head->m_pprev = &t.m_next;
-    t.m_pprev = &head;
-    head = &t;
-    m_occupied[slot >> 6] |= std::uint64_t(1) << (slot & 63);
-    ++m_in_wheel;
-}
-
-void scheduler::remove(model_timer& t) {
-    --m_pending;
-    t.m_pending = false;
-    if (!t.m_pprev) return;  // waits in m_far: that entry is now stale
-    *t.m_pprev = t.m_next;
-    if (t.m_next) t.m_next->m_pprev = t.m_pprev;
-    const std::uint64_t slot = (t.m_at >> TICK_BITS) & MASK;
-    if (!m_slot[slot]) m_occupied[slot >> 6] &= ~(std::uint64_t(1) << (slot & 63));
-    t.m_pprev = nullptr;
-    t.m_next = nullptr;
-    --m_in_wheel;
+void scheduler::wake_for(const model_timer& t) {
+    sc_assert(t.m_at >= now_ps());
+    // sc_event::notify keeps the earlier of two pending notifications.
+    m_wake.notify(to_sc_time(t.m_at - now_ps()));
 }
 
 std::uint64_t scheduler::next_wheel_tick() const {
@@ -97,9 +58,8 @@ void scheduler::drop_stale_far_slow() {
     }
 }
 
-model_timer* scheduler::pop_due(ps_t horizon) {
-    // All wheel timers are at or after the cursor, so an occupied cursor slot is the earliest.
-    std::uint64_t tick = m_slot[m_cursor & MASK] ? m_cursor : next_wheel_tick();
+model_timer* scheduler::advance(ps_t horizon) {
+    std::uint64_t tick = next_wheel_tick();
     drop_stale_far();
     if (!m_far.empty()) tick = std::min(tick, m_far.front().at >> TICK_BITS);
     if (tick == NO_TICK || (tick << TICK_BITS) >= horizon) return nullptr;
@@ -112,12 +72,7 @@ model_timer* scheduler::pop_due(ps_t horizon) {
         link(t);
         drop_stale_far();
     }
-    model_timer* best = m_slot[m_cursor & MASK];
-    for (model_timer* p = best->m_next; p; p = p->m_next)
-        if (p->m_at < best->m_at) best = p;
-    if (best->m_at >= horizon) return nullptr;
-    remove(*best);
-    return best;
+    return m_slot[m_cursor & MASK];
 }
 
 ps_t scheduler::next_expiry() {

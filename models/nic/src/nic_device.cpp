@@ -61,7 +61,7 @@ void nic_device::on_wire_free() {
 void nic_device::start(frame& f, ps_t at, ps_t now) {
     m_stats.tx_frames++;
     m_stats.tx_bytes += f.frame_bytes();
-    m_busy_until = now + to_ps(tx.send(f, to_sc_time(at - now)));
+    m_busy_until = tx.send_at(f, at, now);
 }
 
 void nic_device::receive(unsigned, frame& f) {

@@ -18,7 +18,13 @@ tlm::tlm_sync_enum link_direction::nb_transport_fw(frame& f, tlm::tlm_phase& pha
                                                    sc_core::sc_time& delay) {
     sc_assert(phase == tlm::BEGIN_REQ);
     const ps_t now = now_ps();
-    const ps_t start = now + to_ps(delay);
+    const ps_t wire_free = transmit_at(f, now + to_ps(delay));
+    phase = tlm::END_REQ;
+    delay = to_sc_time(wire_free - now);
+    return tlm::TLM_UPDATED;
+}
+
+ps_t link_direction::transmit_at(frame& f, ps_t start) {
     if (m_pcap) m_pcap->write(f, start);
     const tx_result r = m_timing.transmit(f, start);
     m_stats.frames++;
@@ -33,16 +39,23 @@ tlm::tlm_sync_enum link_direction::nb_transport_fw(frame& f, tlm::tlm_phase& pha
         if (m_in_flight.empty()) m_head_arrives.arm_at(r.deliver);
         m_in_flight.push_back({r.deliver, &f});
     }
-    phase = tlm::END_REQ;
-    delay = to_sc_time(r.wire_free - now);
-    return tlm::TLM_UPDATED;
+    return r.wire_free;
 }
 
 void link_direction::deliver() {
+    if (!m_rx_resolved) {
+        // A device port takes the frame directly; anything else gets the TLM call.
+        m_rx = dynamic_cast<eth_rx_port*>(out.operator->());
+        m_rx_resolved = true;
+    }
     const ps_t now = now_ps();
     while (!m_in_flight.empty() && m_in_flight.front().at <= now) {
         frame* f = m_in_flight.pop_front().f;
         f->hops++;
+        if (m_rx) {
+            m_rx->receive(*f);
+            continue;
+        }
         tlm::tlm_phase phase = tlm::BEGIN_REQ;
         sc_core::sc_time zero = sc_core::SC_ZERO_TIME;
         out->nb_transport_fw(*f, phase, zero);

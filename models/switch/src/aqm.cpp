@@ -14,22 +14,8 @@ void validate(const red_params& p) {
     if (!(p.weight > 0 && p.weight <= 1)) throw std::invalid_argument("red_params: weight must be in (0,1]");
 }
 
-double red_probability(const red_params& p, double avg, double scale) {
-    const double lo = p.min_th * scale;
-    const double hi = p.max_th * scale;
-    if (avg <= lo) return 0.0;
-    if (avg > hi) return 1.0;  // also the whole step case (lo == hi)
-    return p.max_p * (avg - lo) / (hi - lo);  // lo < avg <= hi, so hi > lo
-}
-
 red_average::red_average(double weight) : m_weight(weight) {
     if (!(weight > 0 && weight <= 1)) throw std::invalid_argument("red_average: weight must be in (0,1]");
-}
-
-double red_average::update(double occupancy) {
-    // Weight 1 copies exactly instead of relying on 0·avg + occupancy rounding.
-    m_avg = m_weight == 1.0 ? occupancy : (1.0 - m_weight) * m_avg + m_weight * occupancy;
-    return m_avg;
 }
 
 mq_ecn_estimator::mq_ecn_estimator(const std::vector<std::uint32_t>& quantum_bytes, std::uint64_t rate_bps,
@@ -47,6 +33,8 @@ mq_ecn_estimator::mq_ecn_estimator(const std::vector<std::uint32_t>& quantum_byt
     // per marking decision.
     for (const std::uint32_t qb : quantum_bytes)
         m_quantum_time_ps.push_back(static_cast<double>(qb) * 8.0 * static_cast<double>(PS_PER_S) / m_rate_bps);
+    for (std::size_t k = 0; k < m_beta_pow.size(); ++k)
+        m_beta_pow[k] = std::pow(m_beta, static_cast<double>(k));
 }
 
 void mq_ecn_estimator::queue_activated(unsigned q, ps_t now) {
@@ -73,12 +61,9 @@ void mq_ecn_estimator::port_busy(ps_t now) {
     if (now <= m_idle_since) return;
     const ps_t slots = (now - m_idle_since) / m_t_idle;
     // Underflow to 0 for very long idle periods is fine: 0 means the standard threshold.
-    if (slots > 0) m_t_round_ps *= std::pow(m_beta, static_cast<double>(slots));
-}
-
-double mq_ecn_estimator::scale(unsigned q) const {
-    if (m_t_round_ps == 0) return 1.0;
-    return std::min(m_quantum_time_ps[q] / m_t_round_ps, 1.0);
+    if (slots > 0)
+        m_t_round_ps *= slots < m_beta_pow.size() ? m_beta_pow[slots]
+                                                  : std::pow(m_beta, static_cast<double>(slots));
 }
 
 phantom_queue::phantom_queue(std::uint64_t rate_bps, double gamma, ps_t interval, std::uint64_t threshold_bytes)

@@ -62,22 +62,25 @@ egress_port::egress_port(const sc_core::sc_module_name& name, unsigned index, co
         m_sched.set_observer(m_mq.get());
     }
     m_use_sched = m_queues > 1 || m_mq;
+    const red_params& red = cfg.ecn.red;
+    m_ecn_queue_step =
+        cfg.ecn.scope == ecn_scope::QUEUE && red.min_th == red.max_th && red.weight == 1.0;
     if (cfg.phantom.enabled)
         m_phantom = std::make_unique<phantom_queue>(rate_bps, cfg.phantom.gamma, cfg.phantom.interval,
                                                     cfg.phantom.threshold_bytes);
 }
 
-double egress_port::threshold_scale(unsigned q) const {
-    switch (m_cfg.ecn.per_queue) {
-        case queue_threshold::MINIMUM: return m_min_scale[q];
-        case queue_threshold::MQ_ECN: return (m_strict_mask >> q & 1) || !m_mq ? 1.0 : m_mq->scale(q);
-        case queue_threshold::STANDARD: break;
-    }
-    return 1.0;
-}
-
 egress_port::ecn_action egress_port::ecn_decision(unsigned q, const frame& f) {
     const ecn_config& e = m_cfg.ecn;
+    if (m_ecn_queue_step) {
+        // What the general path computes for a step on the instantaneous queue: the average is
+        // the occupancy (weight 1, no state to keep) and red_probability() is 0 or 1, no draw.
+        const queue_state& s = m_queue[q];
+        const double occupancy = e.packets ? double(s.frames) : double(s.bytes);
+        if (occupancy <= e.red.min_th * threshold_scale(q)) return ecn_action::PASS;
+        if (f.ecn != ecn_codepoint::NOT_ECT) return ecn_action::MARK;
+        return e.drop_non_ect ? ecn_action::DROP : ecn_action::PASS;
+    }
     double occupancy = 0;
     red_average* avg = &m_port_avg;
     switch (e.scope) {
@@ -112,6 +115,36 @@ void egress_port::drop(frame& f, unsigned q, drop_cause why) {
     frame_pool::global().release(f);
 }
 
+void egress_port::start(unsigned q, ps_t at, ps_t now, bool alone) {
+    queue_state& s = m_queue[q];
+    const std::uint32_t wire = head_bytes(q);
+    const entry e = s.fifo.pop_front();
+    frame& f = *e.f;
+    const std::uint32_t bytes = f.frame_bytes();
+    const unsigned pool = pool_of(q);
+    // Dequeue marking sees the queue the frame leaves behind, the frame included.
+    if ((m_mark_dequeue_mask >> q & 1) && ecn_decision(q, f) == ecn_action::MARK)
+        mark_ce(f, q);
+    if (m_phantom && m_phantom->on_frame(wire, at)) mark_ce(f, q);
+    count_backlog(q, pool, bytes, false);
+    m_mmu.release(e.ticket);
+    if (m_shaped) {
+        m_shaper[q].consume(wire, at);
+        m_port_shaper.consume(wire, at);
+    }
+    s.stats.tx_frames++;
+    s.stats.tx_bytes += bytes;
+    if (s.fifo.empty()) m_backlogged &= static_cast<std::uint8_t>(~(1u << q));
+    // Only MQ-ECN uses the time the last bit leaves.
+    const ps_t tx_end = m_mq ? at + m_serialize(wire) : at;
+    if (m_use_sched) {
+        if (alone) m_sched.serve_alone(q, wire, at, tx_end);
+        else m_sched.served(q, wire, s.fifo.empty(), at, tx_end);
+    }
+    if (m_mq && m_queued_frames == 0) m_mq->port_idle(tx_end);
+    m_busy_until = tx.send_at(f, at, now);
+}
+
 void egress_port::accept(frame& f, unsigned in_port, unsigned pg, unsigned q, ps_t ready) {
     const ps_t now = now_ps();
     mmu_ticket ticket;
@@ -136,13 +169,18 @@ void egress_port::accept(frame& f, unsigned in_port, unsigned pg, unsigned q, ps
     s.fifo.push_back({&f, ready, ticket, f.wire_bytes()});
     if (s.bytes > s.stats.peak_bytes) s.stats.peak_bytes = s.bytes;
     if (port_was_empty && m_mq) m_mq->port_busy(ready);
+    // The port is otherwise empty and the wire free when the frame is out of the pipeline:
+    // start it then, annotated, with no event. Unshaped, it is the only frame the scheduler
+    // could pick; serve_alone() then does the scheduler's bookkeeping without the round robin.
+    const bool idle = port_was_empty && m_busy_until <= ready;
+    const bool alone =
+        idle && !m_shaped && (!m_use_sched || m_sched.serves_alone(q, f.wire_bytes()));
     if (was_empty) {
         m_backlogged |= static_cast<std::uint8_t>(1u << q);
-        if (m_use_sched) m_sched.backlogged(q, ready);
+        if (m_use_sched && !alone) m_sched.backlogged(q, ready);
     }
-    // The port is otherwise empty and the wire free when the frame is out of the pipeline:
-    // start it then, annotated, with no event.
-    if (port_was_empty && m_busy_until <= ready && try_start(ready, now)) return;
+    if (alone) return start(q, ready, now, true);
+    if (idle && try_start(ready, now)) return;
     s.stats.waited++;
     arm_next(now);
 }
@@ -162,31 +200,9 @@ bool egress_port::try_start(ps_t at, ps_t now) {
     const int picked = m_use_sched ? m_sched.pick(*this, at) : eligible(0) ? 0 : -1;
     if (picked < 0) return false;
     const unsigned q = static_cast<unsigned>(picked);
-    queue_state& s = m_queue[q];
-    const std::uint32_t wire = head_bytes(q);
-    if (m_shaped && !m_port_shaper.unlimited() && m_port_shaper.ready_at(wire, at) != at) return false;
-    const entry e = s.fifo.pop_front();
-    frame& f = *e.f;
-    const std::uint32_t bytes = f.frame_bytes();
-    const unsigned pool = pool_of(q);
-    // Dequeue marking sees the queue the frame leaves behind, the frame included.
-    if ((m_mark_dequeue_mask >> q & 1) && ecn_decision(q, f) == ecn_action::MARK)
-        mark_ce(f, q);
-    if (m_phantom && m_phantom->on_frame(wire, at)) mark_ce(f, q);
-    count_backlog(q, pool, bytes, false);
-    m_mmu.release(e.ticket);
-    if (m_shaped) {
-        m_shaper[q].consume(wire, at);
-        m_port_shaper.consume(wire, at);
-    }
-    s.stats.tx_frames++;
-    s.stats.tx_bytes += bytes;
-    if (s.fifo.empty()) m_backlogged &= static_cast<std::uint8_t>(~(1u << q));
-    // Only MQ-ECN uses the time the last bit leaves.
-    const ps_t tx_end = m_mq ? at + m_serialize(wire) : at;
-    if (m_use_sched) m_sched.served(q, wire, s.fifo.empty(), at, tx_end);
-    if (m_mq && m_queued_frames == 0) m_mq->port_idle(tx_end);
-    m_busy_until = now + to_ps(tx.send(f, to_sc_time(at - now)));
+    if (m_shaped && !m_port_shaper.unlimited() && m_port_shaper.ready_at(head_bytes(q), at) != at)
+        return false;
+    start(q, at, now, false);
     return true;
 }
 

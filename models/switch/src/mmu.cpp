@@ -42,23 +42,28 @@ mmu::mmu(const mmu_config& cfg)
       m_ports(cfg.ports) {
     m_pool_cells[LOSSY_POOL] = cfg.lossy_pool_cells();
     m_pool_cells[LOSSLESS_POOL] = cfg.lossless_pool_cells;
+    m_plain = true;
+    for (const auto& p : cfg.pg) m_plain = m_plain && p.min_cells == 0 && !p.lossless;
+    for (const auto& q : cfg.queue) m_plain = m_plain && q.min_cells == 0 && !q.lossless;
 }
 
 std::uint64_t mmu::queue_limit_cells(unsigned queue) const {
     const auto& qp = m_cfg.queue[queue];
     const unsigned pool = qp.lossless ? LOSSLESS_POOL : LOSSY_POOL;
-    return limit(qp.shared, pool, m_egress_pool[pool].cells);
+    return limit(qp.shared, pool, egress_pool(pool).cells);
 }
 
 std::uint64_t mmu::pg_limit_cells(unsigned pg) const {
     const auto& pp = m_cfg.pg[pg];
     const unsigned pool = pp.lossless ? LOSSLESS_POOL : LOSSY_POOL;
-    return limit(pp.shared, pool, m_ingress_pool[pool].cells);
+    return limit(pp.shared, pool, ingress_pool(pool).cells);
 }
 
 bool mmu::admit(unsigned in_port, unsigned pg, unsigned out_port, unsigned queue, std::uint32_t bytes,
                 mmu_ticket& ticket, drop_cause& why) {
     const std::uint64_t s = cells_for(bytes);
+    if (m_plain)
+        return admit_plain(in_port, pg, out_port, queue, static_cast<std::uint32_t>(s), ticket, why);
     // 1. Global: the free-cell list is empty.
     if (m_used.cells + s > m_cfg.total_cells) {
         why = drop_cause::SHARED_BUFFER_FULL;
@@ -142,9 +147,64 @@ bool mmu::admit(unsigned in_port, unsigned pg, unsigned out_port, unsigned queue
     return true;
 }
 
+// admit() with no reserves and only the lossy pool: the same checks in the same order, with
+// shared = occupancy and both pool views = m_used (the egress pool check can only fail where the
+// ingress one already did, as the two views are equal).
+bool mmu::admit_plain(unsigned in_port, unsigned pg, unsigned out_port, unsigned queue,
+                      std::uint32_t s, mmu_ticket& ticket, drop_cause& why) {
+    const std::uint64_t used = m_used.cells;
+    if (used + s > m_cfg.total_cells) {
+        why = drop_cause::SHARED_BUFFER_FULL;
+        return false;
+    }
+    if (used + s > m_pool_cells[LOSSY_POOL]) {
+        why = drop_cause::INGRESS_POOL_FULL;
+        return false;
+    }
+    occupancy& pgo = m_ports[in_port].pg[pg];
+    if (exceeds(pgo.cells, pgo.cells + s, limit(m_cfg.pg[pg].shared, LOSSY_POOL, used))) {
+        why = drop_cause::INGRESS_PG_LIMIT;
+        return false;
+    }
+    port_accounts& out = m_ports[out_port];
+    occupancy& qo = out.queue[queue];
+    if (exceeds(qo.cells, qo.cells + s, limit(m_cfg.queue[queue].shared, LOSSY_POOL, used))) {
+        why = drop_cause::EGRESS_QUEUE_LIMIT;
+        return false;
+    }
+    if (m_cfg.port_cap.value) {
+        const bool over_cap = m_cfg.port_cap.packets
+                                  ? out.frames + 1 > m_cfg.port_cap.value
+                                  : (out.egress.cells + s) * m_cfg.cell_bytes > m_cfg.port_cap.value;
+        if (over_cap) {
+            why = drop_cause::PORT_CAP;
+            return false;
+        }
+    }
+    add(m_used, s);
+    add(pgo, s);
+    add(qo, s);
+    add(out.egress, s);
+    out.frames++;
+    ticket.cells = static_cast<std::uint16_t>(s);
+    ticket.in_port = static_cast<std::uint16_t>(in_port);
+    ticket.out_port = static_cast<std::uint16_t>(out_port);
+    ticket.pg = static_cast<std::uint8_t>(pg);
+    ticket.queue = static_cast<std::uint8_t>(queue);
+    return true;
+}
+
 void mmu::release(const mmu_ticket& t) {
     const std::uint64_t s = t.cells;
     m_used.cells -= s;
+    if (m_plain) {
+        m_ports[t.in_port].pg[t.pg].cells -= s;
+        port_accounts& out = m_ports[t.out_port];
+        out.queue[t.queue].cells -= s;
+        out.egress.cells -= s;
+        out.frames--;
+        return;
+    }
     // Ingress: headroom drains first, then the PG (and its pool's shared part). Only lossless
     // PGs ever use headroom, so lossy ones skip its cache line.
     const auto& pp = m_cfg.pg[t.pg];

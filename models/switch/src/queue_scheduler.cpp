@@ -71,6 +71,22 @@ void queue_scheduler::backlogged(unsigned q, ps_t now) {
     if (m_observer) m_observer->queue_activated(q, now);
 }
 
+void queue_scheduler::serve_alone(unsigned q, std::uint32_t bytes, ps_t now, ps_t tx_end) {
+    check_index(q);
+    if (!serves_alone(q, bytes))
+        throw std::logic_error("queue_scheduler: serve_alone() while it would not serve alone");
+    queue_state& s = m_q[q];
+    if (s.strict) return;
+    // served() leaves an emptied queue with no deficit and no visit, one round further on.
+    s.deficit = 0;
+    s.visited = false;
+    ++s.rounds;
+    if (m_observer) {
+        m_observer->queue_activated(q, now);
+        m_observer->queue_finished_round(q, tx_end);
+    }
+}
+
 // The queue has used its turn with backlog left: to the tail, the next visit grants a quantum.
 void queue_scheduler::finish_round(unsigned q, ps_t at) {
     queue_state& s = m_q[q];

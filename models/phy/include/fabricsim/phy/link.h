@@ -19,7 +19,11 @@
 namespace fabricsim::phy {
 
 /// One direction of a link: `in` receives from the transmitting port, `out` drives the far rx.
-class link_direction : public sc_core::sc_module, public eth_fw_if, public eth_bw_if, public stats_provider {
+class link_direction : public sc_core::sc_module,
+                       public eth_fw_if,
+                       public eth_bw_if,
+                       public eth_direct_fw_if,
+                       public stats_provider {
 public:
     link_direction(const sc_core::sc_module_name& name, const link_config& cfg, unsigned direction,
                    std::uint64_t seed);
@@ -46,6 +50,8 @@ public:
 
     // eth_fw_if
     tlm::tlm_sync_enum nb_transport_fw(frame& f, tlm::tlm_phase& phase, sc_core::sc_time& delay) override;
+    // eth_direct_fw_if
+    ps_t transmit_at(frame& f, ps_t start) override;
     void b_transport(frame&, sc_core::sc_time&) override { sc_assert(false && "links are non-blocking"); }
     bool get_direct_mem_ptr(frame&, tlm::tlm_dmi&) override { return false; }
     unsigned transport_dbg(frame&) override { return 0; }
@@ -65,6 +71,8 @@ private:
     link_timing m_timing;
     ring<in_flight> m_in_flight;
     model_timer m_head_arrives = model_timer::bind<link_direction, &link_direction::deliver>(this);
+    eth_rx_port* m_rx = nullptr;  ///< the far port behind `out`, if it is an eth_rx_port
+    bool m_rx_resolved = false;
     std::unique_ptr<pcap_writer> m_pcap;
     stats m_stats;
 };

@@ -67,7 +67,15 @@ public:
     drop_counters drops() const;
     const queue_scheduler& scheduler() const { return m_sched; }
     /// Current ECN threshold scale of queue q (MQ-ECN / minimum; 1 = the configured threshold).
-    double threshold_scale(unsigned q) const;
+    double threshold_scale(unsigned q) const {
+        switch (m_cfg.ecn.per_queue) {
+            case queue_threshold::MINIMUM: return m_min_scale[q];
+            case queue_threshold::MQ_ECN:
+                return (m_strict_mask >> q & 1) || !m_mq ? 1.0 : m_mq->scale(q);
+            case queue_threshold::STANDARD: break;
+        }
+        return 1.0;
+    }
     const mq_ecn_estimator* mq_ecn() const { return m_mq.get(); }
     const phantom_queue* phantom() const { return m_phantom.get(); }
     void report_stats(nlohmann::json& out) const;
@@ -107,6 +115,9 @@ private:
     void on_wake();
     /// Picks and starts the next frame at `at` if one may go; returns whether one started.
     bool try_start(ps_t at, ps_t now);
+    /// Starts the head of queue q at `at` (picked, or `alone`: see queue_scheduler::serve_alone).
+    /// Always inlined into its two callers, the per-frame paths of accept() and on_wake().
+    [[gnu::always_inline]] inline void start(unsigned q, ps_t at, ps_t now, bool alone);
     void arm_next(ps_t now);
     void drop(frame& f, unsigned q, drop_cause why);
     /// Frame and byte counts of queue q, the port and its service pool, in or out.
@@ -154,6 +165,7 @@ private:
     std::uint8_t m_mark_dequeue_mask = 0;  ///< ECN/RED decided at dequeue
     bool m_shaped = false;    ///< any shaper configured (skips token arithmetic when not)
     bool m_use_sched = true;  ///< false for a lone queue without MQ-ECN: plain FIFO
+    bool m_ecn_queue_step = false;  ///< per-queue step marking (DCTCP): ecn_decision's short path
     model_timer m_wake = model_timer::bind<egress_port, &egress_port::on_wake>(this);
 };
 

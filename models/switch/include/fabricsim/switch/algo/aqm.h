@@ -6,6 +6,8 @@
 /// phantom queue (seed-000 §1.5). Deterministic: probabilities are returned, the caller draws.
 /// Ignored: Floyd RED count-based spreading, idle-time EWMA decay and "gentle" mode; drop vs mark
 /// (the caller checks ECT); dequeue marking; the qdisc's 10-slot T_round reset.
+#include <algorithm>
+#include <array>
 #include <cstdint>
 #include <vector>
 
@@ -30,7 +32,14 @@ void validate(const red_params& p);
 /// Marking probability for average `avg` with thresholds scaled by `scale` (MQ-ECN / per-queue
 /// minimum thresholds scale both min_th and max_th): 0 if avg <= min; for min < avg <= max
 /// linear from 0 to max_p; 1 above max. A step (min == max) gives 0 or 1 (avg > th -> 1).
-double red_probability(const red_params& p, double avg, double scale = 1.0);
+/// Inline: the egress port decides per frame.
+inline double red_probability(const red_params& p, double avg, double scale = 1.0) {
+    const double lo = p.min_th * scale;
+    const double hi = p.max_th * scale;
+    if (avg <= lo) return 0.0;
+    if (avg > hi) return 1.0;  // also the whole step case (lo == hi)
+    return p.max_p * (avg - lo) / (hi - lo);  // lo < avg <= hi, so hi > lo
+}
 
 /// EWMA of an occupancy for RED: avg <- (1 - w)·avg + w·occupancy, starting at 0. Updated on
 /// every enqueue by the caller; no decay while the queue is idle (chips do not do it).
@@ -39,7 +48,11 @@ public:
     /// Throws std::invalid_argument unless weight is in (0,1].
     explicit red_average(double weight = 1.0);
     /// Folds in the current occupancy and returns the new average (weight 1 returns `occupancy`).
-    double update(double occupancy);
+    double update(double occupancy) {
+        // Weight 1 copies exactly instead of relying on 0·avg + occupancy rounding.
+        m_avg = m_weight == 1.0 ? occupancy : (1.0 - m_weight) * m_avg + m_weight * occupancy;
+        return m_avg;
+    }
     double value() const { return m_avg; }
     double weight() const { return m_weight; }
 
@@ -72,7 +85,10 @@ public:
     /// A frame arrives at an empty port at `now`: lazy idle decay T_round *= β^floor((now - idle_since)/T_idle).
     void port_busy(ps_t now);
     /// Threshold scale for queue q: 1 if T_round == 0, else min(quantum_q·8/(T_round·C), 1) (T_round in seconds).
-    double scale(unsigned q) const;
+    double scale(unsigned q) const {
+        if (m_t_round_ps == 0) return 1.0;
+        return std::min(m_quantum_time_ps[q] / m_t_round_ps, 1.0);
+    }
     double t_round_ps() const { return m_t_round_ps; }
     std::uint64_t samples() const { return m_samples; }
     unsigned queues() const { return static_cast<unsigned>(m_quantum.size()); }
@@ -87,6 +103,9 @@ private:
     double m_beta;
     ps_t m_t_idle;
     double m_t_round_ps = 0;
+    /// std::pow(β, k) for the usual short idle periods (the same values, without ~120
+    /// instructions of pow per idle-to-busy transition).
+    std::array<double, 64> m_beta_pow{};
     std::uint64_t m_samples = 0;
     ps_t m_idle_since = 0;
     bool m_idle = false;

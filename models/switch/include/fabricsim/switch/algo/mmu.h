@@ -124,8 +124,12 @@ public:
     const occupancy& pg_occupancy(unsigned port, unsigned pg) const { return m_ports[port].pg[pg]; }
     const occupancy& pg_headroom(unsigned port, unsigned pg) const { return m_ports[port].headroom[pg]; }
     /// Shared cells in use per service pool, as seen by ingress and by egress accounting.
-    const occupancy& ingress_pool(unsigned pool) const { return m_ingress_pool[pool]; }
-    const occupancy& egress_pool(unsigned pool) const { return m_egress_pool[pool]; }
+    occupancy ingress_pool(unsigned pool) const {
+        return m_plain && pool == LOSSY_POOL ? m_used : m_ingress_pool[pool];
+    }
+    occupancy egress_pool(unsigned pool) const {
+        return m_plain && pool == LOSSY_POOL ? m_used : m_egress_pool[pool];
+    }
     const occupancy& headroom_pool() const { return m_headroom; }
     std::uint64_t pool_cells(unsigned pool) const { return m_pool_cells[pool]; }
 
@@ -145,8 +149,15 @@ private:
                                      : shared_after > limit;
     }
 
+    bool admit_plain(unsigned in_port, unsigned pg, unsigned out_port, unsigned queue,
+                     std::uint32_t s, mmu_ticket& ticket, drop_cause& why);
+
     mmu_config m_cfg;
     std::uint64_t m_cell_reciprocal;
+    /// No reserved minimum and nothing lossless: every cell is a shared cell of the lossy pool,
+    /// so both pool views equal m_used and admit()/release() skip the reserve, headroom and
+    /// pool bookkeeping (the common data-center set-up; about half the work per frame).
+    bool m_plain = false;
     std::array<std::uint64_t, SERVICE_POOLS> m_pool_cells{};
     occupancy m_used;
     occupancy m_headroom;

@@ -65,6 +65,18 @@ public:
     /// ns-2 code does).
     void served(unsigned q, std::uint32_t bytes, bool now_empty, ps_t now, ps_t tx_end);
 
+    /// With every queue empty, a frame of `bytes` arriving in q would be picked at once (q is
+    /// strict or the frame fits one quantum): serve_alone() may then stand for backlogged(),
+    /// pick() and served(now_empty = true).
+    bool serves_alone(unsigned q, std::uint32_t bytes) const {
+        const queue_state& s = m_q[q];
+        return m_active == 0 && (s.strict || bytes <= s.quantum);
+    }
+    /// backlogged(q, now), pick() == q and served(q, bytes, true, now, tx_end) in one step, when
+    /// serves_alone(q, bytes): the same state afterwards and the same observer calls, without
+    /// touching the active list (the idle-port path of the egress port, once per such frame).
+    void serve_alone(unsigned q, std::uint32_t bytes, ps_t now, ps_t tx_end);
+
     /// Deficit counter of q in bytes (0 for strict queues), for tests and statistics.
     std::int64_t deficit(unsigned q) const { return m_q.at(q).deficit; }
     /// Rounds completed by q (times queue_finished_round fired for it), for statistics.
