@@ -20,33 +20,35 @@ red_average::red_average(double weight) : m_weight(weight) {
 
 mq_ecn_estimator::mq_ecn_estimator(const std::vector<std::uint32_t>& quantum_bytes, std::uint64_t rate_bps,
                                    double beta, ps_t t_idle)
-    : m_quantum(quantum_bytes),
-      m_t_start(quantum_bytes.size(), 0),
-      m_rate_bps(static_cast<double>(rate_bps)),
-      m_beta(beta),
-      m_t_idle(t_idle) {
-    if (quantum_bytes.empty()) throw std::invalid_argument("mq_ecn_estimator: needs at least one queue");
+    : m_beta(beta),
+      m_t_idle(t_idle),
+      m_n(static_cast<unsigned>(quantum_bytes.size())),
+      m_rate_bps(static_cast<double>(rate_bps)) {
+    if (quantum_bytes.empty() || quantum_bytes.size() > MAX_QUEUES)
+        throw std::invalid_argument("mq_ecn_estimator: needs 1 to 8 queues");
     if (rate_bps == 0) throw std::invalid_argument("mq_ecn_estimator: rate must be > 0");
     if (!(beta > 0 && beta < 1)) throw std::invalid_argument("mq_ecn_estimator: beta must be in (0,1)");
     if (t_idle == 0) throw std::invalid_argument("mq_ecn_estimator: t_idle must be > 0");
     // Time to send one quantum at line rate, in ps: scale = min(that / T_round, 1), one division
     // per marking decision.
-    for (const std::uint32_t qb : quantum_bytes)
-        m_quantum_time_ps.push_back(static_cast<double>(qb) * 8.0 * static_cast<double>(PS_PER_S) / m_rate_bps);
+    for (unsigned q = 0; q < m_n; ++q)
+        m_queue[q].quantum_time_ps =
+            static_cast<double>(quantum_bytes[q]) * 8.0 * static_cast<double>(PS_PER_S) / m_rate_bps;
     for (std::size_t k = 0; k < m_beta_pow.size(); ++k)
         m_beta_pow[k] = std::pow(m_beta, static_cast<double>(k));
 }
 
 void mq_ecn_estimator::queue_activated(unsigned q, ps_t now) {
     // T_start may lie ahead (the caller's `at` can include the last frame's tx time).
-    m_t_start[q] = std::max(now, m_t_start[q]);
+    ps_t& start = m_queue[q].t_start;
+    start = std::max(now, start);
 }
 
 void mq_ecn_estimator::queue_finished_round(unsigned q, ps_t at) {
-    const ps_t start = m_t_start[q];
+    ps_t& start = m_queue[q].t_start;
     const double sample = at > start ? static_cast<double>(at - start) : 0.0;
     m_t_round_ps = m_beta * m_t_round_ps + (1.0 - m_beta) * sample;
-    m_t_start[q] = at;
+    start = at;
     ++m_samples;
 }
 

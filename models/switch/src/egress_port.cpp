@@ -22,22 +22,20 @@ std::vector<queue_sched_params> sched_params(const switch_config& cfg) {
 egress_port::egress_port(const sc_core::sc_module_name& name, unsigned index, const switch_config& cfg, mmu& buffer,
                          pool_backlog& pools, std::uint64_t rate_bps, std::uint64_t seed)
     : sc_core::sc_module(name),
-      m_index(index),
-      m_queues(cfg.queues),
-      m_cfg(cfg),
       m_mmu(buffer),
       m_pools(pools),
-      m_rate_bps(rate_bps),
-      m_serialize(rate_bps),
+      m_cfg(cfg),
+      m_index(index),
       m_sched(cfg.discipline, sched_params(cfg)),
+      m_serialize(rate_bps),
       m_port_avg(cfg.ecn.red.weight),
+      m_queues(cfg.queues),
+      m_rate_bps(rate_bps),
       m_rng(seed, std::string(this->name()) + ".aqm") {
     std::vector<std::uint32_t> quanta;
     std::vector<bool> strict;
     for (unsigned q = 0; q < m_queues; ++q) {
-        queue_state& s = m_queue[q];
-        s.fifo = ring<entry>(64);
-        s.avg = red_average(cfg.ecn.red.weight);
+        m_cold[q].avg = red_average(cfg.ecn.red.weight);
         if (cfg.queue_shaper[q].rate_bps)
             m_shaper[q] = token_bucket(cfg.queue_shaper[q].rate_bps, cfg.queue_shaper[q].burst_bytes);
         quanta.push_back(m_sched.quantum(q));
@@ -54,20 +52,28 @@ egress_port::egress_port(const sc_core::sc_module_name& name, unsigned index, co
     m_shaped = !m_port_shaper.unlimited();
     for (unsigned q = 0; q < m_queues; ++q) m_shaped = m_shaped || !m_shaper[q].unlimited();
     const std::vector<double> scales = min_threshold_scales(quanta, strict);
-    for (unsigned q = 0; q < m_queues; ++q) m_min_scale[q] = scales[q];
+    for (unsigned q = 0; q < m_queues; ++q) m_cold[q].min_scale = scales[q];
     if (cfg.ecn.mode != ecn_mode::OFF && cfg.ecn.per_queue == queue_threshold::MQ_ECN) {
         // The paper's T_idle: one MTU (1500 B) at the port rate.
         const ps_t t_idle = cfg.ecn.mq_t_idle ? cfg.ecn.mq_t_idle : serialization_ps(1500, rate_bps);
-        m_mq = std::make_unique<mq_ecn_estimator>(quanta, rate_bps, cfg.ecn.mq_beta, t_idle);
-        m_sched.set_observer(m_mq.get());
+        m_mq.emplace(quanta, rate_bps, cfg.ecn.mq_beta, t_idle);
+        m_sched.set_observer(&*m_mq);
     }
-    m_use_sched = m_queues > 1 || m_mq;
+    m_use_sched = m_queues > 1 || m_mq.has_value();
     const red_params& red = cfg.ecn.red;
     m_ecn_queue_step =
         cfg.ecn.scope == ecn_scope::QUEUE && red.min_th == red.max_th && red.weight == 1.0;
     if (cfg.phantom.enabled)
-        m_phantom = std::make_unique<phantom_queue>(rate_bps, cfg.phantom.gamma, cfg.phantom.interval,
-                                                    cfg.phantom.threshold_bytes);
+        m_phantom.emplace(rate_bps, cfg.phantom.gamma, cfg.phantom.interval, cfg.phantom.threshold_bytes);
+}
+
+void egress_port::entry_fifo::grow() {
+    const std::uint32_t n = m_mask + 1;
+    std::unique_ptr<entry[]> next(new entry[2 * n]);
+    for (std::uint32_t i = 0; i < m_size; ++i) next[i] = m_buf[(m_head + i) & m_mask];
+    m_buf = std::move(next);
+    m_head = 0;
+    m_mask = 2 * n - 1;
 }
 
 egress_port::ecn_action egress_port::ecn_decision(unsigned q, const frame& f) {
@@ -86,7 +92,7 @@ egress_port::ecn_action egress_port::ecn_decision(unsigned q, const frame& f) {
     switch (e.scope) {
         case ecn_scope::QUEUE:
             occupancy = e.packets ? double(m_queue[q].frames) : double(m_queue[q].bytes);
-            avg = &m_queue[q].avg;
+            avg = &m_cold[q].avg;
             break;
         case ecn_scope::PORT:
             occupancy = e.packets ? double(m_queued_frames) : double(m_port_bytes);
@@ -107,11 +113,11 @@ void egress_port::mark_ce(frame& f, unsigned q) {
     // Only ECT frames can carry CE; a frame marked upstream is not counted again.
     if (f.ecn == ecn_codepoint::NOT_ECT || f.ecn == ecn_codepoint::CE) return;
     f.ecn = ecn_codepoint::CE;
-    m_queue[q].stats.ce_marked++;
+    m_cold[q].ce_marked++;
 }
 
 void egress_port::drop(frame& f, unsigned q, drop_cause why) {
-    m_drops[q].add(why);
+    m_cold[q].drops.add(why);
     frame_pool::global().release(f);
 }
 
@@ -132,8 +138,8 @@ void egress_port::start(unsigned q, ps_t at, ps_t now, bool alone) {
         m_shaper[q].consume(wire, at);
         m_port_shaper.consume(wire, at);
     }
-    s.stats.tx_frames++;
-    s.stats.tx_bytes += bytes;
+    s.tx_frames++;
+    s.tx_bytes += bytes;
     if (s.fifo.empty()) m_backlogged &= static_cast<std::uint8_t>(~(1u << q));
     // Only MQ-ECN uses the time the last bit leaves.
     const ps_t tx_end = m_mq ? at + m_serialize(wire) : at;
@@ -167,7 +173,7 @@ void egress_port::accept(frame& f, unsigned in_port, unsigned pg, unsigned q, ps
     const bool port_was_empty = m_queued_frames == 1;
     const bool was_empty = s.fifo.empty();
     s.fifo.push_back({&f, ready, ticket, f.wire_bytes()});
-    if (s.bytes > s.stats.peak_bytes) s.stats.peak_bytes = s.bytes;
+    if (s.bytes > s.peak_bytes) s.peak_bytes = s.bytes;
     if (port_was_empty && m_mq) m_mq->port_busy(ready);
     // The port is otherwise empty and the wire free when the frame is out of the pipeline:
     // start it then, annotated, with no event. Unshaped, it is the only frame the scheduler
@@ -181,7 +187,7 @@ void egress_port::accept(frame& f, unsigned in_port, unsigned pg, unsigned q, ps
     }
     if (alone) return start(q, ready, now, true);
     if (idle && try_start(ready, now)) return;
-    s.stats.waited++;
+    m_cold[q].waited++;
     arm_next(now);
 }
 
@@ -235,7 +241,7 @@ void egress_port::on_wake() {
 
 drop_counters egress_port::drops() const {
     drop_counters d;
-    for (unsigned q = 0; q < m_queues; ++q) d += m_drops[q];
+    for (unsigned q = 0; q < m_queues; ++q) d += m_cold[q].drops;
     return d;
 }
 
@@ -243,19 +249,20 @@ void egress_port::report_stats(nlohmann::json& out) const {
     nlohmann::json queues = nlohmann::json::array();
     for (unsigned q = 0; q < m_queues; ++q) {
         const queue_state& s = m_queue[q];
+        const queue_stats st = stats_of(q);
         const auto& occ = m_mmu.queue_occupancy(m_index, q);
         nlohmann::json j = {{"queue", q},
-                            {"tx_frames", s.stats.tx_frames},
-                            {"tx_bytes", s.stats.tx_bytes},
-                            {"waited", s.stats.waited},
-                            {"ce_marked", s.stats.ce_marked},
+                            {"tx_frames", st.tx_frames},
+                            {"tx_bytes", st.tx_bytes},
+                            {"waited", st.waited},
+                            {"ce_marked", st.ce_marked},
                             {"queued_frames", s.fifo.size()},
                             {"queued_bytes", s.bytes},
-                            {"peak_bytes", s.stats.peak_bytes},
+                            {"peak_bytes", st.peak_bytes},
                             {"cells", occ.cells},
                             {"peak_cells", occ.peak_cells},
                             {"rounds", m_sched.rounds(q)},
-                            {"drops", drops_to_json(m_drops[q])}};
+                            {"drops", drops_to_json(m_cold[q].drops)}};
         if (m_cfg.ecn.mode != ecn_mode::OFF) j["ecn_threshold_scale"] = threshold_scale(q);
         queues.push_back(std::move(j));
     }

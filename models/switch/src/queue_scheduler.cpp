@@ -80,7 +80,7 @@ void queue_scheduler::serve_alone(unsigned q, std::uint32_t bytes, ps_t now, ps_
     // served() leaves an emptied queue with no deficit and no visit, one round further on.
     s.deficit = 0;
     s.visited = false;
-    ++s.rounds;
+    ++m_rounds[q];
     if (m_observer) {
         m_observer->queue_activated(q, now);
         m_observer->queue_finished_round(q, tx_end);
@@ -98,7 +98,7 @@ void queue_scheduler::finish_round(unsigned q, ps_t at) {
         unlink(q);
         append(q);
     }
-    ++s.rounds;
+    ++m_rounds[q];
     if (m_observer) m_observer->queue_finished_round(q, at);
 }
 
@@ -114,7 +114,7 @@ void queue_scheduler::served(unsigned q, std::uint32_t bytes, bool now_empty, ps
     unlink(q);
     s.deficit = 0;
     s.visited = false;
-    ++s.rounds;
+    ++m_rounds[q];
     if (m_observer) m_observer->queue_finished_round(q, tx_end);
 }
 

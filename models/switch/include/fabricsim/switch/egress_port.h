@@ -15,11 +15,11 @@
 #include <array>
 #include <cstdint>
 #include <memory>
+#include <optional>
 
 #include <systemc>
 
 #include "fabricsim/core/eth_protocol.h"
-#include "fabricsim/core/ring.h"
 #include "fabricsim/core/rng.h"
 #include "fabricsim/core/scheduler.h"
 #include "fabricsim/core/stats.h"
@@ -62,22 +62,26 @@ public:
         std::uint64_t ce_marked = 0;  ///< ECT frames this port set CE on (ECN/RED and phantom queue)
         std::uint64_t peak_bytes = 0;
     };
-    const queue_stats& stats_of(unsigned q) const { return m_queue[q].stats; }
-    const drop_counters& drops_of(unsigned q) const { return m_drops[q]; }
+    queue_stats stats_of(unsigned q) const {
+        const queue_state& s = m_queue[q];
+        const queue_cold& c = m_cold[q];
+        return {s.tx_frames, s.tx_bytes, c.waited, c.ce_marked, s.peak_bytes};
+    }
+    const drop_counters& drops_of(unsigned q) const { return m_cold[q].drops; }
     drop_counters drops() const;
     const queue_scheduler& scheduler() const { return m_sched; }
     /// Current ECN threshold scale of queue q (MQ-ECN / minimum; 1 = the configured threshold).
     double threshold_scale(unsigned q) const {
         switch (m_cfg.ecn.per_queue) {
-            case queue_threshold::MINIMUM: return m_min_scale[q];
+            case queue_threshold::MINIMUM: return m_cold[q].min_scale;
             case queue_threshold::MQ_ECN:
                 return (m_strict_mask >> q & 1) || !m_mq ? 1.0 : m_mq->scale(q);
             case queue_threshold::STANDARD: break;
         }
         return 1.0;
     }
-    const mq_ecn_estimator* mq_ecn() const { return m_mq.get(); }
-    const phantom_queue* phantom() const { return m_phantom.get(); }
+    const mq_ecn_estimator* mq_ecn() const { return m_mq ? &*m_mq : nullptr; }
+    const phantom_queue* phantom() const { return m_phantom ? &*m_phantom : nullptr; }
     void report_stats(nlohmann::json& out) const;
 
 private:
@@ -87,14 +91,50 @@ private:
         mmu_ticket ticket;
         std::uint32_t wire;  ///< wire bytes, kept here so scheduling never touches the frame
     };
-    // Per-frame state only; shapers and drop counters (cold) live in their own arrays so the
-    // eight queues' hot state stays within a few cache lines.
-    struct queue_state {
-        ring<entry> fifo;
+    /// FIFO of entries, as fabricsim::ring (grows by doubling, never shrinks) in 24 bytes, so a
+    /// queue's per-frame state fits one cache line.
+    class entry_fifo {
+    public:
+        entry_fifo() : m_buf(new entry[64]), m_mask(63) {}
+        bool empty() const { return m_size == 0; }
+        std::uint32_t size() const { return m_size; }
+        const entry& front() const { return m_buf[m_head]; }
+        void push_back(const entry& e) {
+            if (m_size == m_mask + 1) grow();
+            m_buf[(m_head + m_size) & m_mask] = e;
+            ++m_size;
+        }
+        entry pop_front() {
+            const entry e = m_buf[m_head];
+            m_head = (m_head + 1) & m_mask;
+            --m_size;
+            return e;
+        }
+
+    private:
+        void grow();
+        std::unique_ptr<entry[]> m_buf;
+        std::uint32_t m_head = 0;
+        std::uint32_t m_size = 0;
+        std::uint32_t m_mask;
+    };
+    // Everything one frame reads or writes of its queue, in one cache line; the rest of the
+    // per-queue state (cold or per-configuration) is in queue_cold.
+    struct alignas(64) queue_state {
+        entry_fifo fifo;
         std::uint64_t bytes = 0;   ///< frame bytes queued (the arriving frame counts from its decision on)
         std::uint64_t frames = 0;
+        std::uint64_t tx_frames = 0;
+        std::uint64_t tx_bytes = 0;
+        std::uint64_t peak_bytes = 0;
+    };
+    static_assert(sizeof(queue_state) == 64, "one cache line per queue");
+    struct queue_cold {
+        std::uint64_t waited = 0;
+        std::uint64_t ce_marked = 0;
+        double min_scale = 1.0;
         red_average avg;
-        queue_stats stats;
+        drop_counters drops{};
     };
 
     // queue_view: what the scheduler may serve at m_decision_time. The scheduler's pick() is a
@@ -136,27 +176,16 @@ private:
     }
     void mark_ce(frame& f, unsigned q);
 
-    unsigned m_index;
-    unsigned m_queues;
-    const switch_config& m_cfg;
-    mmu& m_mmu;
-    pool_backlog& m_pools;
-    std::uint64_t m_rate_bps;
-    serializer m_serialize;
-    std::array<queue_state, MAX_QUEUES> m_queue;
-    std::array<token_bucket, MAX_QUEUES> m_shaper;
-    std::array<drop_counters, MAX_QUEUES> m_drops{};
-    queue_scheduler m_sched;
-    token_bucket m_port_shaper;
-    red_average m_port_avg;
-    std::array<double, MAX_QUEUES> m_min_scale{};
-    std::unique_ptr<mq_ecn_estimator> m_mq;
-    std::unique_ptr<phantom_queue> m_phantom;
-    rng m_rng;
-    std::uint64_t m_queued_frames = 0;
+    // Members in order of access: the port's per-frame scalars share one line, then each
+    // queue's line, then MQ-ECN and the scheduler; configuration copies, shapers, cold
+    // statistics and the RNG (2.5 kB) last.
+    alignas(64) std::uint64_t m_queued_frames = 0;
     std::uint64_t m_port_bytes = 0;
     ps_t m_busy_until = 0;
-    ps_t m_decision_time = 0;
+    mmu& m_mmu;
+    pool_backlog& m_pools;
+    const switch_config& m_cfg;
+    unsigned m_index;
     std::uint8_t m_backlogged = 0;   ///< bit q: queue q holds frames
     std::uint8_t m_strict_mask = 0;  ///< strict-priority queues (they keep the standard threshold)
     // Per-queue flags from m_cfg, so the per-frame path does not reach into the switch config.
@@ -166,7 +195,20 @@ private:
     bool m_shaped = false;    ///< any shaper configured (skips token arithmetic when not)
     bool m_use_sched = true;  ///< false for a lone queue without MQ-ECN: plain FIFO
     bool m_ecn_queue_step = false;  ///< per-queue step marking (DCTCP): ecn_decision's short path
+    std::array<queue_state, MAX_QUEUES> m_queue;
+    std::optional<mq_ecn_estimator> m_mq;
+    queue_scheduler m_sched;
+    ps_t m_decision_time = 0;
+    serializer m_serialize;
     model_timer m_wake = model_timer::bind<egress_port, &egress_port::on_wake>(this);
+    std::optional<phantom_queue> m_phantom;
+    std::array<token_bucket, MAX_QUEUES> m_shaper;
+    token_bucket m_port_shaper;
+    red_average m_port_avg;
+    std::array<queue_cold, MAX_QUEUES> m_cold;
+    unsigned m_queues;
+    std::uint64_t m_rate_bps;
+    rng m_rng;
 };
 
 }  // namespace fabricsim::sw

@@ -72,10 +72,13 @@ private:
 ///   port_idle() that came first (ns-2 behaviour); port_busy() alone never decays.
 /// - Strict-priority queues are the caller's business (it uses scale 1 for them); a quantum of
 ///   0 is accepted for such unused entries.
+/// Fixed state for up to MAX_QUEUES queues and no heap: the egress port holds it in place.
 class mq_ecn_estimator : public round_observer {
 public:
+    static constexpr unsigned MAX_QUEUES = 8;
+
     /// `quantum_bytes[q]` per queue, link rate C, EWMA β, T_idle. Throws std::invalid_argument
-    /// unless there is at least one queue, rate > 0, β in (0,1) and t_idle > 0.
+    /// unless there are 1 to MAX_QUEUES queues, rate > 0, β in (0,1) and t_idle > 0.
     mq_ecn_estimator(const std::vector<std::uint32_t>& quantum_bytes, std::uint64_t rate_bps,
                      double beta, ps_t t_idle);
     void queue_activated(unsigned q, ps_t now) override;      // T_start_q = max(now, T_start_q)
@@ -87,28 +90,33 @@ public:
     /// Threshold scale for queue q: 1 if T_round == 0, else min(quantum_q·8/(T_round·C), 1) (T_round in seconds).
     double scale(unsigned q) const {
         if (m_t_round_ps == 0) return 1.0;
-        return std::min(m_quantum_time_ps[q] / m_t_round_ps, 1.0);
+        return std::min(m_queue[q].quantum_time_ps / m_t_round_ps, 1.0);
     }
     double t_round_ps() const { return m_t_round_ps; }
     std::uint64_t samples() const { return m_samples; }
-    unsigned queues() const { return static_cast<unsigned>(m_quantum.size()); }
-    ps_t t_start(unsigned q) const { return m_t_start[q]; }
+    unsigned queues() const { return m_n; }
+    ps_t t_start(unsigned q) const { return m_queue[q].t_start; }
     bool idle() const { return m_idle; }
 
 private:
-    std::vector<std::uint32_t> m_quantum;
-    std::vector<double> m_quantum_time_ps;  ///< quantum x 8 / C, in ps
-    std::vector<ps_t> m_t_start;
-    double m_rate_bps;
-    double m_beta;
-    ps_t m_t_idle;
+    // Laid out by access: what every round sample touches first, then one 16-byte entry per
+    // queue (a frame's scale and round sample share a line), the rarely used table last.
     double m_t_round_ps = 0;
+    double m_beta;
+    std::uint64_t m_samples = 0;
+    ps_t m_idle_since = 0;
+    ps_t m_t_idle;
+    unsigned m_n;
+    bool m_idle = false;
+    struct queue_entry {
+        double quantum_time_ps = 0;  ///< quantum x 8 / C, in ps
+        ps_t t_start = 0;
+    };
+    std::array<queue_entry, MAX_QUEUES> m_queue{};
+    double m_rate_bps;
     /// std::pow(β, k) for the usual short idle periods (the same values, without ~120
     /// instructions of pow per idle-to-busy transition).
     std::array<double, 64> m_beta_pow{};
-    std::uint64_t m_samples = 0;
-    ps_t m_idle_since = 0;
-    bool m_idle = false;
 };
 
 /// HULL phantom queue (§4.1.1, §4.4.1): a counter in series with the egress port, drained at
