@@ -67,15 +67,6 @@ egress_port::egress_port(const sc_core::sc_module_name& name, unsigned index, co
         m_phantom.emplace(rate_bps, cfg.phantom.gamma, cfg.phantom.interval, cfg.phantom.threshold_bytes);
 }
 
-void egress_port::entry_fifo::grow() {
-    const std::uint32_t n = m_mask + 1;
-    std::unique_ptr<entry[]> next(new entry[2 * n]);
-    for (std::uint32_t i = 0; i < m_size; ++i) next[i] = m_buf[(m_head + i) & m_mask];
-    m_buf = std::move(next);
-    m_head = 0;
-    m_mask = 2 * n - 1;
-}
-
 egress_port::ecn_action egress_port::ecn_decision(unsigned q, const frame& f) {
     const ecn_config& e = m_cfg.ecn;
     if (m_ecn_queue_step) {

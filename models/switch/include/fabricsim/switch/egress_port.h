@@ -20,6 +20,7 @@
 #include <systemc>
 
 #include "fabricsim/core/eth_protocol.h"
+#include "fabricsim/core/ring.h"
 #include "fabricsim/core/rng.h"
 #include "fabricsim/core/scheduler.h"
 #include "fabricsim/core/stats.h"
@@ -91,37 +92,10 @@ private:
         mmu_ticket ticket;
         std::uint32_t wire;  ///< wire bytes, kept here so scheduling never touches the frame
     };
-    /// FIFO of entries, as fabricsim::ring (grows by doubling, never shrinks) in 24 bytes, so a
-    /// queue's per-frame state fits one cache line.
-    class entry_fifo {
-    public:
-        entry_fifo() : m_buf(new entry[64]), m_mask(63) {}
-        bool empty() const { return m_size == 0; }
-        std::uint32_t size() const { return m_size; }
-        const entry& front() const { return m_buf[m_head]; }
-        void push_back(const entry& e) {
-            if (m_size == m_mask + 1) grow();
-            m_buf[(m_head + m_size) & m_mask] = e;
-            ++m_size;
-        }
-        entry pop_front() {
-            const entry e = m_buf[m_head];
-            m_head = (m_head + 1) & m_mask;
-            --m_size;
-            return e;
-        }
-
-    private:
-        void grow();
-        std::unique_ptr<entry[]> m_buf;
-        std::uint32_t m_head = 0;
-        std::uint32_t m_size = 0;
-        std::uint32_t m_mask;
-    };
     // Everything one frame reads or writes of its queue, in one cache line; the rest of the
     // per-queue state (cold or per-configuration) is in queue_cold.
     struct alignas(64) queue_state {
-        entry_fifo fifo;
+        ring<entry> fifo{64};
         std::uint64_t bytes = 0;   ///< frame bytes queued (the arriving frame counts from its decision on)
         std::uint64_t frames = 0;
         std::uint64_t tx_frames = 0;
