@@ -28,6 +28,7 @@ void forwarding_table::add_route(std::uint32_t ip, const std::vector<std::uint16
     s.ip = ip;
     s.first = static_cast<std::uint32_t>(m_ports.size());
     s.count = static_cast<std::uint16_t>(ports.size());
+    s.port = ports.front();
     m_ports.insert(m_ports.end(), ports.begin(), ports.end());
 }
 

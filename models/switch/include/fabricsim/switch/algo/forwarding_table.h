@@ -23,7 +23,7 @@ public:
         if (m_size == 0) return -1;
         const slot& s = m_slots[find_slot(f.dst_ip)];
         if (s.count == 0) return -1;
-        if (s.count == 1) return m_ports[s.first];
+        if (s.count == 1) return s.port;
         // Groups are mostly powers of two (2, 4, 8 uplinks): a mask avoids the 64-bit division.
         const std::uint64_t h = five_tuple_hash(f, m_seed);
         const std::uint32_t n = s.count;
@@ -36,6 +36,7 @@ private:
         std::uint32_t ip = 0;
         std::uint32_t first = 0;  ///< index of the group's first port in m_ports
         std::uint16_t count = 0;  ///< ports in the group; 0 = empty slot
+        std::uint16_t port = 0;   ///< the first port, in the slot: a host route needs no second line
     };
     /// Slot holding ip, or the empty one to use.
     std::size_t find_slot(std::uint32_t ip) const {
