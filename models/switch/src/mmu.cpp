@@ -117,14 +117,9 @@ bool mmu::admit(unsigned in_port, unsigned pg, unsigned out_port, unsigned queue
         }
     }
     // 4. Static per-port cap.
-    if (m_cfg.port_cap.value) {
-        const bool over_cap = m_cfg.port_cap.packets
-                                  ? out.frames + 1 > m_cfg.port_cap.value
-                                  : (out.egress.cells + s) * m_cfg.cell_bytes > m_cfg.port_cap.value;
-        if (over_cap) {
-            why = drop_cause::PORT_CAP;
-            return false;
-        }
+    if (over_port_cap(out, s)) {
+        why = drop_cause::PORT_CAP;
+        return false;
     }
     // Charge both views.
     add(m_used, s);
@@ -172,14 +167,9 @@ bool mmu::admit_plain(unsigned in_port, unsigned pg, unsigned out_port, unsigned
         why = drop_cause::EGRESS_QUEUE_LIMIT;
         return false;
     }
-    if (m_cfg.port_cap.value) {
-        const bool over_cap = m_cfg.port_cap.packets
-                                  ? out.frames + 1 > m_cfg.port_cap.value
-                                  : (out.egress.cells + s) * m_cfg.cell_bytes > m_cfg.port_cap.value;
-        if (over_cap) {
-            why = drop_cause::PORT_CAP;
-            return false;
-        }
+    if (over_port_cap(out, s)) {
+        why = drop_cause::PORT_CAP;
+        return false;
     }
     add(m_used, s);
     add(pgo, s);

@@ -172,6 +172,13 @@ private:
         std::array<occupancy, PRIORITY_GROUPS> headroom{};
     };
     std::vector<port_accounts> m_ports;
+
+    /// The optional static per-port cap (bytes or frames) would be exceeded by s more cells.
+    bool over_port_cap(const port_accounts& out, std::uint64_t s) const {
+        if (!m_cfg.port_cap.value) return false;
+        return m_cfg.port_cap.packets ? out.frames + 1 > m_cfg.port_cap.value
+                                      : (out.egress.cells + s) * m_cfg.cell_bytes > m_cfg.port_cap.value;
+    }
 };
 
 }  // namespace fabricsim::sw
