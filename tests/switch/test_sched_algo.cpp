@@ -51,7 +51,7 @@ constexpr ps_t PS_PER_BYTE_10G = 800;
 /// queue_view over one deque of frame sizes per queue; `blocked` makes a queue ineligible.
 struct fifo_view : queue_view {
     explicit fifo_view(unsigned n) : q(n), blocked(n, false) {}
-    bool eligible(unsigned i) const override { return !q[i].empty() && !blocked[i]; }
+    bool eligible(unsigned i, ps_t) const override { return !q[i].empty() && !blocked[i]; }
     std::uint32_t head_bytes(unsigned i) const override { return q[i].front(); }
     std::vector<std::deque<std::uint32_t>> q;
     std::vector<bool> blocked;

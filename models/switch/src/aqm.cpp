@@ -20,10 +20,7 @@ red_average::red_average(double weight) : m_weight(weight) {
 
 mq_ecn_estimator::mq_ecn_estimator(const std::vector<std::uint32_t>& quantum_bytes, std::uint64_t rate_bps,
                                    double beta, ps_t t_idle)
-    : m_beta(beta),
-      m_t_idle(t_idle),
-      m_n(static_cast<unsigned>(quantum_bytes.size())),
-      m_rate_bps(static_cast<double>(rate_bps)) {
+    : m_beta(beta), m_serialize(rate_bps), m_t_idle(t_idle), m_n(static_cast<unsigned>(quantum_bytes.size())) {
     if (quantum_bytes.empty() || quantum_bytes.size() > MAX_QUEUES)
         throw std::invalid_argument("mq_ecn_estimator: needs 1 to 8 queues");
     if (rate_bps == 0) throw std::invalid_argument("mq_ecn_estimator: rate must be > 0");
@@ -32,36 +29,31 @@ mq_ecn_estimator::mq_ecn_estimator(const std::vector<std::uint32_t>& quantum_byt
     // Time to send one quantum at line rate, in ps: scale = min(that / T_round, 1), one division
     // per marking decision.
     for (unsigned q = 0; q < m_n; ++q)
-        m_queue[q].quantum_time_ps =
-            static_cast<double>(quantum_bytes[q]) * 8.0 * static_cast<double>(PS_PER_S) / m_rate_bps;
+        m_quantum_time_ps[q] = static_cast<double>(quantum_bytes[q]) * 8.0 * static_cast<double>(PS_PER_S) /
+                               static_cast<double>(rate_bps);
     for (std::size_t k = 0; k < m_beta_pow.size(); ++k)
         m_beta_pow[k] = std::pow(m_beta, static_cast<double>(k));
 }
 
 void mq_ecn_estimator::queue_activated(unsigned q, ps_t now) {
     // T_start may lie ahead (the caller's `at` can include the last frame's tx time).
-    ps_t& start = m_queue[q].t_start;
+    ps_t& start = m_t_start[q];
     start = std::max(now, start);
 }
 
 void mq_ecn_estimator::queue_finished_round(unsigned q, ps_t at) {
-    ps_t& start = m_queue[q].t_start;
+    ps_t& start = m_t_start[q];
     const double sample = at > start ? static_cast<double>(at - start) : 0.0;
     m_t_round_ps = m_beta * m_t_round_ps + (1.0 - m_beta) * sample;
     start = at;
     ++m_samples;
 }
 
-void mq_ecn_estimator::port_idle(ps_t now) {
-    m_idle = true;
-    m_idle_since = now;
-}
-
-void mq_ecn_estimator::port_busy(ps_t now) {
-    if (!m_idle) return;
-    m_idle = false;
-    if (now <= m_idle_since) return;
-    const ps_t slots = (now - m_idle_since) / m_t_idle;
+void mq_ecn_estimator::decay(ps_t now) {
+    const ps_t since = m_idle_since;
+    m_idle_since = NOT_IDLE;
+    if (now <= since) return;
+    const ps_t slots = (now - since) / m_t_idle;
     // Underflow to 0 for very long idle periods is fine: 0 means the standard threshold.
     if (slots > 0)
         m_t_round_ps *= slots < m_beta_pow.size() ? m_beta_pow[slots]

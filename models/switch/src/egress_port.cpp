@@ -1,6 +1,7 @@
 #include "fabricsim/switch/egress_port.h"
 
 #include <algorithm>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -23,11 +24,10 @@ egress_port::egress_port(const sc_core::sc_module_name& name, unsigned index, co
                          pool_backlog& pools, std::uint64_t rate_bps, std::uint64_t seed)
     : sc_core::sc_module(name),
       m_mmu(buffer),
-      m_pools(pools),
-      m_cfg(cfg),
       m_index(index),
       m_sched(cfg.discipline, sched_params(cfg)),
-      m_serialize(rate_bps),
+      m_pools(pools),
+      m_cfg(cfg),
       m_port_avg(cfg.ecn.red.weight),
       m_queues(cfg.queues),
       m_rate_bps(rate_bps),
@@ -41,6 +41,7 @@ egress_port::egress_port(const sc_core::sc_module_name& name, unsigned index, co
         quanta.push_back(m_sched.quantum(q));
         strict.push_back(m_sched.strict(q));
         if (m_sched.strict(q)) m_strict_mask = static_cast<std::uint8_t>(m_strict_mask | 1u << q);
+        else m_alone_bytes = std::min(m_alone_bytes, m_sched.quantum(q));
         const auto bit = static_cast<std::uint8_t>(1u << q);
         if (cfg.mmu.queue[q].lossless) m_lossless_mask |= bit;
         if (cfg.ecn.mode != ecn_mode::OFF && (cfg.ecn.queue_mask >> q & 1)) {
@@ -56,33 +57,49 @@ egress_port::egress_port(const sc_core::sc_module_name& name, unsigned index, co
     if (cfg.ecn.mode != ecn_mode::OFF && cfg.ecn.per_queue == queue_threshold::MQ_ECN) {
         // The paper's T_idle: one MTU (1500 B) at the port rate.
         const ps_t t_idle = cfg.ecn.mq_t_idle ? cfg.ecn.mq_t_idle : serialization_ps(1500, rate_bps);
-        m_mq.emplace(quanta, rate_bps, cfg.ecn.mq_beta, t_idle);
-        m_sched.set_observer(&*m_mq);
+        m_mq = &m_mq_state.emplace(quanta, rate_bps, cfg.ecn.mq_beta, t_idle);
+        m_sched.set_observer(m_mq);
     }
-    m_use_sched = m_queues > 1 || m_mq.has_value();
+    // The factor threshold_scale() applies, in the form the short marking path uses it.
+    for (unsigned q = 0; q < m_queues; ++q) {
+        if (m_mq)
+            m_queue[q].ecn_scale = m_strict_mask >> q & 1 ? std::numeric_limits<double>::infinity()
+                                                          : m_mq->quantum_time_ps(q);
+        else if (cfg.ecn.per_queue == queue_threshold::MINIMUM)
+            m_queue[q].ecn_scale = m_cold[q].min_scale;
+    }
+    m_use_sched = m_queues > 1 || m_mq;
     const red_params& red = cfg.ecn.red;
     m_ecn_queue_step =
         cfg.ecn.scope == ecn_scope::QUEUE && red.min_th == red.max_th && red.weight == 1.0;
+    m_ecn_th = red.min_th;
+    m_ecn_packets = cfg.ecn.packets;
+    m_drop_non_ect = cfg.ecn.drop_non_ect;
+    m_count_pools = cfg.ecn.mode != ecn_mode::OFF && cfg.ecn.scope == ecn_scope::POOL;
     if (cfg.phantom.enabled)
         m_phantom.emplace(rate_bps, cfg.phantom.gamma, cfg.phantom.interval, cfg.phantom.threshold_bytes);
+    m_has_phantom = m_phantom.has_value();
 }
 
 egress_port::ecn_action egress_port::ecn_decision(unsigned q, const frame& f) {
-    const ecn_config& e = m_cfg.ecn;
+    // Both callers decide with the frame counted in its queue but not in the ring.
+    const queue_state& s = m_queue[q];
     if (m_ecn_queue_step) {
         // What the general path computes for a step on the instantaneous queue: the average is
         // the occupancy (weight 1, no state to keep) and red_probability() is 0 or 1, no draw.
-        const queue_state& s = m_queue[q];
-        const double occupancy = e.packets ? double(s.frames) : double(s.bytes);
-        if (occupancy <= e.red.min_th * threshold_scale(q)) return ecn_action::PASS;
+        // The threshold factor is threshold_scale(q), from the queue's line and MQ-ECN's first.
+        const double occupancy = m_ecn_packets ? double(s.fifo.size() + 1) : double(s.bytes);
+        const double scale = m_mq ? m_mq->scale_for(s.ecn_scale) : s.ecn_scale;
+        if (occupancy <= m_ecn_th * scale) return ecn_action::PASS;
         if (f.ecn != ecn_codepoint::NOT_ECT) return ecn_action::MARK;
-        return e.drop_non_ect ? ecn_action::DROP : ecn_action::PASS;
+        return m_drop_non_ect ? ecn_action::DROP : ecn_action::PASS;
     }
+    const ecn_config& e = m_cfg.ecn;
     double occupancy = 0;
     red_average* avg = &m_port_avg;
     switch (e.scope) {
         case ecn_scope::QUEUE:
-            occupancy = e.packets ? double(m_queue[q].frames) : double(m_queue[q].bytes);
+            occupancy = e.packets ? double(s.fifo.size() + 1) : double(s.bytes);
             avg = &m_cold[q].avg;
             break;
         case ecn_scope::PORT:
@@ -122,7 +139,7 @@ void egress_port::start(unsigned q, ps_t at, ps_t now, bool alone) {
     // Dequeue marking sees the queue the frame leaves behind, the frame included.
     if ((m_mark_dequeue_mask >> q & 1) && ecn_decision(q, f) == ecn_action::MARK)
         mark_ce(f, q);
-    if (m_phantom && m_phantom->on_frame(wire, at)) mark_ce(f, q);
+    if (m_has_phantom && m_phantom->on_frame(wire, at)) mark_ce(f, q);
     count_backlog(q, pool, bytes, false);
     m_mmu.release(e.ticket);
     if (m_shaped) {
@@ -133,7 +150,7 @@ void egress_port::start(unsigned q, ps_t at, ps_t now, bool alone) {
     s.tx_bytes += bytes;
     if (s.fifo.empty()) m_backlogged &= static_cast<std::uint8_t>(~(1u << q));
     // Only MQ-ECN uses the time the last bit leaves.
-    const ps_t tx_end = m_mq ? at + m_serialize(wire) : at;
+    const ps_t tx_end = m_mq ? m_mq->tx_end(at, wire) : at;
     if (m_use_sched) {
         if (alone) m_sched.serve_alone(q, wire, at, tx_end);
         else m_sched.served(q, wire, s.fifo.empty(), at, tx_end);
@@ -171,7 +188,7 @@ void egress_port::accept(frame& f, unsigned in_port, unsigned pg, unsigned q, ps
     // could pick; serve_alone() then does the scheduler's bookkeeping without the round robin.
     const bool idle = port_was_empty && m_busy_until <= ready;
     const bool alone =
-        idle && !m_shaped && (!m_use_sched || m_sched.serves_alone(q, f.wire_bytes()));
+        idle && !m_shaped && (!m_use_sched || f.wire_bytes() <= m_alone_bytes || (m_strict_mask >> q & 1));
     if (was_empty) {
         m_backlogged |= static_cast<std::uint8_t>(1u << q);
         if (m_use_sched && !alone) m_sched.backlogged(q, ready);
@@ -183,18 +200,17 @@ void egress_port::accept(frame& f, unsigned in_port, unsigned pg, unsigned q, ps
 }
 
 bool egress_port::try_start(ps_t at, ps_t now) {
-    m_decision_time = at;
     if (m_shaped && !m_port_shaper.unlimited()) {
         // The port shaper gates every queue: check it against the smallest eligible head.
         bool any = false;
         for (unsigned bits = m_backlogged; bits && !any; bits &= bits - 1) {
             const unsigned q = static_cast<unsigned>(__builtin_ctz(bits));
-            any = eligible(q) && m_port_shaper.ready_at(head_bytes(q), at) == at;
+            any = eligible(q, at) && m_port_shaper.ready_at(head_bytes(q), at) == at;
         }
         if (!any) return false;
     }
     // One queue and no MQ-ECN: a FIFO, the scheduler has nothing to decide.
-    const int picked = m_use_sched ? m_sched.pick(*this, at) : eligible(0) ? 0 : -1;
+    const int picked = m_use_sched ? m_sched.pick(*this, at) : eligible(0, at) ? 0 : -1;
     if (picked < 0) return false;
     const unsigned q = static_cast<unsigned>(picked);
     if (m_shaped && !m_port_shaper.unlimited() && m_port_shaper.ready_at(head_bytes(q), at) != at)

@@ -22,6 +22,8 @@ std::uint64_t mmu_config::lossy_pool_cells() const {
 std::string mmu_config::validate() const {
     if (cell_bytes == 0) return "cell size must be positive";
     if (total_cells == 0) return "the buffer holds no cell";
+    if (total_cells > 0xffffffffu)
+        return "the buffer has " + std::to_string(total_cells) + " cells, more than the model counts (2^32 - 1)";
     if (queues == 0 || queues > MAX_QUEUES) return "queues must be 1..8";
     const std::uint64_t taken = reserved_cells() + lossless_pool_cells + headroom_pool_cells;
     if (taken >= total_cells)
@@ -36,15 +38,28 @@ std::string mmu_config::validate() const {
     return {};
 }
 
-mmu::mmu(const mmu_config& cfg)
-    : m_cfg(cfg),
-      m_cell_reciprocal(((std::uint64_t(1) << 32) + cfg.cell_bytes - 1) / cfg.cell_bytes),
-      m_ports(cfg.ports) {
+mmu::mmu(const mmu_config& cfg) : m_cfg(cfg), m_ports(cfg.ports) {
     m_pool_cells[LOSSY_POOL] = cfg.lossy_pool_cells();
     m_pool_cells[LOSSLESS_POOL] = cfg.lossless_pool_cells;
-    m_plain = true;
-    for (const auto& p : cfg.pg) m_plain = m_plain && p.min_cells == 0 && !p.lossless;
-    for (const auto& q : cfg.queue) m_plain = m_plain && q.min_cells == 0 && !q.lossless;
+    m_hot.total_cells = cfg.total_cells;
+    m_hot.lossy_pool_cells = m_pool_cells[LOSSY_POOL];
+    m_hot.cell_reciprocal = ((std::uint64_t(1) << 32) + cfg.cell_bytes - 1) / cfg.cell_bytes;
+    m_hot.port_cap = cfg.port_cap.value;
+    m_hot.port_cap_packets = cfg.port_cap.packets;
+    m_hot.cell_bytes = cfg.cell_bytes;
+    m_hot.cell_overhead_bytes = cfg.cell_overhead_bytes;
+    m_hot.accept_crossing = cfg.accept_crossing;
+    m_hot.plain = true;
+    for (const auto& p : cfg.pg) m_hot.plain = m_hot.plain && p.min_cells == 0 && !p.lossless;
+    for (const auto& q : cfg.queue) m_hot.plain = m_hot.plain && q.min_cells == 0 && !q.lossless;
+    for (unsigned i = 0; i < PRIORITY_GROUPS; ++i) {
+        m_pg_alpha[i] = cfg.pg[i].shared.alpha;
+        if (cfg.pg[i].shared.dynamic) m_hot.pg_dynamic = static_cast<std::uint8_t>(m_hot.pg_dynamic | 1u << i);
+    }
+    for (unsigned i = 0; i < MAX_QUEUES; ++i) {
+        m_queue_alpha[i] = cfg.queue[i].shared.alpha;
+        if (cfg.queue[i].shared.dynamic) m_hot.queue_dynamic = static_cast<std::uint8_t>(m_hot.queue_dynamic | 1u << i);
+    }
 }
 
 std::uint64_t mmu::queue_limit_cells(unsigned queue) const {
@@ -62,7 +77,7 @@ std::uint64_t mmu::pg_limit_cells(unsigned pg) const {
 bool mmu::admit(unsigned in_port, unsigned pg, unsigned out_port, unsigned queue, std::uint32_t bytes,
                 mmu_ticket& ticket, drop_cause& why) {
     const std::uint64_t s = cells_for(bytes);
-    if (m_plain)
+    if (m_hot.plain)
         return admit_plain(in_port, pg, out_port, queue, static_cast<std::uint32_t>(s), ticket, why);
     // 1. Global: the free-cell list is empty.
     if (m_used.cells + s > m_cfg.total_cells) {
@@ -72,8 +87,8 @@ bool mmu::admit(unsigned in_port, unsigned pg, unsigned out_port, unsigned queue
     // 2. Ingress (port, PG).
     const auto& pp = m_cfg.pg[pg];
     const unsigned ipool = pp.lossless ? LOSSLESS_POOL : LOSSY_POOL;
-    occupancy& pgo = m_ports[in_port].pg[pg];
-    occupancy& hr = m_ports[in_port].headroom[pg];
+    count& pgo = m_ports[in_port].pg[pg];
+    count& hr = m_ports[in_port].headroom[pg];
     const std::uint64_t pg_before = over(pgo.cells, pp.min_cells);
     const std::uint64_t pg_after = over(pgo.cells + s, pp.min_cells);
     bool to_headroom = pp.lossless && hr.cells > 0;
@@ -103,7 +118,7 @@ bool mmu::admit(unsigned in_port, unsigned pg, unsigned out_port, unsigned queue
     const auto& qp = m_cfg.queue[queue];
     const unsigned epool = qp.lossless ? LOSSLESS_POOL : LOSSY_POOL;
     port_accounts& out = m_ports[out_port];
-    occupancy& qo = out.queue[queue];
+    count& qo = out.queue[queue];
     const std::uint64_t q_before = over(qo.cells, qp.min_cells);
     const std::uint64_t q_after = over(qo.cells + s, qp.min_cells);
     if (!qp.lossless && q_after > q_before) {
@@ -148,22 +163,26 @@ bool mmu::admit(unsigned in_port, unsigned pg, unsigned out_port, unsigned queue
 bool mmu::admit_plain(unsigned in_port, unsigned pg, unsigned out_port, unsigned queue,
                       std::uint32_t s, mmu_ticket& ticket, drop_cause& why) {
     const std::uint64_t used = m_used.cells;
-    if (used + s > m_cfg.total_cells) {
+    if (used + s > m_hot.total_cells) {
         why = drop_cause::SHARED_BUFFER_FULL;
         return false;
     }
-    if (used + s > m_pool_cells[LOSSY_POOL]) {
+    if (used + s > m_hot.lossy_pool_cells) {
         why = drop_cause::INGRESS_POOL_FULL;
         return false;
     }
-    occupancy& pgo = m_ports[in_port].pg[pg];
-    if (exceeds(pgo.cells, pgo.cells + s, limit(m_cfg.pg[pg].shared, LOSSY_POOL, used))) {
+    count& pgo = m_ports[in_port].pg[pg];
+    if (exceeds(pgo.cells, pgo.cells + s,
+                limit(m_hot.pg_dynamic >> pg & 1, m_pg_alpha[pg], m_cfg.pg[pg].shared.static_cells,
+                      m_hot.lossy_pool_cells, used))) {
         why = drop_cause::INGRESS_PG_LIMIT;
         return false;
     }
     port_accounts& out = m_ports[out_port];
-    occupancy& qo = out.queue[queue];
-    if (exceeds(qo.cells, qo.cells + s, limit(m_cfg.queue[queue].shared, LOSSY_POOL, used))) {
+    count& qo = out.queue[queue];
+    if (exceeds(qo.cells, qo.cells + s,
+                limit(m_hot.queue_dynamic >> queue & 1, m_queue_alpha[queue], m_cfg.queue[queue].shared.static_cells,
+                      m_hot.lossy_pool_cells, used))) {
         why = drop_cause::EGRESS_QUEUE_LIMIT;
         return false;
     }
@@ -185,9 +204,9 @@ bool mmu::admit_plain(unsigned in_port, unsigned pg, unsigned out_port, unsigned
 }
 
 void mmu::release(const mmu_ticket& t) {
-    const std::uint64_t s = t.cells;
+    const std::uint32_t s = t.cells;
     m_used.cells -= s;
-    if (m_plain) {
+    if (m_hot.plain) {
         m_ports[t.in_port].pg[t.pg].cells -= s;
         port_accounts& out = m_ports[t.out_port];
         out.queue[t.queue].cells -= s;
@@ -198,23 +217,23 @@ void mmu::release(const mmu_ticket& t) {
     // Ingress: headroom drains first, then the PG (and its pool's shared part). Only lossless
     // PGs ever use headroom, so lossy ones skip its cache line.
     const auto& pp = m_cfg.pg[t.pg];
-    std::uint64_t rest = s;
+    std::uint32_t rest = s;
     if (pp.lossless) {
-        occupancy& hr = m_ports[t.in_port].headroom[t.pg];
-        const std::uint64_t from_headroom = std::min<std::uint64_t>(s, hr.cells);
+        count& hr = m_ports[t.in_port].headroom[t.pg];
+        const std::uint32_t from_headroom = std::min(s, hr.cells);
         hr.cells -= from_headroom;
         m_headroom.cells -= from_headroom;
         rest -= from_headroom;
     }
     if (rest) {
-        occupancy& pgo = m_ports[t.in_port].pg[t.pg];
+        count& pgo = m_ports[t.in_port].pg[t.pg];
         const std::uint64_t before = over(pgo.cells, pp.min_cells);
         pgo.cells -= rest;
         m_ingress_pool[pp.lossless ? LOSSLESS_POOL : LOSSY_POOL].cells -= before - over(pgo.cells, pp.min_cells);
     }
     const auto& qp = m_cfg.queue[t.queue];
     port_accounts& out = m_ports[t.out_port];
-    occupancy& qo = out.queue[t.queue];
+    count& qo = out.queue[t.queue];
     const std::uint64_t before = over(qo.cells, qp.min_cells);
     qo.cells -= s;
     m_egress_pool[qp.lossless ? LOSSLESS_POOL : LOSSY_POOL].cells -= before - over(qo.cells, qp.min_cells);

@@ -9,13 +9,14 @@ queue_scheduler::queue_scheduler(sched_discipline discipline,
     : m_discipline(discipline) {
     if (queues.empty() || queues.size() > MAX_QUEUES)
         throw std::invalid_argument("queue_scheduler: 1 to 8 queues per port");
-    m_n = static_cast<unsigned>(queues.size());
+    m_n = static_cast<std::uint8_t>(queues.size());
     for (unsigned q = 0; q < m_n; ++q) {
         queue_state& s = m_q[q];
         s.strict = discipline == sched_discipline::SP || queues[q].strict;
-        s.quantum = queues[q].quantum_bytes;
-        if (!s.strict && s.quantum == 0)
-            throw std::invalid_argument("queue_scheduler: WRR/DWRR quantum must be > 0");
+        m_quantum[q] = queues[q].quantum_bytes;
+        if (s.strict) m_strict_mask = static_cast<std::uint8_t>(m_strict_mask | 1u << q);
+        else if (m_quantum[q] == 0 || m_quantum[q] > MAX_QUANTUM)
+            throw std::invalid_argument("queue_scheduler: WRR/DWRR quantum must be 1 byte to 16 MiB");
     }
     for (unsigned q = m_n; q-- > 0;)
         if (m_q[q].strict) m_strict_order[m_strict_count++] = static_cast<std::uint8_t>(q);
@@ -39,7 +40,7 @@ void queue_scheduler::unlink(unsigned q) {
     } else {
         m_q[s.prev].next = s.next;
         m_q[s.next].prev = s.prev;
-        if (m_head == static_cast<int>(q)) m_head = s.next;
+        if (m_head == static_cast<int>(q)) m_head = static_cast<std::int8_t>(s.next);
     }
     s.in_list = false;
 }
@@ -48,7 +49,7 @@ void queue_scheduler::append(unsigned q) {
     queue_state& s = m_q[q];
     const auto self = static_cast<std::uint8_t>(q);
     if (m_active++ == 0) {
-        m_head = static_cast<int>(q);
+        m_head = static_cast<std::int8_t>(q);
         s.next = s.prev = self;
     } else {
         queue_state& head = m_q[static_cast<unsigned>(m_head)];
@@ -75,12 +76,11 @@ void queue_scheduler::serve_alone(unsigned q, std::uint32_t bytes, ps_t now, ps_
     check_index(q);
     if (!serves_alone(q, bytes))
         throw std::logic_error("queue_scheduler: serve_alone() while it would not serve alone");
-    queue_state& s = m_q[q];
-    if (s.strict) return;
-    // served() leaves an emptied queue with no deficit and no visit, one round further on.
-    s.deficit = 0;
-    s.visited = false;
-    ++m_rounds[q];
+    if (m_strict_mask >> q & 1) return;
+    // served() leaves an emptied queue with no deficit and no visit, one round further on. A
+    // queue out of the active list has both already (backlogged() and the emptying served()
+    // reset them), and q is out of it (m_active == 0), so only the round is counted.
+    ++m_q[q].rounds;
     if (m_observer) {
         m_observer->queue_activated(q, now);
         m_observer->queue_finished_round(q, tx_end);
@@ -93,12 +93,12 @@ void queue_scheduler::finish_round(unsigned q, ps_t at) {
     s.visited = false;
     if (m_discipline == sched_discipline::WRR) s.deficit = 0;  // chips: no carry-over
     if (m_head == static_cast<int>(q)) {
-        m_head = s.next;  // circular list: advancing the head puts q at the tail
+        m_head = static_cast<std::int8_t>(s.next);  // circular list: advancing the head puts q at the tail
     } else {
         unlink(q);
         append(q);
     }
-    ++m_rounds[q];
+    ++s.rounds;
     if (m_observer) m_observer->queue_finished_round(q, at);
 }
 
@@ -108,13 +108,13 @@ void queue_scheduler::served(unsigned q, std::uint32_t bytes, bool now_empty, ps
     queue_state& s = m_q[q];
     if (s.strict) return;
     if (!s.in_list) throw std::logic_error("queue_scheduler: served() on an idle queue");
-    s.deficit -= bytes;
+    s.deficit -= static_cast<std::int32_t>(bytes);
     if (!now_empty) return;
     // Emptied: leaves the list and forfeits its deficit (no credit for idle time).
     unlink(q);
     s.deficit = 0;
     s.visited = false;
-    ++m_rounds[q];
+    ++s.rounds;
     if (m_observer) m_observer->queue_finished_round(q, tx_end);
 }
 

@@ -271,7 +271,9 @@ switch_config switch_config::load(const config_node& n) {
         if (quantum < 1542 && c.discipline == sched_discipline::WRR)
             sn.fail(quanta.empty() ? "quantum" : "quanta",
                     "must be at least one maximum frame on the wire for wrr (1542B: 1522 B + preamble + IFG)");
-        c.sched[q].quantum_bytes = static_cast<std::uint32_t>(std::min<std::uint64_t>(quantum, 16u << 20));
+        if (!c.sched[q].strict && (quantum == 0 || quantum > queue_scheduler::MAX_QUANTUM))
+            sn.fail(quanta.empty() ? "quantum" : "quanta", "must be 1B to 16MiB, got " + std::to_string(quantum) + "B");
+        c.sched[q].quantum_bytes = static_cast<std::uint32_t>(std::min<std::uint64_t>(quantum, queue_scheduler::MAX_QUANTUM));
     }
     const config_node shn = n.child("shaper");
     c.port_shaper.rate_bps = shn.rate("rate");

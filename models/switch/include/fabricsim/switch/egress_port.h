@@ -81,7 +81,7 @@ public:
         }
         return 1.0;
     }
-    const mq_ecn_estimator* mq_ecn() const { return m_mq ? &*m_mq : nullptr; }
+    const mq_ecn_estimator* mq_ecn() const { return m_mq; }
     const phantom_queue* phantom() const { return m_phantom ? &*m_phantom : nullptr; }
     void report_stats(nlohmann::json& out) const;
 
@@ -93,14 +93,18 @@ private:
         std::uint32_t wire;  ///< wire bytes, kept here so scheduling never touches the frame
     };
     // Everything one frame reads or writes of its queue, in one cache line; the rest of the
-    // per-queue state (cold or per-configuration) is in queue_cold.
+    // per-queue state (cold or per-configuration) is in queue_cold. The frame count is the
+    // ring's size (plus the frame being decided, as marking counts it).
     struct alignas(64) queue_state {
         ring<entry> fifo{64};
         std::uint64_t bytes = 0;   ///< frame bytes queued (the arriving frame counts from its decision on)
-        std::uint64_t frames = 0;
         std::uint64_t tx_frames = 0;
         std::uint64_t tx_bytes = 0;
         std::uint64_t peak_bytes = 0;
+        /// Marking threshold factor: with MQ-ECN the quantum's time at line rate (ps; +inf for a
+        /// strict queue, which keeps the standard threshold), else the fixed scale (1, or the
+        /// queue's minimum-threshold share).
+        double ecn_scale = 1.0;
     };
     static_assert(sizeof(queue_state) == 64, "one cache line per queue");
     struct queue_cold {
@@ -111,16 +115,14 @@ private:
         drop_counters drops{};
     };
 
-    // queue_view: what the scheduler may serve at m_decision_time. The scheduler's pick() is a
-    // template instantiated on this final class, so these calls inline.
+    // queue_view: what the scheduler may serve at `now`. The scheduler's pick() is a template
+    // instantiated on this final class, so these calls inline.
     friend class queue_scheduler;
-    bool eligible(unsigned q) const override {
-        const queue_state& s = m_queue[q];
-        if (s.fifo.empty()) return false;
-        const entry& head = s.fifo.front();
-        return head.ready <= m_decision_time &&
-               (!m_shaped || m_shaper[q].unlimited() ||
-                m_shaper[q].ready_at(head.wire, m_decision_time) == m_decision_time);
+    bool eligible(unsigned q, ps_t now) const override {
+        if (!(m_backlogged >> q & 1)) return false;
+        const entry& head = m_queue[q].fifo.front();
+        return head.ready <= now &&
+               (!m_shaped || m_shaper[q].unlimited() || m_shaper[q].ready_at(head.wire, now) == now);
     }
     std::uint32_t head_bytes(unsigned q) const override { return m_queue[q].fifo.front().wire; }
 
@@ -140,41 +142,49 @@ private:
         // Defined here so the per-frame calls inline with `in` known.
         const std::uint64_t n = in ? 1 : ~std::uint64_t(0);  // +1 or -1, modulo 2^64
         const std::uint64_t b = in ? bytes : std::uint64_t(0) - bytes;
-        queue_state& s = m_queue[q];
-        s.bytes += b;
-        s.frames += n;
+        m_queue[q].bytes += b;
         m_port_bytes += b;
-        m_pools.bytes[pool] += b;
-        m_pools.frames[pool] += n;
-        m_queued_frames += n;
+        m_queued_frames += in ? 1u : ~0u;
+        if (m_count_pools) {
+            m_pools.bytes[pool] += b;
+            m_pools.frames[pool] += n;
+        }
     }
     void mark_ce(frame& f, unsigned q);
 
     // Members in order of access: the port's per-frame scalars share one line, then each
-    // queue's line, then MQ-ECN and the scheduler; configuration copies, shapers, cold
-    // statistics and the RNG (2.5 kB) last.
-    alignas(64) std::uint64_t m_queued_frames = 0;
+    // queue's line, then the scheduler (the MQ-ECN estimator is held further on: its first line
+    // is what a frame uses); configuration copies, shapers, cold statistics and the RNG (2.5 kB)
+    // last.
+    alignas(64) ps_t m_busy_until = 0;
     std::uint64_t m_port_bytes = 0;
-    ps_t m_busy_until = 0;
     mmu& m_mmu;
-    pool_backlog& m_pools;
-    const switch_config& m_cfg;
-    unsigned m_index;
-    std::uint8_t m_backlogged = 0;   ///< bit q: queue q holds frames
-    std::uint8_t m_strict_mask = 0;  ///< strict-priority queues (they keep the standard threshold)
+    mq_ecn_estimator* m_mq = nullptr;  ///< m_mq_state's estimator when MQ-ECN is on
+    double m_ecn_th = 0;               ///< step marking threshold (red.min_th) of the short path
+    std::uint32_t m_queued_frames = 0;
+    std::uint32_t m_index;
+    /// Largest wire size a frame reaching an empty port may have to be served alone (the smallest
+    /// WRR/DWRR quantum; see queue_scheduler::serves_alone).
+    std::uint32_t m_alone_bytes = ~std::uint32_t(0);
+    std::uint8_t m_backlogged = 0;  ///< bit q: queue q holds frames
     // Per-queue flags from m_cfg, so the per-frame path does not reach into the switch config.
     std::uint8_t m_lossless_mask = 0;      ///< queues of the lossless service pool
     std::uint8_t m_mark_enqueue_mask = 0;  ///< ECN/RED decided at enqueue
     std::uint8_t m_mark_dequeue_mask = 0;  ///< ECN/RED decided at dequeue
-    bool m_shaped = false;    ///< any shaper configured (skips token arithmetic when not)
-    bool m_use_sched = true;  ///< false for a lone queue without MQ-ECN: plain FIFO
+    bool m_shaped = false;          ///< any shaper configured (skips token arithmetic when not)
+    bool m_use_sched = true;        ///< false for a lone queue without MQ-ECN: plain FIFO
     bool m_ecn_queue_step = false;  ///< per-queue step marking (DCTCP): ecn_decision's short path
+    bool m_ecn_packets = false;     ///< ECN thresholds count frames (else bytes)
+    bool m_drop_non_ect = false;    ///< a non-ECT frame above the threshold is dropped
+    bool m_has_phantom = false;
+    bool m_count_pools = false;  ///< pool-scope marking: keep m_pools up to date
     std::array<queue_state, MAX_QUEUES> m_queue;
-    std::optional<mq_ecn_estimator> m_mq;
     queue_scheduler m_sched;
-    ps_t m_decision_time = 0;
-    serializer m_serialize;
     model_timer m_wake = model_timer::bind<egress_port, &egress_port::on_wake>(this);
+    std::optional<mq_ecn_estimator> m_mq_state;
+    pool_backlog& m_pools;
+    const switch_config& m_cfg;
+    std::uint8_t m_strict_mask = 0;  ///< strict-priority queues (they keep the standard threshold)
     std::optional<phantom_queue> m_phantom;
     std::array<token_bucket, MAX_QUEUES> m_shaper;
     token_bucket m_port_shaper;

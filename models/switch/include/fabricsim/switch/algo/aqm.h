@@ -73,7 +73,7 @@ private:
 /// - Strict-priority queues are the caller's business (it uses scale 1 for them); a quantum of
 ///   0 is accepted for such unused entries.
 /// Fixed state for up to MAX_QUEUES queues and no heap: the egress port holds it in place.
-class mq_ecn_estimator : public round_observer {
+class mq_ecn_estimator final : public round_observer {
 public:
     static constexpr unsigned MAX_QUEUES = 8;
 
@@ -84,36 +84,47 @@ public:
     void queue_activated(unsigned q, ps_t now) override;      // T_start_q = max(now, T_start_q)
     void queue_finished_round(unsigned q, ps_t at) override;  // sample = at - T_start_q; EWMA; T_start_q = at
     /// The port's last frame left (port empty) at `now`.
-    void port_idle(ps_t now);
+    void port_idle(ps_t now) { m_idle_since = now; }
     /// A frame arrives at an empty port at `now`: lazy idle decay T_round *= β^floor((now - idle_since)/T_idle).
-    void port_busy(ps_t now);
-    /// Threshold scale for queue q: 1 if T_round == 0, else min(quantum_q·8/(T_round·C), 1) (T_round in seconds).
-    double scale(unsigned q) const {
-        if (m_t_round_ps == 0) return 1.0;
-        return std::min(m_queue[q].quantum_time_ps / m_t_round_ps, 1.0);
+    void port_busy(ps_t now) {
+        if (m_idle_since == NOT_IDLE) return;
+        decay(now);
     }
+    /// Threshold scale for queue q: 1 if T_round == 0, else min(quantum_q·8/(T_round·C), 1) (T_round in seconds).
+    double scale(unsigned q) const { return scale_for(m_quantum_time_ps[q]); }
+    /// scale() for a queue whose quantum takes `quantum_time_ps` at line rate (quantum_time_ps(q));
+    /// +infinity gives 1 (a strict queue). Lets the caller keep that constant with its own
+    /// per-queue state, so a marking decision reads one line of this object.
+    double scale_for(double quantum_time_ps) const {
+        if (m_t_round_ps == 0) return 1.0;
+        return std::min(quantum_time_ps / m_t_round_ps, 1.0);
+    }
+    /// Time to send queue q's quantum at line rate, in ps (quantum x 8 / C).
+    double quantum_time_ps(unsigned q) const { return m_quantum_time_ps[q]; }
+    /// When the last bit of a frame of `wire_bytes` whose first bit leaves at `start` is sent,
+    /// at the port rate (the `at` of a round sample taken when a queue empties, as in ns-2).
+    ps_t tx_end(ps_t start, std::uint32_t wire_bytes) const { return start + m_serialize(wire_bytes); }
     double t_round_ps() const { return m_t_round_ps; }
     std::uint64_t samples() const { return m_samples; }
     unsigned queues() const { return m_n; }
-    ps_t t_start(unsigned q) const { return m_queue[q].t_start; }
-    bool idle() const { return m_idle; }
+    ps_t t_start(unsigned q) const { return m_t_start[q]; }
+    bool idle() const { return m_idle_since != NOT_IDLE; }
 
 private:
-    // Laid out by access: what every round sample touches first, then one 16-byte entry per
-    // queue (a frame's scale and round sample share a line), the rarely used table last.
+    static constexpr ps_t NOT_IDLE = ~ps_t(0);
+    void decay(ps_t now);
+
+    // Laid out by access: one line (with the vtable pointer) that every marking decision, round
+    // sample and idle/busy change uses; the round starts; the rest.
     double m_t_round_ps = 0;
     double m_beta;
     std::uint64_t m_samples = 0;
-    ps_t m_idle_since = 0;
+    serializer m_serialize;
+    ps_t m_idle_since = NOT_IDLE;  ///< when the port went idle, NOT_IDLE while busy
     ps_t m_t_idle;
+    alignas(64) std::array<ps_t, MAX_QUEUES> m_t_start{};
+    std::array<double, MAX_QUEUES> m_quantum_time_ps{};  ///< quantum x 8 / C, in ps
     unsigned m_n;
-    bool m_idle = false;
-    struct queue_entry {
-        double quantum_time_ps = 0;  ///< quantum x 8 / C, in ps
-        ps_t t_start = 0;
-    };
-    std::array<queue_entry, MAX_QUEUES> m_queue{};
-    double m_rate_bps;
     /// std::pow(β, k) for the usual short idle periods (the same values, without ~120
     /// instructions of pow per idle-to-busy transition).
     std::array<double, 64> m_beta_pow{};

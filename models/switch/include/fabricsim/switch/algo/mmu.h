@@ -98,8 +98,8 @@ public:
     /// ceil((bytes + overhead) / cell), by a multiply: m = ceil(2^32 / cell) is exact for the
     /// numerators a frame can give (< 2^20 / cell error bound; checked by a unit test).
     std::uint32_t cells_for(std::uint32_t bytes) const {
-        const std::uint64_t n = std::uint64_t(bytes) + m_cfg.cell_overhead_bytes + m_cfg.cell_bytes - 1;
-        return static_cast<std::uint32_t>((n * m_cell_reciprocal) >> 32);
+        const std::uint64_t n = std::uint64_t(bytes) + m_hot.cell_overhead_bytes + m_hot.cell_bytes - 1;
+        return static_cast<std::uint32_t>((n * m_hot.cell_reciprocal) >> 32);
     }
     /// Admits a frame of `bytes` (frame bytes incl. FCS) or returns false with the cause.
     bool admit(unsigned in_port, unsigned pg, unsigned out_port, unsigned queue, std::uint32_t bytes,
@@ -118,17 +118,17 @@ public:
     const mmu_config& config() const { return m_cfg; }
     std::uint64_t used_cells() const { return m_used.cells; }
     std::uint64_t peak_cells() const { return m_used.peak_cells; }
-    const occupancy& queue_occupancy(unsigned port, unsigned q) const { return m_ports[port].queue[q]; }
-    const occupancy& port_occupancy(unsigned port) const { return m_ports[port].egress; }
+    occupancy queue_occupancy(unsigned port, unsigned q) const { return m_ports[port].queue[q]; }
+    occupancy port_occupancy(unsigned port) const { return m_ports[port].egress; }
     std::uint64_t port_frames(unsigned port) const { return m_ports[port].frames; }
-    const occupancy& pg_occupancy(unsigned port, unsigned pg) const { return m_ports[port].pg[pg]; }
-    const occupancy& pg_headroom(unsigned port, unsigned pg) const { return m_ports[port].headroom[pg]; }
+    occupancy pg_occupancy(unsigned port, unsigned pg) const { return m_ports[port].pg[pg]; }
+    occupancy pg_headroom(unsigned port, unsigned pg) const { return m_ports[port].headroom[pg]; }
     /// Shared cells in use per service pool, as seen by ingress and by egress accounting.
     occupancy ingress_pool(unsigned pool) const {
-        return m_plain && pool == LOSSY_POOL ? m_used : m_ingress_pool[pool];
+        return m_hot.plain && pool == LOSSY_POOL ? m_used : m_ingress_pool[pool];
     }
     occupancy egress_pool(unsigned pool) const {
-        return m_plain && pool == LOSSY_POOL ? m_used : m_egress_pool[pool];
+        return m_hot.plain && pool == LOSSY_POOL ? m_used : m_egress_pool[pool];
     }
     const occupancy& headroom_pool() const { return m_headroom; }
     std::uint64_t pool_cells(unsigned pool) const { return m_pool_cells[pool]; }
@@ -139,45 +139,78 @@ private:
         o.cells += n;
         if (o.cells > o.peak_cells) o.peak_cells = o.cells;
     }
+    /// Per-port counts in 32 bits (validate() keeps the buffer below 2^32 cells), so a port's
+    /// egress view and six of its queues share one cache line.
+    struct count {
+        std::uint32_t cells = 0;
+        std::uint32_t peak_cells = 0;
+        operator occupancy() const { return {cells, peak_cells}; }
+    };
+    static void add(count& o, std::uint64_t n) {
+        o.cells += static_cast<std::uint32_t>(n);
+        if (o.cells > o.peak_cells) o.peak_cells = o.cells;
+    }
+    static std::uint64_t limit(bool dynamic, double alpha, std::uint64_t static_cells, std::uint64_t pool_cells,
+                               std::uint64_t pool_used) {
+        if (!dynamic) return static_cells;
+        const std::uint64_t free = pool_cells > pool_used ? pool_cells - pool_used : 0;
+        return static_cast<std::uint64_t>(alpha * double(free));  // >= 0: truncation is floor
+    }
     std::uint64_t limit(const threshold_spec& t, unsigned pool, std::uint64_t pool_used) const {
-        if (!t.dynamic) return t.static_cells;
-        const std::uint64_t free = m_pool_cells[pool] > pool_used ? m_pool_cells[pool] - pool_used : 0;
-        return static_cast<std::uint64_t>(t.alpha * double(free));  // >= 0: truncation is floor
+        return limit(t.dynamic, t.alpha, t.static_cells, m_pool_cells[pool], pool_used);
     }
     bool exceeds(std::uint64_t shared_before, std::uint64_t shared_after, std::uint64_t limit) const {
-        return m_cfg.accept_crossing ? shared_before >= limit && shared_after > shared_before
+        return m_hot.accept_crossing ? shared_before >= limit && shared_after > shared_before
                                      : shared_after > limit;
     }
 
     bool admit_plain(unsigned in_port, unsigned pg, unsigned out_port, unsigned queue,
                      std::uint32_t s, mmu_ticket& ticket, drop_cause& why);
 
-    mmu_config m_cfg;
-    std::uint64_t m_cell_reciprocal;
-    /// No reserved minimum and nothing lossless: every cell is a shared cell of the lossy pool,
-    /// so both pool views equal m_used and admit()/release() skip the reserve, headroom and
-    /// pool bookkeeping (the common data-center set-up; about half the work per frame).
-    bool m_plain = false;
-    std::array<std::uint64_t, SERVICE_POOLS> m_pool_cells{};
+    // What every admission and release reads, in one line; the thresholds of the plain path in
+    // the next two (m_cfg is the full copy, read by the general path).
+    struct hot_config {
+        std::uint64_t total_cells = 0;
+        std::uint64_t lossy_pool_cells = 0;
+        std::uint64_t cell_reciprocal = 0;
+        std::uint64_t port_cap = 0;  ///< 0 = none
+        std::uint32_t cell_bytes = 0;
+        std::uint32_t cell_overhead_bytes = 0;
+        /// No reserved minimum and nothing lossless: every cell is a shared cell of the lossy
+        /// pool, so both pool views equal m_used and admit()/release() skip the reserve,
+        /// headroom and pool bookkeeping (the common data-center set-up; about half the work).
+        bool plain = false;
+        bool accept_crossing = false;
+        bool port_cap_packets = false;
+        std::uint8_t pg_dynamic = 0;     ///< bit g: PG g's shared threshold is dynamic
+        std::uint8_t queue_dynamic = 0;  ///< bit q: queue q's shared threshold is dynamic
+    };
+    alignas(64) hot_config m_hot;
+    alignas(64) std::array<double, PRIORITY_GROUPS> m_pg_alpha{};
+    std::array<double, MAX_QUEUES> m_queue_alpha{};
     occupancy m_used;
+    std::array<std::uint64_t, SERVICE_POOLS> m_pool_cells{};
+    mmu_config m_cfg;
     occupancy m_headroom;
     std::array<occupancy, SERVICE_POOLS> m_ingress_pool{};
     std::array<occupancy, SERVICE_POOLS> m_egress_pool{};
-    // One block per port, so a frame's ingress or egress accounting touches adjacent lines.
-    struct port_accounts {
-        occupancy egress;  ///< egress view of the whole port
-        std::uint64_t frames = 0;
-        std::array<occupancy, MAX_QUEUES> queue{};
-        std::array<occupancy, PRIORITY_GROUPS> pg{};        ///< cells outside headroom
-        std::array<occupancy, PRIORITY_GROUPS> headroom{};
+    // One block per port: its egress view with queues 0-5 in the first line, so a frame's egress
+    // accounting touches one line for most queues.
+    struct alignas(64) port_accounts {
+        count egress;  ///< egress view of the whole port
+        std::uint32_t frames = 0;
+        std::uint32_t unused = 0;  // queue[0] starts at byte 16
+        std::array<count, MAX_QUEUES> queue{};
+        std::array<count, PRIORITY_GROUPS> pg{};        ///< cells outside headroom
+        std::array<count, PRIORITY_GROUPS> headroom{};
     };
     std::vector<port_accounts> m_ports;
 
     /// The optional static per-port cap (bytes or frames) would be exceeded by s more cells.
     bool over_port_cap(const port_accounts& out, std::uint64_t s) const {
-        if (!m_cfg.port_cap.value) return false;
-        return m_cfg.port_cap.packets ? out.frames + 1 > m_cfg.port_cap.value
-                                      : (out.egress.cells + s) * m_cfg.cell_bytes > m_cfg.port_cap.value;
+        if (!m_hot.port_cap) return false;
+        return m_hot.port_cap_packets ? std::uint64_t(out.frames) + 1 > m_hot.port_cap
+                                      : (out.egress.cells + s) * m_hot.cell_bytes > m_hot.port_cap;
     }
 };
 

@@ -15,7 +15,7 @@
 
 namespace fabricsim::sw {
 
-enum class sched_discipline { SP, WRR, DWRR };
+enum class sched_discipline : std::uint8_t { SP, WRR, DWRR };
 
 struct queue_sched_params {
     bool strict = false;  ///< served by strict priority above the WRR/DWRR group
@@ -28,8 +28,8 @@ struct queue_sched_params {
 class queue_view {
 public:
     virtual ~queue_view() = default;
-    /// q may send now (non-empty, its head frame is out of the pipeline, its shaper has tokens).
-    virtual bool eligible(unsigned q) const = 0;
+    /// q may send at `now` (non-empty, its head frame is out of the pipeline, its shaper has tokens).
+    virtual bool eligible(unsigned q, ps_t now) const = 0;
     /// Size of q's head frame as counted against quanta (only called when eligible(q)).
     virtual std::uint32_t head_bytes(unsigned q) const = 0;
 };
@@ -40,9 +40,12 @@ public:
 class queue_scheduler {
 public:
     static constexpr unsigned MAX_QUEUES = 8;
+    /// Largest quantum (16 MiB): deficits stay far inside 32 bits.
+    static constexpr std::uint32_t MAX_QUANTUM = 16u << 20;
 
     /// `discipline` applies to the non-strict queues (SP makes every queue strict). 1 to 8 queues
-    /// (throws std::invalid_argument otherwise, or if a WRR/DWRR quantum is 0).
+    /// (throws std::invalid_argument otherwise, or if a WRR/DWRR quantum is 0 or above
+    /// MAX_QUANTUM).
     queue_scheduler(sched_discipline discipline, const std::vector<queue_sched_params>& queues);
     /// nullptr (the default) = nobody is told.
     void set_observer(round_observer* o) { m_observer = o; }
@@ -69,8 +72,7 @@ public:
     /// strict or the frame fits one quantum): serve_alone() may then stand for backlogged(),
     /// pick() and served(now_empty = true).
     bool serves_alone(unsigned q, std::uint32_t bytes) const {
-        const queue_state& s = m_q[q];
-        return m_active == 0 && (s.strict || bytes <= s.quantum);
+        return m_active == 0 && ((m_strict_mask >> q & 1) || bytes <= m_quantum[q]);
     }
     /// backlogged(q, now), pick() == q and served(q, bytes, true, now, tx_end) in one step, when
     /// serves_alone(q, bytes): the same state afterwards and the same observer calls, without
@@ -80,9 +82,9 @@ public:
     /// Deficit counter of q in bytes (0 for strict queues), for tests and statistics.
     std::int64_t deficit(unsigned q) const { return m_q.at(q).deficit; }
     /// Rounds completed by q (times queue_finished_round fired for it), for statistics.
-    std::uint64_t rounds(unsigned q) const { return m_rounds.at(q); }
+    std::uint64_t rounds(unsigned q) const { return m_q.at(q).rounds; }
     bool strict(unsigned q) const { return m_q.at(q).strict; }
-    std::uint32_t quantum(unsigned q) const { return m_q.at(q).quantum; }
+    std::uint32_t quantum(unsigned q) const { return m_quantum.at(q); }
     /// q is in the WRR/DWRR active list (backlogged since its last emptying).
     bool active(unsigned q) const { return m_q.at(q).in_list; }
     /// Number of queues in the active list.
@@ -91,15 +93,16 @@ public:
     int active_at(unsigned pos) const;
 
 private:
-    // 16 bytes, so the eight queues' state takes two cache lines (rounds, a statistic, is apart).
+    // 16 bytes, four queues per cache line: a queue's links, deficit and round count together.
+    // Deficits fit in 32 bits: at most a quantum plus a frame (quantum <= MAX_QUANTUM).
     struct queue_state {
-        std::int64_t deficit = 0;
-        std::uint32_t quantum = 0;
+        std::int32_t deficit = 0;
         std::uint8_t next = 0;  ///< intrusive circular active list
         std::uint8_t prev = 0;
         bool strict : 1;
         bool in_list : 1;
         bool visited : 1;  ///< the quantum of the current visit has been granted
+        std::uint64_t rounds = 0;  ///< statistic: times q finished a round
         queue_state() : strict(false), in_list(false), visited(false) {}
     };
     static_assert(sizeof(queue_state) == 16, "four queues per cache line");
@@ -109,16 +112,18 @@ private:
     void append(unsigned q);  ///< insert at the tail (just before the head)
     void finish_round(unsigned q, ps_t at);
 
-    // What every call reads first, then the per-queue state; statistics last.
+    // One cache line that every call reads first, with the quanta (all that serves_alone()
+    // reads); then the per-queue state, two lines.
     round_observer* m_observer = nullptr;
-    int m_head = -1;  ///< head of the active list, -1 if empty
-    unsigned m_active = 0;
+    std::int8_t m_head = -1;  ///< head of the active list, -1 if empty
+    std::uint8_t m_active = 0;
     sched_discipline m_discipline;
-    unsigned m_n = 0;
-    unsigned m_strict_count = 0;
+    std::uint8_t m_n = 0;
+    std::uint8_t m_strict_count = 0;
+    std::uint8_t m_strict_mask = 0;  ///< bit q: q is strict
     std::array<std::uint8_t, MAX_QUEUES> m_strict_order{};  ///< strict queues, highest index first
-    std::array<queue_state, MAX_QUEUES> m_q{};
-    std::array<std::uint64_t, MAX_QUEUES> m_rounds{};
+    std::array<std::uint32_t, MAX_QUEUES> m_quantum{};
+    alignas(64) std::array<queue_state, MAX_QUEUES> m_q{};
 };
 
 // Termination. `view` is const and nothing calls served() during pick(), so eligibility and
@@ -138,14 +143,14 @@ private:
 template <class View>
 inline int queue_scheduler::pick(const View& view, ps_t now) {
     for (unsigned i = 0; i < m_strict_count; ++i)
-        if (view.eligible(m_strict_order[i])) return m_strict_order[i];
+        if (view.eligible(m_strict_order[i], now)) return m_strict_order[i];
     if (m_head < 0) return -1;
     unsigned q = static_cast<unsigned>(m_head);
     unsigned passed = 0;
     for (;;) {
         queue_state& s = m_q[q];
         const unsigned next = s.next;  // read before finish_round() relinks q
-        if (!view.eligible(q)) {
+        if (!view.eligible(q, now)) {
             if (++passed == m_active) return -1;
             q = next;
             continue;
@@ -153,18 +158,18 @@ inline int queue_scheduler::pick(const View& view, ps_t now) {
         const std::uint32_t head = view.head_bytes(q);
         if (!s.visited) {
             if (m_discipline == sched_discipline::WRR) {
-                if (head > s.quantum) {  // would never fit: starve it, keep pick() finite
+                if (head > m_quantum[q]) {  // would never fit: starve it, keep pick() finite
                     if (++passed == m_active) return -1;
                     q = next;
                     continue;
                 }
-                s.deficit = s.quantum;
+                s.deficit = static_cast<std::int32_t>(m_quantum[q]);
             } else {
-                s.deficit += s.quantum;
+                s.deficit += static_cast<std::int32_t>(m_quantum[q]);
             }
             s.visited = true;
         }
-        if (head <= s.deficit) return static_cast<int>(q);
+        if (static_cast<std::int64_t>(head) <= s.deficit) return static_cast<int>(q);
         finish_round(q, now);
         passed = 0;
         q = next;
