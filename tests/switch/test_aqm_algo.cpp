@@ -96,21 +96,22 @@ TEST_CASE("red_average: weight 0.5 EWMA worked by hand", "[aqm][red]") {
 TEST_CASE("MQ-ECN: T_round EWMA and clamped scale worked by hand", "[aqm][mqecn]") {
     // 1 Gbps, quantum 1500 B -> one quantum takes 12 us; β 0.75; samples 24 us each.
     mq_ecn_estimator e({1500, 3000}, GBPS, 0.75, 12 * PS_PER_US);
+    mq_ecn_estimator::queue_slot q0;
     CHECK(e.t_round_ps() == 0.0);
     CHECK(e.scale(0) == 1.0);  // T_round 0: standard threshold
-    e.queue_activated(0, 0);
-    e.queue_finished_round(0, 24 * PS_PER_US);  // 0.75·0 + 0.25·24 = 6 us
+    e.queue_activated(0, 0, q0);
+    e.queue_finished_round(0, 24 * PS_PER_US, q0);  // 0.75·0 + 0.25·24 = 6 us
     CHECK(e.t_round_ps() == Approx(6.0 * PS_PER_US));
     CHECK(e.scale(0) == 1.0);  // 12/6 = 2, clamped
-    e.queue_finished_round(0, 48 * PS_PER_US);  // 0.75·6 + 0.25·24 = 10.5 us
+    e.queue_finished_round(0, 48 * PS_PER_US, q0);  // 0.75·6 + 0.25·24 = 10.5 us
     CHECK(e.t_round_ps() == Approx(10.5 * PS_PER_US));
     CHECK(e.scale(0) == 1.0);  // 12/10.5 = 1.143, clamped
-    e.queue_finished_round(0, 72 * PS_PER_US);  // 0.75·10.5 + 0.25·24 = 13.875 us
+    e.queue_finished_round(0, 72 * PS_PER_US, q0);  // 0.75·10.5 + 0.25·24 = 13.875 us
     CHECK(e.t_round_ps() == Approx(13.875 * PS_PER_US));
     CHECK(e.scale(0) == Approx(32.0 / 37.0));  // 12/13.875 = 0.8649, not clamped
     CHECK(e.scale(1) == 1.0);                  // 24/13.875, clamped
     CHECK(e.samples() == 3);
-    CHECK(e.t_start(0) == 72 * PS_PER_US);
+    CHECK(q0.t_start == 72 * PS_PER_US);
 }
 
 namespace {
@@ -119,12 +120,13 @@ namespace {
 /// each queue finishes its round when its service ends. All activate at t = 0.
 void run_backlogged_rounds(mq_ecn_estimator& e, const std::vector<std::uint32_t>& quanta,
                            std::uint64_t rate_bps, unsigned rounds) {
-    for (unsigned q = 0; q < quanta.size(); ++q) e.queue_activated(q, 0);
+    std::vector<mq_ecn_estimator::queue_slot> slot(quanta.size());
+    for (unsigned q = 0; q < quanta.size(); ++q) e.queue_activated(q, 0, slot[q]);
     ps_t t = 0;
     for (unsigned r = 0; r < rounds; ++r)
         for (unsigned q = 0; q < quanta.size(); ++q) {
             t += serialization_ps(quanta[q], rate_bps);
-            e.queue_finished_round(q, t);
+            e.queue_finished_round(q, t, slot[q]);
         }
 }
 
@@ -164,8 +166,9 @@ TEST_CASE("MQ-ECN: idle decay by beta^floor(idle/T_idle), applied lazily in port
     const ps_t t_idle = 12 * PS_PER_US;
     auto make = [&] {
         mq_ecn_estimator e({1500}, GBPS, 0.75, t_idle);
-        e.queue_activated(0, 0);
-        e.queue_finished_round(0, 24 * PS_PER_US);  // T_round = 6 us
+        mq_ecn_estimator::queue_slot q0;
+        e.queue_activated(0, 0, q0);
+        e.queue_finished_round(0, 24 * PS_PER_US, q0);  // T_round = 6 us
         REQUIRE(e.t_round_ps() == Approx(6.0 * PS_PER_US));
         return e;
     };
@@ -207,24 +210,25 @@ TEST_CASE("MQ-ECN: idle decay by beta^floor(idle/T_idle), applied lazily in port
 
 TEST_CASE("MQ-ECN: T_start = max(now, T_start) on activation", "[aqm][mqecn]") {
     mq_ecn_estimator e({1500}, GBPS, 0.5, 12 * PS_PER_US);
-    e.queue_activated(0, 0);
-    e.queue_finished_round(0, 12 * PS_PER_US);  // sample 12 -> T_round 6 us
+    mq_ecn_estimator::queue_slot q0;
+    e.queue_activated(0, 0, q0);
+    e.queue_finished_round(0, 12 * PS_PER_US, q0);  // sample 12 -> T_round 6 us
     CHECK(e.t_round_ps() == Approx(6.0 * PS_PER_US));
 
     // First activation after a long gap: the gap is not a sample.
-    e.queue_activated(0, 1000 * PS_PER_US);
-    CHECK(e.t_start(0) == 1000 * PS_PER_US);
-    e.queue_finished_round(0, 1012 * PS_PER_US);  // sample 12 -> 0.5·6 + 0.5·12 = 9 us
+    e.queue_activated(0, 1000 * PS_PER_US, q0);
+    CHECK(q0.t_start == 1000 * PS_PER_US);
+    e.queue_finished_round(0, 1012 * PS_PER_US, q0);  // sample 12 -> 0.5·6 + 0.5·12 = 9 us
     CHECK(e.t_round_ps() == Approx(9.0 * PS_PER_US));
 
     // T_start ahead of `now` (caller's `at` included the last frame's tx time) is kept.
-    e.queue_activated(0, 1011 * PS_PER_US);
-    CHECK(e.t_start(0) == 1012 * PS_PER_US);
-    e.queue_finished_round(0, 1024 * PS_PER_US);  // sample 12 -> 10.5 us
+    e.queue_activated(0, 1011 * PS_PER_US, q0);
+    CHECK(q0.t_start == 1012 * PS_PER_US);
+    e.queue_finished_round(0, 1024 * PS_PER_US, q0);  // sample 12 -> 10.5 us
     CHECK(e.t_round_ps() == Approx(10.5 * PS_PER_US));
 
     // A report earlier than T_start counts as a zero sample (no unsigned wrap-around).
-    e.queue_finished_round(0, 1020 * PS_PER_US);
+    e.queue_finished_round(0, 1020 * PS_PER_US, q0);
     CHECK(e.t_round_ps() == Approx(5.25 * PS_PER_US));
     CHECK(e.samples() == 4);
 }

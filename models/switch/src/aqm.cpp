@@ -35,20 +35,6 @@ mq_ecn_estimator::mq_ecn_estimator(const std::vector<std::uint32_t>& quantum_byt
         m_beta_pow[k] = std::pow(m_beta, static_cast<double>(k));
 }
 
-void mq_ecn_estimator::queue_activated(unsigned q, ps_t now) {
-    // T_start may lie ahead (the caller's `at` can include the last frame's tx time).
-    ps_t& start = m_t_start[q];
-    start = std::max(now, start);
-}
-
-void mq_ecn_estimator::queue_finished_round(unsigned q, ps_t at) {
-    ps_t& start = m_t_start[q];
-    const double sample = at > start ? static_cast<double>(at - start) : 0.0;
-    m_t_round_ps = m_beta * m_t_round_ps + (1.0 - m_beta) * sample;
-    start = at;
-    ++m_samples;
-}
-
 void mq_ecn_estimator::decay(ps_t now) {
     const ps_t since = m_idle_since;
     m_idle_since = NOT_IDLE;

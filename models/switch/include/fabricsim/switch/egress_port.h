@@ -70,7 +70,8 @@ public:
     }
     const drop_counters& drops_of(unsigned q) const { return m_cold[q].drops; }
     drop_counters drops() const;
-    const queue_scheduler& scheduler() const { return m_sched; }
+    using scheduler_type = basic_queue_scheduler<mq_ecn_estimator>;
+    const scheduler_type& scheduler() const { return m_sched; }
     /// Current ECN threshold scale of queue q (MQ-ECN / minimum; 1 = the configured threshold).
     double threshold_scale(unsigned q) const {
         switch (m_cfg.ecn.per_queue) {
@@ -117,7 +118,7 @@ private:
 
     // queue_view: what the scheduler may serve at `now`. The scheduler's pick() is a template
     // instantiated on this final class, so these calls inline.
-    friend class queue_scheduler;
+    template <class> friend class basic_queue_scheduler;
     bool eligible(unsigned q, ps_t now) const override {
         if (!(m_backlogged >> q & 1)) return false;
         const entry& head = m_queue[q].fifo.front();
@@ -179,7 +180,7 @@ private:
     bool m_has_phantom = false;
     bool m_count_pools = false;  ///< pool-scope marking: keep m_pools up to date
     std::array<queue_state, MAX_QUEUES> m_queue;
-    queue_scheduler m_sched;
+    scheduler_type m_sched;
     model_timer m_wake = model_timer::bind<egress_port, &egress_port::on_wake>(this);
     std::optional<mq_ecn_estimator> m_mq_state;
     pool_backlog& m_pools;

@@ -12,7 +12,6 @@
 #include <vector>
 
 #include "fabricsim/core/units.h"
-#include "fabricsim/switch/algo/round_observer.h"
 
 namespace fabricsim::sw {
 
@@ -62,8 +61,8 @@ private:
 };
 
 /// MQ-ECN per-port state (NSDI'16 §3.3, Eq. 5/6): the round-time estimate T_round and the
-/// per-queue threshold scale min(quantum_q·8/(T_round·C), 1); also a round_observer fed by the
-/// DWRR/WRR scheduler. Decisions:
+/// per-queue threshold scale min(quantum_q·8/(T_round·C), 1); fed by the DWRR/WRR scheduler
+/// (basic_queue_scheduler<mq_ecn_estimator>, which keeps each queue's queue_slot). Decisions:
 /// - T_round starts at 0, meaning scale 1 (standard threshold), as the authors' code.
 /// - Per-queue T_start sampling (software-prototype variant); the scheduler decides when a queue
 ///   "finishes a round" and what `at` is (ns-2 adds the last frame's tx time). Empty queues are
@@ -73,16 +72,30 @@ private:
 /// - Strict-priority queues are the caller's business (it uses scale 1 for them); a quantum of
 ///   0 is accepted for such unused entries.
 /// Fixed state for up to MAX_QUEUES queues and no heap: the egress port holds it in place.
-class mq_ecn_estimator final : public round_observer {
+class mq_ecn_estimator final {
 public:
     static constexpr unsigned MAX_QUEUES = 8;
+    /// A queue's sampling state, kept by the caller (the scheduler keeps it with the queue's
+    /// deficit and links).
+    struct queue_slot {
+        ps_t t_start = 0;  ///< start of the queue's current round
+    };
 
     /// `quantum_bytes[q]` per queue, link rate C, EWMA β, T_idle. Throws std::invalid_argument
     /// unless there are 1 to MAX_QUEUES queues, rate > 0, β in (0,1) and t_idle > 0.
     mq_ecn_estimator(const std::vector<std::uint32_t>& quantum_bytes, std::uint64_t rate_bps,
                      double beta, ps_t t_idle);
-    void queue_activated(unsigned q, ps_t now) override;      // T_start_q = max(now, T_start_q)
-    void queue_finished_round(unsigned q, ps_t at) override;  // sample = at - T_start_q; EWMA; T_start_q = at
+    /// Queue q joined the round robin at `now`: T_start = max(now, T_start). T_start may lie
+    /// ahead (the caller's `at` can include the last frame's tx time).
+    void queue_activated(unsigned /*q*/, ps_t now, queue_slot& s) { s.t_start = std::max(now, s.t_start); }
+    /// Queue q finished a round at `at`: sample = at - T_start (0 if negative); T_round EWMA;
+    /// T_start = at.
+    void queue_finished_round(unsigned /*q*/, ps_t at, queue_slot& s) {
+        const double sample = at > s.t_start ? static_cast<double>(at - s.t_start) : 0.0;
+        m_t_round_ps = m_beta * m_t_round_ps + (1.0 - m_beta) * sample;
+        s.t_start = at;
+        ++m_samples;
+    }
     /// The port's last frame left (port empty) at `now`.
     void port_idle(ps_t now) { m_idle_since = now; }
     /// A frame arrives at an empty port at `now`: lazy idle decay T_round *= β^floor((now - idle_since)/T_idle).
@@ -107,22 +120,20 @@ public:
     double t_round_ps() const { return m_t_round_ps; }
     std::uint64_t samples() const { return m_samples; }
     unsigned queues() const { return m_n; }
-    ps_t t_start(unsigned q) const { return m_t_start[q]; }
     bool idle() const { return m_idle_since != NOT_IDLE; }
 
 private:
     static constexpr ps_t NOT_IDLE = ~ps_t(0);
     void decay(ps_t now);
 
-    // Laid out by access: one line (with the vtable pointer) that every marking decision, round
-    // sample and idle/busy change uses; the round starts; the rest.
-    double m_t_round_ps = 0;
+    // Laid out by access: one line that every marking decision, round sample and idle/busy
+    // change uses; the rest after it.
+    alignas(64) double m_t_round_ps = 0;
     double m_beta;
     std::uint64_t m_samples = 0;
     serializer m_serialize;
     ps_t m_idle_since = NOT_IDLE;  ///< when the port went idle, NOT_IDLE while busy
     ps_t m_t_idle;
-    alignas(64) std::array<ps_t, MAX_QUEUES> m_t_start{};
     std::array<double, MAX_QUEUES> m_quantum_time_ps{};  ///< quantum x 8 / C, in ps
     unsigned m_n;
     /// std::pow(β, k) for the usual short idle periods (the same values, without ~120

@@ -8,6 +8,7 @@
 /// validation enforces quantum >= MTU; see pick()).
 #include <array>
 #include <cstdint>
+#include <stdexcept>
 #include <vector>
 
 #include "fabricsim/core/units.h"
@@ -37,18 +38,26 @@ public:
 /// Per-port scheduler: strict queues first (highest index first), then one WRR or DWRR group
 /// kept as a circular active list of backlogged queues. Fixed state for up to 8 queues; pick()
 /// and served() never allocate.
-class queue_scheduler {
+///
+/// `Observer` is told about round boundaries: round_observer (any implementation, through
+/// virtual calls: `queue_scheduler`) or a final class with the same two calls, such as
+/// mq_ecn_estimator, which are then inlined (the egress port's per-frame path). Each queue
+/// carries an `Observer::queue_slot` next to its deficit and links, for the observer's own
+/// per-queue state (MQ-ECN's T_start), so a round boundary touches one line of queue state.
+template <class Observer>
+class basic_queue_scheduler {
 public:
     static constexpr unsigned MAX_QUEUES = 8;
     /// Largest quantum (16 MiB): deficits stay far inside 32 bits.
     static constexpr std::uint32_t MAX_QUANTUM = 16u << 20;
+    using slot_type = typename Observer::queue_slot;
 
     /// `discipline` applies to the non-strict queues (SP makes every queue strict). 1 to 8 queues
     /// (throws std::invalid_argument otherwise, or if a WRR/DWRR quantum is 0 or above
     /// MAX_QUANTUM).
-    queue_scheduler(sched_discipline discipline, const std::vector<queue_sched_params>& queues);
+    basic_queue_scheduler(sched_discipline discipline, const std::vector<queue_sched_params>& queues);
     /// nullptr (the default) = nobody is told.
-    void set_observer(round_observer* o) { m_observer = o; }
+    void set_observer(Observer* o) { m_observer = o; }
     unsigned queues() const { return m_n; }
     sched_discipline discipline() const { return m_discipline; }
 
@@ -72,7 +81,7 @@ public:
     /// strict or the frame fits one quantum): serve_alone() may then stand for backlogged(),
     /// pick() and served(now_empty = true).
     bool serves_alone(unsigned q, std::uint32_t bytes) const {
-        return m_active == 0 && ((m_strict_mask >> q & 1) || bytes <= m_quantum[q]);
+        return m_active == 0 && ((m_strict_mask >> q & 1) || bytes <= m_q[q].quantum);
     }
     /// backlogged(q, now), pick() == q and served(q, bytes, true, now, tx_end) in one step, when
     /// serves_alone(q, bytes): the same state afterwards and the same observer calls, without
@@ -84,7 +93,9 @@ public:
     /// Rounds completed by q (times queue_finished_round fired for it), for statistics.
     std::uint64_t rounds(unsigned q) const { return m_q.at(q).rounds; }
     bool strict(unsigned q) const { return m_q.at(q).strict; }
-    std::uint32_t quantum(unsigned q) const { return m_quantum.at(q); }
+    std::uint32_t quantum(unsigned q) const { return m_q.at(q).quantum; }
+    /// The observer's state of queue q.
+    const slot_type& observer_slot(unsigned q) const { return m_q.at(q).slot; }
     /// q is in the WRR/DWRR active list (backlogged since its last emptying).
     bool active(unsigned q) const { return m_q.at(q).in_list; }
     /// Number of queues in the active list.
@@ -93,28 +104,31 @@ public:
     int active_at(unsigned pos) const;
 
 private:
-    // 16 bytes, four queues per cache line: a queue's links, deficit and round count together.
-    // Deficits fit in 32 bits: at most a quantum plus a frame (quantum <= MAX_QUANTUM).
-    struct queue_state {
+    // One queue's links, deficit, quantum, round count and observer slot: 32 bytes with
+    // MQ-ECN's slot, two queues per cache line. Deficits fit in 32 bits: at most a quantum
+    // plus a frame (quantum <= MAX_QUANTUM).
+    struct alignas(32) queue_state {
         std::int32_t deficit = 0;
+        std::uint32_t quantum = 0;
         std::uint8_t next = 0;  ///< intrusive circular active list
         std::uint8_t prev = 0;
         bool strict : 1;
         bool in_list : 1;
         bool visited : 1;  ///< the quantum of the current visit has been granted
         std::uint64_t rounds = 0;  ///< statistic: times q finished a round
+        [[no_unique_address]] slot_type slot{};
         queue_state() : strict(false), in_list(false), visited(false) {}
     };
-    static_assert(sizeof(queue_state) == 16, "four queues per cache line");
 
-    void check_index(unsigned q) const;
+    void check_index(unsigned q) const {
+        if (q >= m_n) throw std::out_of_range("queue_scheduler: queue index out of range");
+    }
     void unlink(unsigned q);
     void append(unsigned q);  ///< insert at the tail (just before the head)
     void finish_round(unsigned q, ps_t at);
 
-    // One cache line that every call reads first, with the quanta (all that serves_alone()
-    // reads); then the per-queue state, two lines.
-    round_observer* m_observer = nullptr;
+    // What every call reads first, in one line; then the per-queue state.
+    Observer* m_observer = nullptr;
     std::int8_t m_head = -1;  ///< head of the active list, -1 if empty
     std::uint8_t m_active = 0;
     sched_discipline m_discipline;
@@ -122,9 +136,130 @@ private:
     std::uint8_t m_strict_count = 0;
     std::uint8_t m_strict_mask = 0;  ///< bit q: q is strict
     std::array<std::uint8_t, MAX_QUEUES> m_strict_order{};  ///< strict queues, highest index first
-    std::array<std::uint32_t, MAX_QUEUES> m_quantum{};
     alignas(64) std::array<queue_state, MAX_QUEUES> m_q{};
 };
+
+/// The scheduler with any round_observer (virtual calls).
+using queue_scheduler = basic_queue_scheduler<round_observer>;
+
+template <class Observer>
+basic_queue_scheduler<Observer>::basic_queue_scheduler(sched_discipline discipline,
+                                                       const std::vector<queue_sched_params>& queues)
+    : m_discipline(discipline) {
+    if (queues.empty() || queues.size() > MAX_QUEUES)
+        throw std::invalid_argument("queue_scheduler: 1 to 8 queues per port");
+    m_n = static_cast<std::uint8_t>(queues.size());
+    for (unsigned q = 0; q < m_n; ++q) {
+        queue_state& s = m_q[q];
+        s.strict = discipline == sched_discipline::SP || queues[q].strict;
+        s.quantum = queues[q].quantum_bytes;
+        if (s.strict) m_strict_mask = static_cast<std::uint8_t>(m_strict_mask | 1u << q);
+        else if (s.quantum == 0 || s.quantum > MAX_QUANTUM)
+            throw std::invalid_argument("queue_scheduler: WRR/DWRR quantum must be 1 byte to 16 MiB");
+    }
+    for (unsigned q = m_n; q-- > 0;)
+        if (m_q[q].strict) m_strict_order[m_strict_count++] = static_cast<std::uint8_t>(q);
+}
+
+template <class Observer>
+int basic_queue_scheduler<Observer>::active_at(unsigned pos) const {
+    if (pos >= m_active) return -1;
+    unsigned q = static_cast<unsigned>(m_head);
+    while (pos-- > 0) q = m_q[q].next;
+    return static_cast<int>(q);
+}
+
+template <class Observer>
+void basic_queue_scheduler<Observer>::unlink(unsigned q) {
+    queue_state& s = m_q[q];
+    if (--m_active == 0) {
+        m_head = -1;
+    } else {
+        m_q[s.prev].next = s.next;
+        m_q[s.next].prev = s.prev;
+        if (m_head == static_cast<int>(q)) m_head = static_cast<std::int8_t>(s.next);
+    }
+    s.in_list = false;
+}
+
+template <class Observer>
+void basic_queue_scheduler<Observer>::append(unsigned q) {
+    queue_state& s = m_q[q];
+    const auto self = static_cast<std::uint8_t>(q);
+    if (m_active++ == 0) {
+        m_head = static_cast<std::int8_t>(q);
+        s.next = s.prev = self;
+    } else {
+        queue_state& head = m_q[static_cast<unsigned>(m_head)];
+        s.next = static_cast<std::uint8_t>(m_head);
+        s.prev = head.prev;
+        m_q[head.prev].next = self;
+        head.prev = self;
+    }
+    s.in_list = true;
+}
+
+template <class Observer>
+void basic_queue_scheduler<Observer>::backlogged(unsigned q, ps_t now) {
+    check_index(q);
+    queue_state& s = m_q[q];
+    if (s.strict) return;
+    if (s.in_list) throw std::logic_error("queue_scheduler: backlogged() on a backlogged queue");
+    s.deficit = 0;
+    s.visited = false;
+    append(q);
+    if (m_observer) m_observer->queue_activated(q, now, s.slot);
+}
+
+template <class Observer>
+void basic_queue_scheduler<Observer>::serve_alone(unsigned q, std::uint32_t bytes, ps_t now, ps_t tx_end) {
+    check_index(q);
+    if (!serves_alone(q, bytes))
+        throw std::logic_error("queue_scheduler: serve_alone() while it would not serve alone");
+    if (m_strict_mask >> q & 1) return;
+    // served() leaves an emptied queue with no deficit and no visit, one round further on. A
+    // queue out of the active list has both already (backlogged() and the emptying served()
+    // reset them), and q is out of it (m_active == 0), so only the round is counted.
+    queue_state& s = m_q[q];
+    ++s.rounds;
+    if (m_observer) {
+        m_observer->queue_activated(q, now, s.slot);
+        m_observer->queue_finished_round(q, tx_end, s.slot);
+    }
+}
+
+// The queue has used its turn with backlog left: to the tail, the next visit grants a quantum.
+template <class Observer>
+void basic_queue_scheduler<Observer>::finish_round(unsigned q, ps_t at) {
+    queue_state& s = m_q[q];
+    s.visited = false;
+    if (m_discipline == sched_discipline::WRR) s.deficit = 0;  // chips: no carry-over
+    if (m_head == static_cast<int>(q)) {
+        m_head = static_cast<std::int8_t>(s.next);  // circular list: advancing the head puts q at the tail
+    } else {
+        unlink(q);
+        append(q);
+    }
+    ++s.rounds;
+    if (m_observer) m_observer->queue_finished_round(q, at, s.slot);
+}
+
+template <class Observer>
+void basic_queue_scheduler<Observer>::served(unsigned q, std::uint32_t bytes, bool now_empty, ps_t /*now*/,
+                                             ps_t tx_end) {
+    check_index(q);
+    queue_state& s = m_q[q];
+    if (s.strict) return;
+    if (!s.in_list) throw std::logic_error("queue_scheduler: served() on an idle queue");
+    s.deficit -= static_cast<std::int32_t>(bytes);
+    if (!now_empty) return;
+    // Emptied: leaves the list and forfeits its deficit (no credit for idle time).
+    unlink(q);
+    s.deficit = 0;
+    s.visited = false;
+    ++s.rounds;
+    if (m_observer) m_observer->queue_finished_round(q, tx_end, s.slot);
+}
 
 // Termination. `view` is const and nothing calls served() during pick(), so eligibility and
 // head sizes are fixed for the whole call. Each loop step does one of:
@@ -140,8 +275,9 @@ private:
 // ends a round at most once per call. DWRR adds quantum >= 1, so q's deficit grows on every
 // visit and q fits after at most ceil(head/quantum) visits (one visit with quantum >= MTU, the
 // configured case: then at most m_active (c) steps and ~2·m_active steps in all).
+template <class Observer>
 template <class View>
-inline int queue_scheduler::pick(const View& view, ps_t now) {
+inline int basic_queue_scheduler<Observer>::pick(const View& view, ps_t now) {
     for (unsigned i = 0; i < m_strict_count; ++i)
         if (view.eligible(m_strict_order[i], now)) return m_strict_order[i];
     if (m_head < 0) return -1;
@@ -158,14 +294,14 @@ inline int queue_scheduler::pick(const View& view, ps_t now) {
         const std::uint32_t head = view.head_bytes(q);
         if (!s.visited) {
             if (m_discipline == sched_discipline::WRR) {
-                if (head > m_quantum[q]) {  // would never fit: starve it, keep pick() finite
+                if (head > s.quantum) {  // would never fit: starve it, keep pick() finite
                     if (++passed == m_active) return -1;
                     q = next;
                     continue;
                 }
-                s.deficit = static_cast<std::int32_t>(m_quantum[q]);
+                s.deficit = static_cast<std::int32_t>(s.quantum);
             } else {
-                s.deficit += static_cast<std::int32_t>(m_quantum[q]);
+                s.deficit += static_cast<std::int32_t>(s.quantum);
             }
             s.visited = true;
         }
