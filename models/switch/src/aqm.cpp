@@ -20,7 +20,11 @@ red_average::red_average(double weight) : m_weight(weight) {
 
 mq_ecn_estimator::mq_ecn_estimator(const std::vector<std::uint32_t>& quantum_bytes, std::uint64_t rate_bps,
                                    double beta, ps_t t_idle)
-    : m_beta(beta), m_serialize(rate_bps), m_t_idle(t_idle), m_n(static_cast<unsigned>(quantum_bytes.size())) {
+    : m_beta(beta),
+      m_ps_per_byte(serializer(rate_bps).ps_per_byte()),
+      m_t_idle(t_idle),
+      m_serialize(rate_bps),
+      m_n(static_cast<unsigned>(quantum_bytes.size())) {
     if (quantum_bytes.empty() || quantum_bytes.size() > MAX_QUEUES)
         throw std::invalid_argument("mq_ecn_estimator: needs 1 to 8 queues");
     if (rate_bps == 0) throw std::invalid_argument("mq_ecn_estimator: rate must be > 0");

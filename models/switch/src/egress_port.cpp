@@ -60,22 +60,33 @@ egress_port::egress_port(const sc_core::sc_module_name& name, unsigned index, co
         m_mq = &m_mq_state.emplace(quanta, rate_bps, cfg.ecn.mq_beta, t_idle);
         m_sched.set_observer(m_mq);
     }
-    // The factor threshold_scale() applies, in the form the short marking path uses it.
+    // What the short marking path needs of threshold_scale(): K x scale, or its MQ-ECN input.
+    const red_params& red = cfg.ecn.red;
     for (unsigned q = 0; q < m_queues; ++q) {
         if (m_mq)
-            m_queue[q].ecn_scale = m_strict_mask >> q & 1 ? std::numeric_limits<double>::infinity()
+            m_queue[q].ecn_param = m_strict_mask >> q & 1 ? std::numeric_limits<double>::infinity()
                                                           : m_mq->quantum_time_ps(q);
-        else if (cfg.ecn.per_queue == queue_threshold::MINIMUM)
-            m_queue[q].ecn_scale = m_cold[q].min_scale;
+        else
+            m_queue[q].ecn_param = red.min_th * threshold_scale(q);
     }
     m_use_sched = m_queues > 1 || m_mq;
-    const red_params& red = cfg.ecn.red;
     m_ecn_queue_step =
         cfg.ecn.scope == ecn_scope::QUEUE && red.min_th == red.max_th && red.weight == 1.0;
-    m_ecn_th = red.min_th;
     m_ecn_packets = cfg.ecn.packets;
     m_drop_non_ect = cfg.ecn.drop_non_ect;
     m_count_pools = cfg.ecn.mode != ecn_mode::OFF && cfg.ecn.scope == ecn_scope::POOL;
+    m_count_port_bytes = cfg.ecn.mode != ecn_mode::OFF && cfg.ecn.scope == ecn_scope::PORT;
+    // The quick pass bound: the smallest step threshold of the marking queues (MQ-ECN: that
+    // of the shortest quantum, the smallest at any T_round).
+    double min_param = std::numeric_limits<double>::infinity();
+    for (unsigned q = 0; q < m_queues; ++q)
+        if ((m_mark_enqueue_mask | m_mark_dequeue_mask) >> q & 1) min_param = std::min(min_param, m_queue[q].ecn_param);
+    if (m_mq) {
+        m_mq->set_threshold(red.min_th, min_param);
+        refresh_pass_bound();
+    } else {
+        m_pass_bound = min_param;
+    }
     if (cfg.phantom.enabled)
         m_phantom.emplace(rate_bps, cfg.phantom.gamma, cfg.phantom.interval, cfg.phantom.threshold_bytes);
     m_has_phantom = m_phantom.has_value();
@@ -87,10 +98,10 @@ egress_port::ecn_action egress_port::ecn_decision(unsigned q, const frame& f) {
     if (m_ecn_queue_step) {
         // What the general path computes for a step on the instantaneous queue: the average is
         // the occupancy (weight 1, no state to keep) and red_probability() is 0 or 1, no draw.
-        // The threshold factor is threshold_scale(q), from the queue's line and MQ-ECN's first.
+        // The threshold is K x threshold_scale(q), from the queue's line (and MQ-ECN's first).
         const double occupancy = m_ecn_packets ? double(s.fifo.size() + 1) : double(s.bytes);
-        const double scale = m_mq ? m_mq->scale_for(s.ecn_scale) : s.ecn_scale;
-        if (occupancy <= m_ecn_th * scale) return ecn_action::PASS;
+        if (occupancy <= m_pass_bound) return ecn_action::PASS;
+        if (occupancy <= (m_mq ? m_mq->threshold_for(s.ecn_param) : s.ecn_param)) return ecn_action::PASS;
         if (f.ecn != ecn_codepoint::NOT_ECT) return ecn_action::MARK;
         return m_drop_non_ect ? ecn_action::DROP : ecn_action::PASS;
     }
@@ -136,9 +147,12 @@ void egress_port::start(unsigned q, ps_t at, ps_t now, bool alone) {
     frame& f = *e.f;
     const std::uint32_t bytes = f.frame_bytes();
     const unsigned pool = pool_of(q);
-    // Dequeue marking sees the queue the frame leaves behind, the frame included.
-    if ((m_mark_dequeue_mask >> q & 1) && ecn_decision(q, f) == ecn_action::MARK)
-        mark_ce(f, q);
+    // Dequeue marking sees the queue the frame leaves behind, the frame included. pick() may
+    // have taken round samples since the last refresh.
+    if (m_mark_dequeue_mask >> q & 1) {
+        if (m_mq) refresh_pass_bound();
+        if (ecn_decision(q, f) == ecn_action::MARK) mark_ce(f, q);
+    }
     if (m_has_phantom && m_phantom->on_frame(wire, at)) mark_ce(f, q);
     count_backlog(q, pool, bytes, false);
     m_mmu.release(e.ticket);
@@ -155,7 +169,13 @@ void egress_port::start(unsigned q, ps_t at, ps_t now, bool alone) {
         if (alone) m_sched.serve_alone(q, wire, at, tx_end);
         else m_sched.served(q, wire, s.fifo.empty(), at, tx_end);
     }
-    if (m_mq && m_queued_frames == 0) m_mq->port_idle(tx_end);
+    if (m_mq) {
+        refresh_pass_bound();
+        if (m_queued_frames == 0) {
+            m_mq->port_idle(tx_end);
+            m_decay_from = tx_end + m_mq->t_idle();
+        }
+    }
     m_busy_until = tx.send_at(f, at, now);
 }
 
@@ -182,7 +202,9 @@ void egress_port::accept(frame& f, unsigned in_port, unsigned pg, unsigned q, ps
     const bool was_empty = s.fifo.empty();
     s.fifo.push_back({&f, ready, ticket, f.wire_bytes()});
     if (s.bytes > s.peak_bytes) s.peak_bytes = s.bytes;
-    if (port_was_empty && m_mq) m_mq->port_busy(ready);
+    // Without decay, port_busy() would only mark the port busy again, and the port_idle() that
+    // must come before the next arrival at an empty port resets that anyway.
+    if (port_was_empty && m_mq && ready >= m_decay_from) m_mq->port_busy(ready);
     // The port is otherwise empty and the wire free when the frame is out of the pipeline:
     // start it then, annotated, with no event. Unshaped, it is the only frame the scheduler
     // could pick; serve_alone() then does the scheduler's bookkeeping without the round robin.

@@ -28,6 +28,8 @@ public:
         return m_ps_per_byte ? bytes * m_ps_per_byte : serialization_ps(bytes, m_rate);
     }
     std::uint64_t rate_bps() const { return m_rate; }
+    /// Whole ps per byte, or 0 if the rate does not divide 8e12 (then the general formula).
+    ps_t ps_per_byte() const { return m_ps_per_byte; }
 
 private:
     std::uint64_t m_rate;

@@ -53,7 +53,11 @@ public:
     std::uint64_t rate_bps() const { return m_rate_bps; }
     unsigned queues() const { return m_queues; }
     std::uint64_t queued_frames() const { return m_queued_frames; }
-    std::uint64_t queued_bytes() const { return m_port_bytes; }
+    std::uint64_t queued_bytes() const {
+        std::uint64_t b = 0;
+        for (unsigned q = 0; q < m_queues; ++q) b += m_queue[q].bytes;
+        return b;
+    }
     std::uint64_t queue_bytes(unsigned q) const { return m_queue[q].bytes; }
 
     struct queue_stats {
@@ -102,10 +106,10 @@ private:
         std::uint64_t tx_frames = 0;
         std::uint64_t tx_bytes = 0;
         std::uint64_t peak_bytes = 0;
-        /// Marking threshold factor: with MQ-ECN the quantum's time at line rate (ps; +inf for a
-        /// strict queue, which keeps the standard threshold), else the fixed scale (1, or the
-        /// queue's minimum-threshold share).
-        double ecn_scale = 1.0;
+        /// Step marking: with MQ-ECN the quantum's time at line rate (ps; +inf for a strict
+        /// queue, which keeps the standard threshold), for mq_ecn_estimator::threshold_for();
+        /// else the queue's threshold (K, or K x its minimum-threshold share).
+        double ecn_param = 0;
     };
     static_assert(sizeof(queue_state) == 64, "one cache line per queue");
     struct queue_cold {
@@ -144,24 +148,31 @@ private:
         const std::uint64_t n = in ? 1 : ~std::uint64_t(0);  // +1 or -1, modulo 2^64
         const std::uint64_t b = in ? bytes : std::uint64_t(0) - bytes;
         m_queue[q].bytes += b;
-        m_port_bytes += b;
         m_queued_frames += in ? 1u : ~0u;
+        if (m_count_port_bytes) m_port_bytes += b;
         if (m_count_pools) {
             m_pools.bytes[pool] += b;
             m_pools.frames[pool] += n;
         }
     }
     void mark_ce(frame& f, unsigned q);
+    /// m_pass_bound after T_round changed (MQ-ECN round samples).
+    void refresh_pass_bound() { m_pass_bound = m_mq->min_threshold(); }
 
     // Members in order of access: the port's per-frame scalars share one line, then each
     // queue's line, then the scheduler (the MQ-ECN estimator is held further on: its first line
     // is what a frame uses); configuration copies, shapers, cold statistics and the RNG (2.5 kB)
     // last.
     alignas(64) ps_t m_busy_until = 0;
-    std::uint64_t m_port_bytes = 0;
     mmu& m_mmu;
     mq_ecn_estimator* m_mq = nullptr;  ///< m_mq_state's estimator when MQ-ECN is on
-    double m_ecn_th = 0;               ///< step marking threshold (red.min_th) of the short path
+    /// At most the step threshold of every marking queue now (with MQ-ECN, as of the last round
+    /// sample: later idle decay only raises thresholds). An occupancy at or below it passes
+    /// without the queue's threshold, so most decisions stay out of MQ-ECN's state.
+    double m_pass_bound = 0;
+    /// MQ-ECN: an arrival at the empty port from this time on decays T_round (the port went
+    /// idle T_idle before); an earlier one would not, so port_busy() is skipped.
+    ps_t m_decay_from = ~ps_t(0);
     std::uint32_t m_queued_frames = 0;
     std::uint32_t m_index;
     /// Largest wire size a frame reaching an empty port may have to be served alone (the smallest
@@ -178,12 +189,14 @@ private:
     bool m_ecn_packets = false;     ///< ECN thresholds count frames (else bytes)
     bool m_drop_non_ect = false;    ///< a non-ECT frame above the threshold is dropped
     bool m_has_phantom = false;
-    bool m_count_pools = false;  ///< pool-scope marking: keep m_pools up to date
+    bool m_count_pools = false;       ///< pool-scope marking: keep m_pools up to date
+    bool m_count_port_bytes = false;  ///< port-scope marking: keep m_port_bytes up to date
     std::array<queue_state, MAX_QUEUES> m_queue;
     scheduler_type m_sched;
     model_timer m_wake = model_timer::bind<egress_port, &egress_port::on_wake>(this);
     std::optional<mq_ecn_estimator> m_mq_state;
     pool_backlog& m_pools;
+    std::uint64_t m_port_bytes = 0;  ///< frame bytes queued in the port (port-scope marking only)
     const switch_config& m_cfg;
     std::uint8_t m_strict_mask = 0;  ///< strict-priority queues (they keep the standard threshold)
     std::optional<phantom_queue> m_phantom;

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <array>
 #include <cstdint>
+#include <limits>
 #include <vector>
 
 #include "fabricsim/core/units.h"
@@ -91,7 +92,8 @@ public:
     /// Queue q finished a round at `at`: sample = at - T_start (0 if negative); T_round EWMA;
     /// T_start = at.
     void queue_finished_round(unsigned /*q*/, ps_t at, queue_slot& s) {
-        const double sample = at > s.t_start ? static_cast<double>(at - s.t_start) : 0.0;
+        // Signed conversion: the same value (a sample is far below 2^63 ps), fewer instructions.
+        const double sample = at > s.t_start ? static_cast<double>(static_cast<std::int64_t>(at - s.t_start)) : 0.0;
         m_t_round_ps = m_beta * m_t_round_ps + (1.0 - m_beta) * sample;
         s.t_start = at;
         ++m_samples;
@@ -112,14 +114,28 @@ public:
         if (m_t_round_ps == 0) return 1.0;
         return std::min(quantum_time_ps / m_t_round_ps, 1.0);
     }
+    /// The standard threshold K (in the caller's unit: bytes or frames) and the shortest
+    /// quantum_time_ps() among the queues that mark, for threshold_for() and min_threshold().
+    void set_threshold(double k, double min_quantum_time_ps) {
+        m_k = k;
+        m_min_quantum_time_ps = min_quantum_time_ps;
+    }
+    /// K x scale_for(quantum_time_ps): the MQ-ECN threshold of such a queue now.
+    double threshold_for(double quantum_time_ps) const { return m_k * scale_for(quantum_time_ps); }
+    /// The smallest threshold_for() over the queues of set_threshold() (scale_for() falls as
+    /// the quantum shortens), so an occupancy at or below it passes in all of them.
+    double min_threshold() const { return threshold_for(m_min_quantum_time_ps); }
     /// Time to send queue q's quantum at line rate, in ps (quantum x 8 / C).
     double quantum_time_ps(unsigned q) const { return m_quantum_time_ps[q]; }
     /// When the last bit of a frame of `wire_bytes` whose first bit leaves at `start` is sent,
     /// at the port rate (the `at` of a round sample taken when a queue empties, as in ns-2).
-    ps_t tx_end(ps_t start, std::uint32_t wire_bytes) const { return start + m_serialize(wire_bytes); }
+    ps_t tx_end(ps_t start, std::uint32_t wire_bytes) const {
+        return start + (m_ps_per_byte ? wire_bytes * m_ps_per_byte : m_serialize(wire_bytes));
+    }
     double t_round_ps() const { return m_t_round_ps; }
     std::uint64_t samples() const { return m_samples; }
     unsigned queues() const { return m_n; }
+    ps_t t_idle() const { return m_t_idle; }
     bool idle() const { return m_idle_since != NOT_IDLE; }
 
 private:
@@ -131,9 +147,12 @@ private:
     alignas(64) double m_t_round_ps = 0;
     double m_beta;
     std::uint64_t m_samples = 0;
-    serializer m_serialize;
+    ps_t m_ps_per_byte;  ///< 0 if the rate does not divide 8e12 (then m_serialize)
     ps_t m_idle_since = NOT_IDLE;  ///< when the port went idle, NOT_IDLE while busy
     ps_t m_t_idle;
+    double m_min_quantum_time_ps = std::numeric_limits<double>::infinity();
+    double m_k = 0;
+    serializer m_serialize;
     std::array<double, MAX_QUEUES> m_quantum_time_ps{};  ///< quantum x 8 / C, in ps
     unsigned m_n;
     /// std::pow(β, k) for the usual short idle periods (the same values, without ~120
