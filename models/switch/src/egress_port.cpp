@@ -151,7 +151,7 @@ void egress_port::start(unsigned q, ps_t at, ps_t now, bool alone) {
     // have taken round samples since the last refresh.
     if (m_mark_dequeue_mask >> q & 1) {
         if (m_mq) refresh_pass_bound();
-        if (ecn_decision(q, f) == ecn_action::MARK) mark_ce(f, q);
+        if (!quick_pass(s) && ecn_decision(q, f) == ecn_action::MARK) mark_ce(f, q);
     }
     if (m_has_phantom && m_phantom->on_frame(wire, at)) mark_ce(f, q);
     count_backlog(q, pool, bytes, false);
@@ -189,7 +189,7 @@ void egress_port::accept(frame& f, unsigned in_port, unsigned pg, unsigned q, ps
     const unsigned pool = pool_of(q);
     // Occupancy including the arriving frame, as the marking test sees it (seed-001 §1.1).
     count_backlog(q, pool, bytes, true);
-    if (m_mark_enqueue_mask >> q & 1) {
+    if ((m_mark_enqueue_mask >> q & 1) && !quick_pass(s)) {
         const ecn_action a = ecn_decision(q, f);
         if (a == ecn_action::DROP) {
             count_backlog(q, pool, bytes, false);

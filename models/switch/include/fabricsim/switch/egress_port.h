@@ -133,6 +133,10 @@ private:
 
     enum class ecn_action { PASS, MARK, DROP };
     ecn_action ecn_decision(unsigned q, const frame& f);
+    /// Step marking's common case, inline: at or below m_pass_bound, ecn_decision() passes.
+    bool quick_pass(const queue_state& s) const {
+        return m_ecn_queue_step && (m_ecn_packets ? double(s.fifo.size() + 1) : double(s.bytes)) <= m_pass_bound;
+    }
     void on_wake();
     /// Picks and starts the next frame at `at` if one may go; returns whether one started.
     bool try_start(ps_t at, ps_t now);
