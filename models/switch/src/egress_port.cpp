@@ -24,7 +24,15 @@ egress_port::egress_port(const sc_core::sc_module_name& name, unsigned index, co
                          pool_backlog& pools, std::uint64_t rate_bps, std::uint64_t seed)
     : sc_core::sc_module(name),
       m_mmu(buffer),
-      m_index(index),
+      m_index(static_cast<std::uint16_t>(index)),
+      m_shaped(false),
+      m_use_sched(true),
+      m_ecn_queue_step(false),
+      m_ecn_packets(false),
+      m_drop_non_ect(false),
+      m_has_phantom(false),
+      m_count_pools(false),
+      m_count_port_bytes(false),
       m_sched(cfg.discipline, sched_params(cfg)),
       m_pools(pools),
       m_cfg(cfg),
@@ -41,7 +49,7 @@ egress_port::egress_port(const sc_core::sc_module_name& name, unsigned index, co
         quanta.push_back(m_sched.quantum(q));
         strict.push_back(m_sched.strict(q));
         if (m_sched.strict(q)) m_strict_mask = static_cast<std::uint8_t>(m_strict_mask | 1u << q);
-        else m_alone_bytes = std::min(m_alone_bytes, m_sched.quantum(q));
+        else m_alone_bytes = static_cast<std::uint16_t>(std::min<std::uint32_t>(m_alone_bytes, m_sched.quantum(q)));
         const auto bit = static_cast<std::uint8_t>(1u << q);
         if (cfg.mmu.queue[q].lossless) m_lossless_mask |= bit;
         if (cfg.ecn.mode != ecn_mode::OFF && (cfg.ecn.queue_mask >> q & 1)) {
@@ -201,6 +209,7 @@ void egress_port::accept(frame& f, unsigned in_port, unsigned pg, unsigned q, ps
     const bool port_was_empty = m_queued_frames == 1;
     const bool was_empty = s.fifo.empty();
     s.fifo.push_back({&f, ready, ticket, f.wire_bytes()});
+    m_last_ready = ready;
     if (s.bytes > s.peak_bytes) s.peak_bytes = s.bytes;
     // Without decay, port_busy() would only mark the port busy again, and the port_idle() that
     // must come before the next arrival at an empty port resets that anyway.
@@ -246,6 +255,10 @@ void egress_port::arm_next(ps_t now) {
     // Earliest time anything may go: the wire frees, a head leaves the pipeline, a shaper fills.
     const ps_t wire_free = std::max(now, m_busy_until);
     if (m_wake.pending() && m_wake.expiry() <= wire_free) return;  // nothing can go earlier
+    if (!m_shaped && m_last_ready <= wire_free) {  // every head is out of the pipeline by then
+        m_wake.arm_at(wire_free);
+        return;
+    }
     ps_t next = ~ps_t(0);
     for (unsigned bits = m_backlogged; bits; bits &= bits - 1) {
         const entry& head = m_queue[static_cast<unsigned>(__builtin_ctz(bits))].fifo.front();

@@ -177,24 +177,27 @@ private:
     /// MQ-ECN: an arrival at the empty port from this time on decays T_round (the port went
     /// idle T_idle before); an earlier one would not, so port_busy() is skipped.
     ps_t m_decay_from = ~ps_t(0);
+    /// `ready` of the last frame queued: frames reach the port in `ready` order, so no head
+    /// leaves the pipeline later (arm_next() need not look at the heads once it has passed).
+    ps_t m_last_ready = 0;
     std::uint32_t m_queued_frames = 0;
-    std::uint32_t m_index;
+    std::uint16_t m_index;
     /// Largest wire size a frame reaching an empty port may have to be served alone (the smallest
-    /// WRR/DWRR quantum; see queue_scheduler::serves_alone).
-    std::uint32_t m_alone_bytes = ~std::uint32_t(0);
+    /// WRR/DWRR quantum, at most 65535; see queue_scheduler::serves_alone).
+    std::uint16_t m_alone_bytes = 0xffff;
     std::uint8_t m_backlogged = 0;  ///< bit q: queue q holds frames
     // Per-queue flags from m_cfg, so the per-frame path does not reach into the switch config.
     std::uint8_t m_lossless_mask = 0;      ///< queues of the lossless service pool
     std::uint8_t m_mark_enqueue_mask = 0;  ///< ECN/RED decided at enqueue
     std::uint8_t m_mark_dequeue_mask = 0;  ///< ECN/RED decided at dequeue
-    bool m_shaped = false;          ///< any shaper configured (skips token arithmetic when not)
-    bool m_use_sched = true;        ///< false for a lone queue without MQ-ECN: plain FIFO
-    bool m_ecn_queue_step = false;  ///< per-queue step marking (DCTCP): ecn_decision's short path
-    bool m_ecn_packets = false;     ///< ECN thresholds count frames (else bytes)
-    bool m_drop_non_ect = false;    ///< a non-ECT frame above the threshold is dropped
-    bool m_has_phantom = false;
-    bool m_count_pools = false;       ///< pool-scope marking: keep m_pools up to date
-    bool m_count_port_bytes = false;  ///< port-scope marking: keep m_port_bytes up to date
+    bool m_shaped : 1;          ///< any shaper configured (skips token arithmetic when not)
+    bool m_use_sched : 1;       ///< false for a lone queue without MQ-ECN: plain FIFO
+    bool m_ecn_queue_step : 1;  ///< per-queue step marking (DCTCP): ecn_decision's short path
+    bool m_ecn_packets : 1;     ///< ECN thresholds count frames (else bytes)
+    bool m_drop_non_ect : 1;    ///< a non-ECT frame above the threshold is dropped
+    bool m_has_phantom : 1;
+    bool m_count_pools : 1;       ///< pool-scope marking: keep m_pools up to date
+    bool m_count_port_bytes : 1;  ///< port-scope marking: keep m_port_bytes up to date
     std::array<queue_state, MAX_QUEUES> m_queue;
     scheduler_type m_sched;
     model_timer m_wake = model_timer::bind<egress_port, &egress_port::on_wake>(this);
