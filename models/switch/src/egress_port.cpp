@@ -226,7 +226,7 @@ void egress_port::accept(frame& f, unsigned in_port, unsigned pg, unsigned q, ps
     }
     if (alone) return start(q, ready, now, true);
     if (idle && try_start(ready, now)) return;
-    m_cold[q].waited++;
+    m_waited[q]++;
     arm_next(now);
 }
 

@@ -1,6 +1,7 @@
 #pragma once
 /// FIFO ring buffer that grows by doubling and never shrinks, so steady-state push/pop do not
-/// allocate (std::deque allocates and frees blocks as it moves). 24 bytes (pointer and three
+/// allocate (std::deque allocates and frees blocks as it moves). An emptied ring restarts at
+/// its first slot. 24 bytes (pointer and three
 /// 32-bit indices), so a switch queue's ring and its counters share one cache line.
 #include <cstdint>
 #include <memory>
@@ -28,8 +29,9 @@ public:
     }
     T pop_front() {
         T v = std::move(m_buf[m_head]);
-        m_head = (m_head + 1) & m_mask;
-        --m_size;
+        // Emptied: start again at slot 0, so a ring that once grew keeps using its first cache
+        // lines while it holds a few entries, instead of cycling through all of them.
+        m_head = --m_size ? (m_head + 1) & m_mask : 0;
         return v;
     }
 

@@ -70,7 +70,7 @@ public:
     queue_stats stats_of(unsigned q) const {
         const queue_state& s = m_queue[q];
         const queue_cold& c = m_cold[q];
-        return {s.tx_frames, s.tx_bytes, c.waited, c.ce_marked, s.peak_bytes};
+        return {s.tx_frames, s.tx_bytes, m_waited[q], c.ce_marked, s.peak_bytes};
     }
     const drop_counters& drops_of(unsigned q) const { return m_cold[q].drops; }
     drop_counters drops() const;
@@ -101,7 +101,7 @@ private:
     // per-queue state (cold or per-configuration) is in queue_cold. The frame count is the
     // ring's size (plus the frame being decided, as marking counts it).
     struct alignas(64) queue_state {
-        ring<entry> fifo{64};
+        ring<entry> fifo{4};
         std::uint64_t bytes = 0;   ///< frame bytes queued (the arriving frame counts from its decision on)
         std::uint64_t tx_frames = 0;
         std::uint64_t tx_bytes = 0;
@@ -113,7 +113,6 @@ private:
     };
     static_assert(sizeof(queue_state) == 64, "one cache line per queue");
     struct queue_cold {
-        std::uint64_t waited = 0;
         std::uint64_t ce_marked = 0;
         double min_scale = 1.0;
         red_average avg;
@@ -199,6 +198,9 @@ private:
     bool m_count_pools : 1;       ///< pool-scope marking: keep m_pools up to date
     bool m_count_port_bytes : 1;  ///< port-scope marking: keep m_port_bytes up to date
     std::array<queue_state, MAX_QUEUES> m_queue;
+    /// Frames per queue that could not start when they left the pipeline: one line for the port
+    /// (a per-frame count, apart from the cold per-queue statistics).
+    alignas(64) std::array<std::uint64_t, MAX_QUEUES> m_waited{};
     scheduler_type m_sched;
     model_timer m_wake = model_timer::bind<egress_port, &egress_port::on_wake>(this);
     std::optional<mq_ecn_estimator> m_mq_state;
