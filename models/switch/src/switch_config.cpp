@@ -271,9 +271,10 @@ switch_config switch_config::load(const config_node& n) {
         if (quantum < 1542 && c.discipline == sched_discipline::WRR)
             sn.fail(quanta.empty() ? "quantum" : "quanta",
                     "must be at least one maximum frame on the wire for wrr (1542B: 1522 B + preamble + IFG)");
-        if (!c.sched[q].strict && (quantum == 0 || quantum > queue_scheduler::MAX_QUANTUM))
-            sn.fail(quanta.empty() ? "quantum" : "quanta", "must be 1B to 16MiB, got " + std::to_string(quantum) + "B");
-        c.sched[q].quantum_bytes = static_cast<std::uint32_t>(std::min<std::uint64_t>(quantum, queue_scheduler::MAX_QUANTUM));
+        // `quantum` has these bounds in the schema; `quanta` entries are checked here.
+        if (quantum < 64 || quantum > queue_scheduler::MAX_QUANTUM)
+            sn.fail(quanta.empty() ? "quantum" : "quanta", "entry " + std::to_string(q) + " must be 64B to 16MiB, got " + std::to_string(quantum) + "B");
+        c.sched[q].quantum_bytes = static_cast<std::uint32_t>(quantum);
     }
     const config_node shn = n.child("shaper");
     c.port_shaper.rate_bps = shn.rate("rate");
