@@ -174,8 +174,9 @@ void egress_port::start(unsigned q, ps_t at, ps_t now, bool alone) {
     // Only MQ-ECN uses the time the last bit leaves.
     const ps_t tx_end = m_mq ? m_mq->tx_end(at, wire) : at;
     if (m_use_sched) {
-        if (alone) m_sched.serve_alone(q, wire, at, tx_end);
-        else m_sched.served(q, wire, s.fifo.empty(), at, tx_end);
+        // accept() checked what serve_alone() would: the port was empty and the frame fits.
+        if (!alone) m_sched.served(q, wire, s.fifo.empty(), at, tx_end);
+        else if (!(m_strict_mask >> q & 1)) m_sched.serve_alone_known(q, at, tx_end, m_mq);
     }
     if (m_mq) {
         refresh_pass_bound();

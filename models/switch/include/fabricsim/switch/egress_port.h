@@ -185,6 +185,7 @@ private:
     /// WRR/DWRR quantum, at most 65535; see queue_scheduler::serves_alone).
     std::uint16_t m_alone_bytes = 0xffff;
     std::uint8_t m_backlogged = 0;  ///< bit q: queue q holds frames
+    std::uint8_t m_strict_mask = 0;  ///< strict-priority queues (they keep the standard threshold)
     // Per-queue flags from m_cfg, so the per-frame path does not reach into the switch config.
     std::uint8_t m_lossless_mask = 0;      ///< queues of the lossless service pool
     std::uint8_t m_mark_enqueue_mask = 0;  ///< ECN/RED decided at enqueue
@@ -207,7 +208,6 @@ private:
     pool_backlog& m_pools;
     std::uint64_t m_port_bytes = 0;  ///< frame bytes queued in the port (port-scope marking only)
     const switch_config& m_cfg;
-    std::uint8_t m_strict_mask = 0;  ///< strict-priority queues (they keep the standard threshold)
     std::optional<phantom_queue> m_phantom;
     std::array<token_bucket, MAX_QUEUES> m_shaper;
     token_bucket m_port_shaper;

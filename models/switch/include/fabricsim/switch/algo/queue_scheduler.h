@@ -87,6 +87,17 @@ public:
     /// serves_alone(q, bytes): the same state afterwards and the same observer calls, without
     /// touching the active list (the idle-port path of the egress port, once per such frame).
     void serve_alone(unsigned q, std::uint32_t bytes, ps_t now, ps_t tx_end);
+    /// serve_alone() for a caller that knows serves_alone(q, bytes) holds and q is not strict,
+    /// and passes the observer it set: the same effect, reading and writing q's entry only
+    /// (the egress port's idle path, where the rest of the scheduler's state is cold).
+    void serve_alone_known(unsigned q, ps_t now, ps_t tx_end, Observer* observer) {
+        queue_state& s = m_q[q];
+        ++s.rounds;
+        if (observer) {
+            observer->queue_activated(q, now, s.slot);
+            observer->queue_finished_round(q, tx_end, s.slot);
+        }
+    }
 
     /// Deficit counter of q in bytes (0 for strict queues), for tests and statistics.
     std::int64_t deficit(unsigned q) const { return m_q.at(q).deficit; }
