@@ -1,6 +1,7 @@
 #include "fabricsim/platforms/platform.h"
 
 #include <sys/resource.h>
+#include <time.h>
 
 #include <algorithm>
 #include <chrono>
@@ -33,6 +34,14 @@ long peak_rss_kib() {
     struct rusage ru {};
     getrusage(RUSAGE_SELF, &ru);
     return ru.ru_maxrss;
+}
+
+/// CPU time of the calling thread (the simulation runs on it). Unlike wall time it leaves out
+/// time the thread did not run, including a virtual CPU's time stolen by its host.
+double thread_cpu_seconds() {
+    timespec ts{};
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return double(ts.tv_sec) + double(ts.tv_nsec) * 1e-9;
 }
 
 constexpr const char* VERSION = "0.1.0";
@@ -202,7 +211,7 @@ void platform::sample() {
     m_sample_tick.notify(to_sc_time(m_sc.sample_interval));
 }
 
-nlohmann::json platform::summary(double wall_seconds) const {
+nlohmann::json platform::summary(double wall_seconds, double cpu_seconds) const {
     using nlohmann::json;
     json s;
     s["fabricsim_version"] = VERSION;
@@ -407,6 +416,8 @@ nlohmann::json platform::summary(double wall_seconds) const {
     s["config"] = yaml_to_json(m_sc.echo);
     s["host_perf"] = {{"wall_time_s", wall_seconds},
                       {"frame_hops_per_s", wall_seconds > 0 ? double(hops) / wall_seconds : 0.0},
+                      {"cpu_time_s", cpu_seconds},
+                      {"frame_hops_per_cpu_s", cpu_seconds > 0 ? double(hops) / cpu_seconds : 0.0},
                       {"peak_rss_kib", peak_rss_kib()}};
     return s;
 }
@@ -530,11 +541,13 @@ run_result run_scenario(const scenario& sc, const std::string& out_dir, bool run
     auto top = std::make_unique<platform>("top", sc, out_dir);
     if (run_ahead) scheduler::instance().run_ahead_until(sc.duration);
     const auto t0 = std::chrono::steady_clock::now();
+    const double c0 = thread_cpu_seconds();
     sc_core::sc_start(to_sc_time(sc.duration));
+    const double cpu = thread_cpu_seconds() - c0;
     const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     run_result r;
     r.out_dir = out_dir;
-    r.summary = top->summary(wall);
+    r.summary = top->summary(wall, cpu);
     if (!out_dir.empty()) {
         std::ofstream(out_dir + "/summary.json") << r.summary.dump(2) << '\n';
         if (sc.flows_csv) top->write_flows_csv(out_dir + "/flows.csv");

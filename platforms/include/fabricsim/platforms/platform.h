@@ -35,7 +35,7 @@ public:
     const std::vector<std::unique_ptr<nic::nic_device>>& nics() const { return m_nics; }
 
     /// Builds summary.json content after the run (wall-clock figures under "host_perf").
-    nlohmann::json summary(double wall_seconds) const;
+    nlohmann::json summary(double wall_seconds, double cpu_seconds) const;
     void write_flows_csv(const std::string& path) const;
     /// queries.csv: one row per partition/aggregate query (start, QCT, timeouts).
     void write_queries_csv(const std::string& path) const;
