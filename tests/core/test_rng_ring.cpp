@@ -26,6 +26,19 @@ TEST_CASE("exponential and pareto draws have the requested mean", "[rng]") {
     for (int i = 0; i < 1000; ++i) CHECK(r.below(3) < 3);
 }
 
+TEST_CASE("an emptied ring starts again at its first slot", "[ring]") {
+    ring<int> q(8);
+    q.push_back(1);
+    const int* first = &q.front();
+    q.push_back(2);
+    q.pop_front();
+    CHECK(&q.front() == first + 1);
+    q.pop_front();
+    q.push_back(3);  // not first + 2: a queue that holds a few entries stays in its first lines
+    CHECK(&q.front() == first);
+    CHECK(q.pop_front() == 3);
+}
+
 TEST_CASE("ring keeps FIFO order across growth", "[ring]") {
     ring<int> q(2);
     for (int i = 0; i < 5; ++i) q.push_back(i);

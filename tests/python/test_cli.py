@@ -29,6 +29,9 @@ def test_default_scenario_runs_and_writes_results(sim, scenarios, tmp_path):
     assert ts[0].startswith("time_us,s0.buffer_bytes")
     assert len(ts) == 1 + 500  # 5 ms sampled every 10 us
     assert max(int(r.split(",")[1]) for r in ts[1:]) > 100_000
+    perf = s["host_perf"]
+    assert 0 < perf["cpu_time_s"] <= perf["wall_time_s"] * 1.01
+    assert perf["frame_hops_per_cpu_s"] == pytest.approx(s["kernel"]["frame_hops"] / perf["cpu_time_s"])
 
 
 def test_same_seed_gives_identical_results(sim, scenarios, tmp_path):

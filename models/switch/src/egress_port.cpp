@@ -101,14 +101,14 @@ egress_port::egress_port(const sc_core::sc_module_name& name, unsigned index, co
 }
 
 egress_port::ecn_action egress_port::ecn_decision(unsigned q, const frame& f) {
-    // Both callers decide with the frame counted in its queue but not in the ring.
+    // Both callers decide with the frame counted in its queue but not in the ring, and only
+    // when quick_pass() did not already pass it.
     const queue_state& s = m_queue[q];
     if (m_ecn_queue_step) {
         // What the general path computes for a step on the instantaneous queue: the average is
         // the occupancy (weight 1, no state to keep) and red_probability() is 0 or 1, no draw.
         // The threshold is K x threshold_scale(q), from the queue's line (and MQ-ECN's first).
         const double occupancy = m_ecn_packets ? double(s.fifo.size() + 1) : double(s.bytes);
-        if (occupancy <= m_pass_bound) return ecn_action::PASS;
         if (occupancy <= (m_mq ? m_mq->threshold_for(s.ecn_param) : s.ecn_param)) return ecn_action::PASS;
         if (f.ecn != ecn_codepoint::NOT_ECT) return ecn_action::MARK;
         return m_drop_non_ect ? ecn_action::DROP : ecn_action::PASS;

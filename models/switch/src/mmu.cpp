@@ -173,16 +173,15 @@ bool mmu::admit_plain(unsigned in_port, unsigned pg, unsigned out_port, unsigned
     }
     count& pgo = m_ports[in_port].pg[pg];
     if (exceeds(pgo.cells, pgo.cells + s,
-                limit(m_hot.pg_dynamic >> pg & 1, m_pg_alpha[pg], m_cfg.pg[pg].shared.static_cells,
-                      m_hot.lossy_pool_cells, used))) {
+                m_hot.pg_dynamic >> pg & 1 ? dynamic_limit(m_pg_alpha[pg], used) : m_cfg.pg[pg].shared.static_cells)) {
         why = drop_cause::INGRESS_PG_LIMIT;
         return false;
     }
     port_accounts& out = m_ports[out_port];
     count& qo = out.queue[queue];
     if (exceeds(qo.cells, qo.cells + s,
-                limit(m_hot.queue_dynamic >> queue & 1, m_queue_alpha[queue], m_cfg.queue[queue].shared.static_cells,
-                      m_hot.lossy_pool_cells, used))) {
+                m_hot.queue_dynamic >> queue & 1 ? dynamic_limit(m_queue_alpha[queue], used)
+                                                 : m_cfg.queue[queue].shared.static_cells)) {
         why = drop_cause::EGRESS_QUEUE_LIMIT;
         return false;
     }

@@ -150,14 +150,16 @@ private:
         o.cells += static_cast<std::uint32_t>(n);
         if (o.cells > o.peak_cells) o.peak_cells = o.cells;
     }
-    static std::uint64_t limit(bool dynamic, double alpha, std::uint64_t static_cells, std::uint64_t pool_cells,
-                               std::uint64_t pool_used) {
-        if (!dynamic) return static_cells;
+    static std::uint64_t dynamic_limit(double alpha, std::uint64_t pool_cells, std::uint64_t pool_used) {
         const std::uint64_t free = pool_cells > pool_used ? pool_cells - pool_used : 0;
         return static_cast<std::uint64_t>(alpha * double(free));  // >= 0: truncation is floor
     }
+    /// The plain path's dynamic limit (lossy pool).
+    std::uint64_t dynamic_limit(double alpha, std::uint64_t used) const {
+        return dynamic_limit(alpha, m_hot.lossy_pool_cells, used);
+    }
     std::uint64_t limit(const threshold_spec& t, unsigned pool, std::uint64_t pool_used) const {
-        return limit(t.dynamic, t.alpha, t.static_cells, m_pool_cells[pool], pool_used);
+        return t.dynamic ? dynamic_limit(t.alpha, m_pool_cells[pool], pool_used) : t.static_cells;
     }
     bool exceeds(std::uint64_t shared_before, std::uint64_t shared_after, std::uint64_t limit) const {
         return m_hot.accept_crossing ? shared_before >= limit && shared_after > shared_before

@@ -91,6 +91,9 @@ public:
     /// and passes the observer it set: the same effect, reading and writing q's entry only
     /// (the egress port's idle path, where the rest of the scheduler's state is cold).
     void serve_alone_known(unsigned q, ps_t now, ps_t tx_end, Observer* observer) {
+        // served() leaves an emptied queue with no deficit and no visit, one round further on.
+        // A queue out of the active list has both already (backlogged() and the emptying
+        // served() reset them), and q is out of it (m_active == 0): only the round is counted.
         queue_state& s = m_q[q];
         ++s.rounds;
         if (observer) {
@@ -227,16 +230,7 @@ void basic_queue_scheduler<Observer>::serve_alone(unsigned q, std::uint32_t byte
     check_index(q);
     if (!serves_alone(q, bytes))
         throw std::logic_error("queue_scheduler: serve_alone() while it would not serve alone");
-    if (m_strict_mask >> q & 1) return;
-    // served() leaves an emptied queue with no deficit and no visit, one round further on. A
-    // queue out of the active list has both already (backlogged() and the emptying served()
-    // reset them), and q is out of it (m_active == 0), so only the round is counted.
-    queue_state& s = m_q[q];
-    ++s.rounds;
-    if (m_observer) {
-        m_observer->queue_activated(q, now, s.slot);
-        m_observer->queue_finished_round(q, tx_end, s.slot);
-    }
+    if (!(m_strict_mask >> q & 1)) serve_alone_known(q, now, tx_end, m_observer);
 }
 
 // The queue has used its turn with backlog left: to the tail, the next visit grants a quantum.
