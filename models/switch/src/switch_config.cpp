@@ -122,7 +122,7 @@ void switch_config::describe(config_schema& s, const std::string& p) {
                      "WRR/DWRR quantum per round, in wire bytes (frame + preamble + IFG; 1538B = one 1500 B IP packet)");
     qu.min = 64;
     qu.max = 16 << 20;
-    s.add(sp + ".quanta", value_kind::STRING_LIST, "[]", "Per-queue quanta overriding `quantum` (e.g. ['1538B', '3076B'])");
+    s.add(sp + ".quanta", value_kind::STRING_LIST, "[]", "Per-queue quanta overriding `quantum`, each 64B..16MiB (e.g. ['1538B', '3076B'])");
 
     s.add(p + ".shaper.rate", value_kind::BIT_RATE, "0bps", "Port token-bucket rate in wire bits/s; 0 = off");
     s.add(p + ".shaper.burst", value_kind::BYTES, "3000B", "Port token-bucket depth (wire bytes, >= largest frame)");
