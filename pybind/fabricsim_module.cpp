@@ -3,6 +3,7 @@
 // SystemC and therefore runs at most once per process (fabricsim.run() calls it in a fresh
 // worker process). Results cross as JSON text; tables stay in the results folder.
 #include <atomic>
+#include <map>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -27,26 +28,33 @@ namespace {
 
 std::atomic<bool> g_elaborated{false};
 
+using file_map = std::map<std::string, std::string>;
+
 platforms::scenario_source make_source(const std::string& config, bool is_file, std::vector<std::string> overrides,
-                                       std::string name) {
+                                       std::string name, std::string base_dir, file_map files) {
     using origin = platforms::scenario_source::origin;
-    return {is_file ? origin::FILE : origin::TEXT, config, std::move(overrides), std::move(name)};
+    return {is_file ? origin::FILE : origin::TEXT, config, std::move(overrides), std::move(name), std::move(base_dir),
+            std::move(files)};
 }
 
-py::dict validate(const std::string& config, bool is_file, std::vector<std::string> overrides, std::string name) {
-    const auto sc = platforms::prepare_scenario(make_source(config, is_file, std::move(overrides), std::move(name)));
+py::dict validate(const std::string& config, bool is_file, std::vector<std::string> overrides, std::string name,
+                  std::string base_dir, file_map files) {
+    const auto sc = platforms::prepare_scenario(
+        make_source(config, is_file, std::move(overrides), std::move(name), std::move(base_dir), std::move(files)));
     py::dict d;
     d["name"] = sc.name;
     d["seed"] = sc.seed;
     d["counts"] = platforms::describe_counts(sc);
-    d["config_json"] = yaml_to_json(sc.echo).dump();
+    d["config_json"] = echo_json(platforms::scenario_schema(), sc.echo).dump();
+    d["files"] = sc.files_read;
     return d;
 }
 
 std::string run(const std::string& config, bool is_file, std::vector<std::string> overrides, std::string name,
-                const std::string& out_dir, bool run_ahead) {
+                const std::string& out_dir, bool run_ahead, std::string base_dir, file_map files) {
     // Validate first (a bad key costs this process nothing), then claim the one elaboration.
-    const auto sc = platforms::prepare_scenario(make_source(config, is_file, std::move(overrides), std::move(name)));
+    const auto sc = platforms::prepare_scenario(
+        make_source(config, is_file, std::move(overrides), std::move(name), std::move(base_dir), std::move(files)));
     if (g_elaborated.exchange(true))
         throw std::runtime_error("a SystemC simulation already ran in this process (one elaboration per process; "
                                  "use fabricsim.run(), which starts a fresh worker)");
@@ -104,13 +112,15 @@ PYBIND11_MODULE(_fabricsim, m) {
         }
     });
     m.def("validate", &validate, py::arg("config"), py::arg("is_file"), py::arg("overrides") = std::vector<std::string>{},
-          py::arg("name") = "",
-          "Reads, overrides and validates a scenario without elaborating; returns name, seed, counts "
-          "and the configuration echo (JSON text). Raises ConfigError naming the key.");
+          py::arg("name") = "", py::arg("base_dir") = "", py::arg("files") = file_map{},
+          "Reads, overrides and validates a scenario without elaborating; returns name, seed, counts, "
+          "the configuration echo (JSON text) and files ({absolute path: content} of every file it read). "
+          "Relative paths resolve against base_dir (default: the file's directory, or the current one for "
+          "text); a path in `files` is read from there. Raises ConfigError naming the key.");
     m.def("run", &run, py::arg("config"), py::arg("is_file"), py::arg("overrides"), py::arg("name"),
-          py::arg("out_dir"), py::arg("run_ahead") = true,
+          py::arg("out_dir"), py::arg("run_ahead") = true, py::arg("base_dir") = "", py::arg("files") = file_map{},
           "Validates, elaborates and simulates one scenario, writes the results folder and returns "
-          "summary.json as text. Once per process.");
+          "summary.json as text. Once per process. base_dir and files as for validate().");
     m.def("explain", &explain, py::arg("key") = "", "Schema text for parameters under `key`, or None.");
     m.def("format_summary", &format_summary, py::arg("summary_json"), "The CLI's summary table.");
     m.def("schema", &schema, "Every parameter: path, default, help, range, choices.");

@@ -413,7 +413,7 @@ nlohmann::json platform::summary(double wall_seconds, double cpu_seconds) const 
         s["incast"] = std::move(groups);
     }
     s["flows"] = std::move(flows);
-    s["config"] = yaml_to_json(m_sc.echo);
+    s["config"] = echo_json(scenario_schema(), m_sc.echo);
     s["host_perf"] = {{"wall_time_s", wall_seconds},
                       {"frame_hops_per_s", wall_seconds > 0 ? double(hops) / wall_seconds : 0.0},
                       {"cpu_time_s", cpu_seconds},
@@ -553,7 +553,7 @@ run_result run_scenario(const scenario& sc, const std::string& out_dir, bool run
         if (sc.flows_csv) top->write_flows_csv(out_dir + "/flows.csv");
         top->write_traces(out_dir + "/traces");
         top->write_queries_csv(out_dir + "/queries.csv");
-        std::ofstream(out_dir + "/config.yaml") << YAML::Dump(sc.echo) << '\n';
+        std::ofstream(out_dir + "/config.yaml") << echo_yaml(scenario_schema(), sc.echo) << '\n';
     }
     return r;
 }

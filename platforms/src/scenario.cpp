@@ -2,7 +2,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
+#include <fstream>
 #include <map>
+#include <sstream>
 
 #include "fabricsim/core/rng.h"
 #include "fabricsim/host/algo/flow_size_distribution.h"
@@ -163,8 +166,33 @@ void make_tcp(host::flow_spec& f, const host::tcp_options& o) {
                                                              : host::ecn_feedback::NONE;
 }
 
-/// The flow-size distribution a workload names (shipped CDF, analytic, or a CSV file).
-host::flow_size_distribution size_distribution(const config_node& w) {
+/// The files a scenario reads (workload CSVs), see load_scenario.
+struct file_reader {
+    std::string base_dir;
+    const std::map<std::string, std::string>& given;
+    std::map<std::string, std::string>& read;
+
+    /// `path` made absolute against base_dir (the current directory if "") and normalised.
+    std::string resolve(const std::string& path) const {
+        const std::filesystem::path p(path);
+        const auto abs = p.is_absolute()    ? p
+                         : base_dir.empty() ? std::filesystem::absolute(p)
+                                            : std::filesystem::absolute(std::filesystem::path(base_dir) / p);
+        return abs.lexically_normal().string();
+    }
+    /// The content of a resolved path: from `given`, else from the disk; recorded in `read`.
+    const std::string& content(const std::string& resolved, const config_node& n, const std::string& key) {
+        if (auto it = given.find(resolved); it != given.end()) return read[resolved] = it->second;
+        std::ifstream in(resolved, std::ios::binary);
+        std::ostringstream text;
+        if (!(in && text << in.rdbuf())) n.fail(key, "cannot read '" + resolved + "'");
+        return read[resolved] = text.str();
+    }
+};
+
+/// The flow-size distribution a workload names (shipped CDF, analytic, or a CSV file). The
+/// absolute path of a CSV file goes to `path`.
+host::flow_size_distribution size_distribution(const config_node& w, file_reader& files, std::string& path) {
     const std::string name = w.str("sizes");
     try {
         if (name == "hull_mix")
@@ -178,7 +206,8 @@ host::flow_size_distribution size_distribution(const config_node& w) {
         if (name.find('/') == std::string::npos && name.find('.') == std::string::npos)
             w.fail("sizes", "unknown distribution '" + name +
                                 "' (websearch, datamining, fb_hadoop, hull_mix, pareto, fixed, or a CSV file path)");
-        return host::flow_size_distribution::load_csv(name);
+        path = files.resolve(name);
+        return host::flow_size_distribution::from_csv_text(files.content(path, w, "sizes"), path);
     } catch (const std::invalid_argument& e) {
         w.fail("sizes", e.what());
     }
@@ -420,6 +449,37 @@ const config_schema& scenario_schema() {
 
 namespace {
 
+bool is_alnum(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9'); }
+
+/// Why an explicit scenario name cannot name a results folder, or "".
+std::string unsafe_name(const std::string& n) {
+    if (n.empty()) return "is empty";
+    if (n.size() > 100) return "is longer than 100 characters";
+    if (n[0] == '.' || n[0] == '-') return "'" + n + "' starts with '" + n[0] + "'";
+    for (const char c : n) {
+        if (c == '/' || c == '\\') return "'" + n + "' contains '" + c + "'";
+        if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) return "contains a control character";
+    }
+    return {};
+}
+
+/// A name derived from a file name, made safe: characters other than [A-Za-z0-9._+-] and a
+/// leading '.' or '-' become '_'.
+std::string safe_name(const std::string& n) {
+    std::string s = n.substr(0, 100);
+    for (char& c : s)
+        if (!is_alnum(c) && c != '.' && c != '_' && c != '+' && c != '-') c = '_';
+    if (!s.empty() && (s[0] == '.' || s[0] == '-')) s[0] = '_';
+    return s.empty() ? "scenario" : s;
+}
+
+/// Node names become SystemC object names (no '.'), pcap file names, CSV fields and "sw:3".
+void check_node_name(const config_node& n) {
+    const std::string name = n.str("name");
+    if (name.empty() || !std::all_of(name.begin(), name.end(), [](char c) { return is_alnum(c) || c == '_' || c == '-'; }))
+        n.fail("name", "'" + name + "' is not a node name: use letters, digits, '_' and '-'");
+}
+
 void build_topology(scenario& sc, const config_node& t) {
     topology& topo = sc.topo;
     const std::uint64_t host_rate = t.rate("host_rate");
@@ -470,10 +530,12 @@ void build_topology(scenario& sc, const config_node& t) {
         }
     } else {
         for (const auto& h : t.list("hosts")) {
+            check_node_name(h);
             if (topo.find(h.str("name")) >= 0) h.fail("name", "duplicate node name '" + h.str("name") + "'");
             topo.add_node(h.str("name"), node_kind::HOST, 1);
         }
         for (const auto& s : t.list("switches")) {
+            check_node_name(s);
             if (topo.find(s.str("name")) >= 0) s.fail("name", "duplicate node name '" + s.str("name") + "'");
             topo.add_node(s.str("name"), node_kind::SWITCH, static_cast<std::uint32_t>(s.integer("ports")));
         }
@@ -533,7 +595,7 @@ std::uint32_t host_by_name(const scenario& sc, const config_node& n, const std::
     return static_cast<std::uint32_t>(i);
 }
 
-void build_traffic(scenario& sc, const config_node& tr, const host::tcp_options& tcp) {
+void build_traffic(scenario& sc, const config_node& tr, const host::tcp_options& tcp, file_reader& files) {
     for (const auto& f : tr.list("flows")) {
         host::flow_spec spec = read_flow_common(f, sc.duration);
         read_transport(spec, f, tcp, "traffic.flows[]");
@@ -582,8 +644,11 @@ void build_traffic(scenario& sc, const config_node& tr, const host::tcp_options&
     }
     std::size_t wi = 0;
     for (const auto& w : tr.list("workload")) {
-        const std::string base = "traffic.workload[" + std::to_string(wi++) + "]";
-        host::flow_size_distribution dist = size_distribution(w);
+        const std::size_t index = wi++;
+        const std::string base = "traffic.workload[" + std::to_string(index) + "]";
+        std::string csv_path;
+        host::flow_size_distribution dist = size_distribution(w, files, csv_path);
+        if (!csv_path.empty()) sc.echo["traffic"]["workload"][index]["sizes"] = csv_path;
         host::tcp_options o = tcp;
         if (w.has("cc")) o.cc.kind = cc_from(w.str("cc"));
         const double load = w.real("load");
@@ -689,13 +754,25 @@ void build_traffic(scenario& sc, const config_node& tr, const host::tcp_options&
 
 }  // namespace
 
-scenario load_scenario(const YAML::Node& root_in, const std::string& name) {
+scenario load_scenario(const YAML::Node& root_in, const std::string& name, const std::string& base_dir,
+                       const std::map<std::string, std::string>& files) {
     const config_schema& schema = scenario_schema();
     YAML::Node root = root_in && !root_in.IsNull() ? root_in : YAML::Node(YAML::NodeType::Map);
     schema.validate(root);
     config_node top(schema, root, "", "");
     scenario sc;
-    sc.name = top.has("name") ? top.str("name") : name;
+    sc.echo = with_defaults(schema, root);
+    if (top.has("name")) {
+        sc.name = top.str("name");
+        if (const std::string why = unsafe_name(sc.name); !why.empty())
+            top.fail("name", why + " (the name is the results folder's name: one path component)");
+    } else {
+        sc.name = safe_name(name);
+        YAML::Node echo(YAML::NodeType::Map);  // the echo runs again under the same name
+        echo["name"] = sc.name;
+        for (const auto& kv : sc.echo) echo[kv.first] = kv.second;
+        sc.echo = echo;
+    }
     const auto seed = top.integer("seed");
     sc.seed = static_cast<std::uint64_t>(seed);
     sc.duration = top.time("duration");
@@ -710,7 +787,8 @@ scenario load_scenario(const YAML::Node& root_in, const std::string& name) {
         const std::string why = sc.sw.mmu_for(sc.topo.nodes[n].ports).validate();
         if (!why.empty()) top.fail("switch.mmu", "switch '" + sc.topo.nodes[n].name + "': " + why);
     }
-    build_traffic(sc, top.child("traffic"), read_tcp(top.child("tcp")));
+    file_reader reader{base_dir, files, sc.files_read};
+    build_traffic(sc, top.child("traffic"), read_tcp(top.child("tcp")), reader);
     const auto res = top.child("results");
     sc.sample_interval = res.time("sample_interval");
     sc.per_queue_series = res.boolean("per_queue_series");
@@ -720,7 +798,6 @@ scenario load_scenario(const YAML::Node& root_in, const std::string& name) {
         if (sc.topo.link_at(e.node, e.port) < 0) res.fail("pcap", "no link is attached to '" + p + "'");
         sc.pcap.push_back({p, e});
     }
-    sc.echo = with_defaults(schema, root);
     return sc;
 }
 

@@ -11,7 +11,9 @@ scenario prepare_scenario(const scenario_source& src) {
     for (const auto& s : src.overrides) apply_override(root, s);
     std::string name = src.name;
     if (name.empty()) name = file ? std::filesystem::path(src.file_or_text).stem().string() : "scenario";
-    return load_scenario(root, name);
+    std::string base_dir = src.base_dir;
+    if (base_dir.empty() && file) base_dir = std::filesystem::absolute(src.file_or_text).parent_path().string();
+    return load_scenario(root, name, base_dir, src.files);
 }
 
 std::string describe_counts(const scenario& sc) {

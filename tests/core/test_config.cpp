@@ -2,6 +2,8 @@
 
 #include <sstream>
 
+#include <nlohmann/json.hpp>
+
 #include "fabricsim/core/config.h"
 
 using namespace fabricsim;
@@ -77,4 +79,88 @@ TEST_CASE("explain prints defaults, ranges and choices", "[config]") {
     CHECK(text.find("duration") == std::string::npos);
     std::ostringstream none;
     CHECK_FALSE(schema().explain(none, "nope"));
+}
+
+namespace {
+std::string error_of_load(const std::string& yaml) {
+    try {
+        load_yaml_string(yaml);
+    } catch (const config_error& e) {
+        return e.what();
+    }
+    return "";
+}
+}  // namespace
+
+TEST_CASE("a repeated key is refused naming its path and both places", "[config]") {
+    CHECK(error_of_load("duration: 1ms\nswitch:\n  buffer: 1MiB\n  mode: cut_through\n  buffer: 2MiB\n") ==
+          "switch.buffer: duplicate key (lines 3 and 5)");
+    CHECK(error_of_load("flows: [{src: a}, {src: b, rate: 1Gbps, src: c}]") ==
+          "flows[1].src: duplicate key (line 1, columns 20 and 41)");
+    CHECK(error_of_load("a: 1\nb: 2\n") == "");
+    auto root = load_yaml_string("duration: 1ms");
+    try {
+        apply_override(root, "switch={buffer: 1MiB, buffer: 2MiB}");
+        FAIL("no error");
+    } catch (const config_error& e) {
+        CHECK(std::string(e.what()) == "switch.buffer: duplicate key (line 1, columns 2 and 16 of the value set)");
+    }
+}
+
+TEST_CASE("int and real parameters are strict decimal", "[config]") {
+    config_schema s;
+    s.add("n", value_kind::INT, "1", "count");
+    s.add("x", value_kind::REAL, "0.5", "fraction");
+    auto err = [&](const std::string& yaml) {
+        try {
+            s.validate(load_yaml_string(yaml));
+        } catch (const config_error& e) {
+            return std::string(e.what());
+        }
+        return std::string();
+    };
+    CHECK(err("n: 0x10") == "n: '0x10' is not a decimal integer");
+    CHECK(err("n: 010") == "n: '010' has a leading zero (octal is not accepted)");
+    CHECK(err("x: 1,5") == "x: '1,5' is not a decimal number");
+    CHECK(err("x: .inf") == "x: '.inf' does not start with a decimal number");
+    CHECK(err("n: 16\nx: 1e-3") == "");
+    const auto root = load_yaml_string("n: 16\nx: 1e-3");
+    config_node top(s, root, "", "");
+    CHECK(top.integer("n") == 16);
+    CHECK(top.real("x") == 1e-3);
+}
+
+TEST_CASE("the echo is typed by the schema, in JSON and in YAML 1.1-safe text", "[config]") {
+    config_schema s;
+    s.add("name", value_kind::STRING, "", "name").optional = true;
+    s.add("flag", value_kind::BOOL, "false", "flag");
+    s.add("n", value_kind::INT, "1", "count");
+    s.add("x", value_kind::REAL, "8", "alpha");
+    s.add("g", value_kind::REAL, "0.000001", "gain");
+    auto& mode = s.add("ecn.mode", value_kind::CHOICE, "off", "mode");
+    mode.choices = {"off", "on"};
+    s.add("pcap", value_kind::STRING_LIST, "", "ports").optional = true;
+    s.add("flows", value_kind::MAP_LIST, "", "flows");
+    s.add("flows[].src", value_kind::STRING, "", "source");
+    s.add("flows[].frames", value_kind::INT, "", "frames").optional = true;
+    s.add("flows[].rate", value_kind::BIT_RATE, "1Gbps", "rate");
+    const auto root = load_yaml_string("name: '123'\nflag: yes\nflows: [{src: 'no', frames: 5}]\npcap: [y, '0x1']");
+    s.validate(root);
+    const auto echo = with_defaults(s, root);
+    const nlohmann::json j = echo_json(s, echo);
+    const auto expected = nlohmann::json::parse(R"({"name": "123", "flag": true, "n": 1, "x": 8.0, "g": 1e-06,
+        "ecn": {"mode": "off"}, "pcap": ["y", "0x1"], "flows": [{"src": "no", "frames": 5, "rate": "1Gbps"}]})");
+    CHECK(j == expected);
+    CHECK(j["x"].is_number_float());
+    CHECK(j["flows"][0]["frames"].is_number_integer());
+    const std::string text = echo_yaml(s, echo);
+    INFO(text);
+    CHECK(text.find("name: \"123\"") != std::string::npos);
+    CHECK(text.find("flag: true") != std::string::npos);
+    CHECK(text.find("\nx: 8.0") != std::string::npos);
+    CHECK(text.find("\ng: 1.0e-06\n") != std::string::npos);
+    CHECK(text.find("mode: \"off\"") != std::string::npos);
+    CHECK(text.find("src: \"no\"") != std::string::npos);
+    CHECK(echo_json(s, load_yaml_string(text)) == expected);
+    CHECK(text.find("name") < text.find("flows"));  // the tree's key order, not sorted
 }

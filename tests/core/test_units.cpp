@@ -59,3 +59,41 @@ TEST_CASE("period_rounder matches ceil_to_period", "[units]") {
         CHECK(r(top) == ceil_to_period(top, period));
     }
 }
+
+TEST_CASE("numbers are decimal: scientific notation and '+' pass; hex, inf and nan do not", "[units]") {
+    std::string why;
+    CHECK(*parse_time("1e3us", why) == 1'000'000'000u);
+    CHECK(*parse_time("+1.5us", why) == 1'500'000u);
+    CHECK(*parse_time(".5us", why) == 500'000u);
+    CHECK_FALSE(parse_bit_rate("0x10Gbps", why));
+    CHECK(why == "'0x10Gbps' is hexadecimal; write a decimal number");
+    CHECK_FALSE(parse_time("infs", why));
+    CHECK(why == "'infs' does not start with a decimal number");
+    CHECK_FALSE(parse_time("nanms", why));
+    CHECK_FALSE(parse_time("1,5ms", why));  // the ',' is not a decimal point in any locale
+    CHECK(why == "'1,5ms' needs a time unit (ps, ns, us, ms, s)");
+    CHECK_FALSE(parse_time("1e999s", why));
+    CHECK(why == "'1e999s' is out of range");
+}
+
+TEST_CASE("integers and reals are strict decimal", "[units]") {
+    std::string why;
+    CHECK(*parse_integer("42", why) == 42);
+    CHECK(*parse_integer("-7", why) == -7);
+    CHECK(*parse_integer("+7", why) == 7);
+    CHECK(*parse_integer("0", why) == 0);
+    CHECK(*parse_integer("9223372036854775807", why) == INT64_MAX);
+    CHECK_FALSE(parse_integer("0x10", why));
+    CHECK(why == "'0x10' is not a decimal integer");
+    CHECK_FALSE(parse_integer("010", why));  // yaml-cpp reads 8 (octal), YAML 1.2 10
+    CHECK(why == "'010' has a leading zero (octal is not accepted)");
+    CHECK_FALSE(parse_integer("9223372036854775808", why));
+    CHECK(why == "'9223372036854775808' is out of range");
+    for (const char* bad : {"", "+", "-", "1.0", "1e3", " 1", "+-1", "1_000"}) CHECK_FALSE(parse_integer(bad, why));
+    CHECK(*parse_real("0.0625", why) == 0.0625);
+    CHECK(*parse_real("1e-6", why) == 1e-6);
+    CHECK(*parse_real("8", why) == 8.0);
+    CHECK(*parse_real("-.5", why) == -0.5);
+    for (const char* bad : {"", "1,5", "0x1p3", "inf", "nan", ".inf", "1.5x", "--1", "+-1", "."})
+        CHECK_FALSE(parse_real(bad, why));
+}

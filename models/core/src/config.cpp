@@ -1,5 +1,6 @@
 #include "fabricsim/core/config.h"
 
+#include <charconv>
 #include <cmath>
 #include <iomanip>
 #include <ostream>
@@ -55,16 +56,14 @@ double parse_scalar(const param_spec& p, const YAML::Node& v, const std::string&
             return b ? 1 : 0;
         }
         case value_kind::INT: {
-            long long i;
-            if (!YAML::convert<long long>::decode(v, i))
-                throw config_error(dpath, "'" + s + "' is not an integer");
-            return static_cast<double>(i);
+            auto r = parse_integer(s, why);
+            if (!r) throw config_error(dpath, why);
+            return static_cast<double>(*r);
         }
         case value_kind::REAL: {
-            double d;
-            if (!YAML::convert<double>::decode(v, d) || !std::isfinite(d))
-                throw config_error(dpath, "'" + s + "' is not a number");
-            return d;
+            auto r = parse_real(s, why);
+            if (!r) throw config_error(dpath, why);
+            return *r;
         }
         case value_kind::STRING: return 0;
         case value_kind::CHOICE: {
@@ -254,11 +253,19 @@ bool config_node::boolean(const std::string& key) const {
 }
 std::int64_t config_node::integer(const std::string& key) const {
     const param_spec* p;
-    return value(key, &p).as<long long>();
+    const auto v = value(key, &p);
+    std::string why;
+    const auto r = v.IsScalar() ? parse_integer(v.Scalar(), why) : std::nullopt;
+    if (!r) fail(key, why.empty() ? "expected an int value" : why);
+    return *r;
 }
 double config_node::real(const std::string& key) const {
     const param_spec* p;
-    return value(key, &p).as<double>();
+    const auto v = value(key, &p);
+    std::string why;
+    const auto r = v.IsScalar() ? parse_real(v.Scalar(), why) : std::nullopt;
+    if (!r) fail(key, why.empty() ? "expected a real value" : why);
+    return *r;
 }
 std::string config_node::str(const std::string& key) const {
     const param_spec* p;
@@ -316,6 +323,35 @@ std::vector<config_node> config_node::list(const std::string& key) const {
 
 // ---------------------------------------------------------------- overrides and loading
 
+namespace {
+
+std::string where(const YAML::Mark& a, const YAML::Mark& b) {
+    if (a.line == b.line)
+        return "line " + std::to_string(a.line + 1) + ", columns " + std::to_string(a.column + 1) + " and " +
+               std::to_string(b.column + 1);
+    return "lines " + std::to_string(a.line + 1) + " and " + std::to_string(b.line + 1);
+}
+
+/// yaml-cpp keeps both pairs of a repeated key; node[key] finds the first, iteration (and so the
+/// echo) sees both. Refused anywhere in the tree, naming the key's path and both places.
+void check_unique_keys(const YAML::Node& n, const std::string& dpath, const std::string& source) {
+    if (n.IsSequence()) {
+        for (std::size_t i = 0; i < n.size(); ++i)
+            check_unique_keys(n[i], dpath + "[" + std::to_string(i) + "]", source);
+    } else if (n.IsMap()) {
+        std::map<std::string, YAML::Mark> seen;
+        for (const auto& kv : n) {
+            const std::string key = kv.first.IsScalar() ? kv.first.Scalar() : std::string();
+            const std::string dp = join(dpath, key);
+            const auto [it, fresh] = seen.emplace(key, kv.first.Mark());
+            if (!fresh) throw config_error(dp, "duplicate key (" + where(it->second, kv.first.Mark()) + source + ")");
+            check_unique_keys(kv.second, dp, source);
+        }
+    }
+}
+
+}  // namespace
+
 void apply_override(YAML::Node& root, const std::string& assignment) {
     const auto eq = assignment.find('=');
     if (eq == std::string::npos || eq == 0)
@@ -328,6 +364,7 @@ void apply_override(YAML::Node& root, const std::string& assignment) {
     } catch (const YAML::Exception& e) {
         throw config_error(key, "cannot parse value '" + text + "': " + e.msg);
     }
+    check_unique_keys(value, key, " of the value set");
     // Walk "a.b[2].c" creating maps on the way.
     std::vector<YAML::Node> chain{root};
     std::size_t pos = 0;
@@ -350,12 +387,10 @@ void apply_override(YAML::Node& root, const std::string& assignment) {
             const auto close = key.find(']', pos);
             if (close == std::string::npos) throw config_error(key, "missing ']'");
             const std::string idx_s = key.substr(pos, close - pos);
-            std::size_t idx = 0;
-            try {
-                idx = std::stoul(idx_s);
-            } catch (...) {
-                throw config_error(key, "bad list index '" + idx_s + "'");
-            }
+            std::string why;
+            const auto parsed = parse_integer(idx_s, why);
+            if (!parsed || *parsed < 0) throw config_error(key, "bad list index '" + idx_s + "'");
+            const auto idx = static_cast<std::size_t>(*parsed);
             if (!next.IsSequence() || idx >= next.size())
                 throw config_error(done + "[" + idx_s + "]", "no such list element");
             done += "[" + idx_s + "]";
@@ -378,7 +413,9 @@ void apply_override(YAML::Node& root, const std::string& assignment) {
 
 YAML::Node load_yaml_file(const std::string& path) {
     try {
-        return YAML::LoadFile(path);
+        YAML::Node root = YAML::LoadFile(path);
+        check_unique_keys(root, "", " of " + path);
+        return root;
     } catch (const YAML::BadFile&) {
         throw config_error("", "cannot read scenario file '" + path + "'");
     } catch (const YAML::Exception& e) {
@@ -388,7 +425,9 @@ YAML::Node load_yaml_file(const std::string& path) {
 
 YAML::Node load_yaml_string(const std::string& text) {
     try {
-        return YAML::Load(text);
+        YAML::Node root = YAML::Load(text);
+        check_unique_keys(root, "", "");
+        return root;
     } catch (const YAML::Exception& e) {
         throw config_error("", "line " + std::to_string(e.mark.line + 1) + ": YAML syntax error: " + e.msg);
     }
@@ -429,25 +468,99 @@ YAML::Node with_defaults(const config_schema& schema, const YAML::Node& root) {
     return out;
 }
 
-nlohmann::json yaml_to_json(const YAML::Node& n) {
-    if (!n || n.IsNull()) return nullptr;
-    if (n.IsSequence()) {
-        auto a = nlohmann::json::array();
-        for (const auto& e : n) a.push_back(yaml_to_json(e));
-        return a;
+namespace {
+
+/// One scalar typed by its parameter's kind (a validated tree: the parses succeed).
+template <class Json>
+Json typed_scalar(const param_spec& p, const YAML::Node& v) {
+    std::string why;
+    switch (p.kind) {
+        case value_kind::BOOL: {
+            bool b = false;
+            if (YAML::convert<bool>::decode(v, b)) return b;
+            break;
+        }
+        case value_kind::INT:
+            if (const auto i = parse_integer(v.Scalar(), why)) return *i;
+            break;
+        case value_kind::REAL:
+            if (const auto d = parse_real(v.Scalar(), why)) return *d;
+            break;
+        default: break;
     }
+    return v.Scalar();
+}
+
+/// `n` below schema path `spath` as JSON typed by the schema; list elements of a MAP_LIST use
+/// the "<path>[]" parameters, those of a STRING_LIST their list's kind.
+template <class Json>
+Json echo_node(const config_schema& schema, const YAML::Node& n, const std::string& spath) {
+    if (!n || n.IsNull()) return nullptr;
     if (n.IsMap()) {
-        auto o = nlohmann::json::object();
-        for (const auto& kv : n) o[kv.first.Scalar()] = yaml_to_json(kv.second);
+        Json o = Json::object();
+        for (const auto& kv : n) o[kv.first.Scalar()] = echo_node<Json>(schema, kv.second, join(spath, kv.first.Scalar()));
         return o;
     }
-    long long i;
-    double d;
-    bool b;
-    if (YAML::convert<long long>::decode(n, i)) return i;
-    if (YAML::convert<double>::decode(n, d) && std::isfinite(d)) return d;
-    if (YAML::convert<bool>::decode(n, b)) return b;
-    return n.Scalar();
+    const param_spec* p = schema.find(spath);
+    if (n.IsSequence()) {
+        const std::string element = p && p->kind == value_kind::MAP_LIST ? spath + "[]" : spath;
+        Json a = Json::array();
+        for (const auto& e : n) a.push_back(echo_node<Json>(schema, e, element));
+        return a;
+    }
+    return p ? typed_scalar<Json>(*p, n) : Json(n.Scalar());
+}
+
+/// A real that YAML 1.1 readers (PyYAML) also read as a float: shortest round-trip digits with
+/// a '.' in the mantissa and a signed exponent ("1.0e-06", not "1e-06", which is a string there).
+std::string yaml_real(double d) {
+    char buf[64];
+    std::string s(buf, std::to_chars(buf, buf + sizeof buf, d).ptr);
+    const auto e = s.find('e');
+    std::string mantissa = s.substr(0, e);
+    if (mantissa.find('.') == std::string::npos) mantissa += ".0";
+    if (e == std::string::npos) return mantissa;
+    std::string exponent = s.substr(e + 1);
+    if (exponent[0] != '-' && exponent[0] != '+') exponent.insert(0, "+");
+    return mantissa + "e" + exponent;
+}
+
+void emit(YAML::Emitter& out, const nlohmann::ordered_json& j) {
+    if (j.empty() && (j.is_object() || j.is_array())) out << YAML::Flow;  // "[]", not a line of its own
+    if (j.is_object()) {
+        out << YAML::BeginMap;
+        for (const auto& [k, v] : j.items()) {
+            out << YAML::Key << k << YAML::Value;
+            emit(out, v);
+        }
+        out << YAML::EndMap;
+    } else if (j.is_array()) {
+        out << YAML::BeginSeq;
+        for (const auto& v : j) emit(out, v);
+        out << YAML::EndSeq;
+    } else if (j.is_string()) {
+        out << YAML::DoubleQuoted << j.get<std::string>();
+    } else if (j.is_boolean()) {
+        out << (j.get<bool>() ? "true" : "false");
+    } else if (j.is_number_float()) {
+        out << yaml_real(j.get<double>());
+    } else if (j.is_number()) {
+        out << j.dump();
+    } else {
+        out << YAML::Null;
+    }
+}
+
+}  // namespace
+
+nlohmann::json echo_json(const config_schema& schema, const YAML::Node& root) {
+    return echo_node<nlohmann::json>(schema, root, "");
+}
+
+std::string echo_yaml(const config_schema& schema, const YAML::Node& root) {
+    YAML::Emitter out;
+    emit(out, echo_node<nlohmann::ordered_json>(schema, root, ""));
+    return out.c_str();
 }
 
 }  // namespace fabricsim

@@ -1,9 +1,10 @@
 #include "fabricsim/core/units.h"
 
+#include <algorithm>
 #include <cctype>
+#include <charconv>
 #include <cmath>
 #include <cstdio>
-#include <cstdlib>
 
 namespace fabricsim {
 
@@ -21,25 +22,42 @@ struct number_and_unit {
     std::string unit;
 };
 
+bool is_digit(char c) { return c >= '0' && c <= '9'; }
+
+/// Reads the decimal number at `p` into `v`; returns the end of it, or nullptr with `why` set.
+/// std::from_chars ignores LC_NUMERIC (strtod does not: under de_DE it stops at the '.'); it
+/// would also read "inf" and "nan", which the first-character test refuses.
+const char* decimal_prefix(const char* p, const char* end, double& v, const std::string& s, std::string& why) {
+    const char* q = p < end && *p == '+' ? p + 1 : p;  // from_chars takes '-' but not '+'
+    const char* d = q < end && *q == '-' && q == p ? q + 1 : q;
+    if (!(d < end && (is_digit(*d) || (*d == '.' && d + 1 < end && is_digit(d[1]))))) {
+        why = "'" + s + "' does not start with a decimal number";
+        return nullptr;
+    }
+    if (*d == '0' && d + 1 < end && (d[1] == 'x' || d[1] == 'X')) {
+        why = "'" + s + "' is hexadecimal; write a decimal number";
+        return nullptr;
+    }
+    const auto r = std::from_chars(q, end, v, std::chars_format::general);
+    if (r.ec != std::errc()) {
+        why = "'" + s + "' is out of range";
+        return nullptr;
+    }
+    return r.ptr;
+}
+
 std::optional<number_and_unit> split(const std::string& s, std::string& why) {
-    std::size_t i = 0;
-    while (i < s.size() && std::isspace(static_cast<unsigned char>(s[i]))) ++i;
-    const char* begin = s.c_str() + i;
-    char* end = nullptr;
-    const double v = std::strtod(begin, &end);
-    if (end == begin) {
-        why = "'" + s + "' does not start with a number";
-        return std::nullopt;
-    }
-    if (!std::isfinite(v)) {
-        why = "'" + s + "' is not a finite number";
-        return std::nullopt;
-    }
+    const char* p = s.data();
+    const char* const end = p + s.size();
+    while (p < end && std::isspace(static_cast<unsigned char>(*p))) ++p;
+    double v = 0;
+    p = decimal_prefix(p, end, v, s, why);
+    if (!p) return std::nullopt;
     if (v < 0) {
         why = "'" + s + "' is negative";
         return std::nullopt;
     }
-    std::string unit(end);
+    std::string unit(p, end);
     while (!unit.empty() && std::isspace(static_cast<unsigned char>(unit.front()))) unit.erase(0, 1);
     while (!unit.empty() && std::isspace(static_cast<unsigned char>(unit.back()))) unit.pop_back();
     return number_and_unit{v, unit};
@@ -60,6 +78,39 @@ std::optional<std::uint64_t> scaled(double v, double scale, const std::string& s
 }
 
 }  // namespace
+
+std::optional<std::int64_t> parse_integer(const std::string& s, std::string& why) {
+    const char* p = s.data();
+    const char* const end = p + s.size();
+    const char* q = p < end && *p == '+' ? p + 1 : p;
+    const char* d = q < end && *q == '-' && q == p ? q + 1 : q;
+    if (d == end || !std::all_of(d, end, is_digit)) {
+        why = "'" + s + "' is not a decimal integer";
+        return std::nullopt;
+    }
+    if (*d == '0' && end - d > 1) {
+        why = "'" + s + "' has a leading zero (octal is not accepted)";
+        return std::nullopt;
+    }
+    std::int64_t v = 0;
+    if (std::from_chars(q, end, v).ec != std::errc()) {
+        why = "'" + s + "' is out of range";
+        return std::nullopt;
+    }
+    return v;
+}
+
+std::optional<double> parse_real(const std::string& s, std::string& why) {
+    double v = 0;
+    const char* const end = s.data() + s.size();
+    const char* p = decimal_prefix(s.data(), end, v, s, why);
+    if (!p) return std::nullopt;
+    if (p != end) {
+        why = "'" + s + "' is not a decimal number";
+        return std::nullopt;
+    }
+    return v;
+}
 
 std::optional<std::uint64_t> parse_bit_rate(const std::string& s, std::string& why) {
     auto nu = split(s, why);

@@ -2,6 +2,7 @@
 /// A scenario: everything one run needs, loaded from YAML (file, string or Python dict) through
 /// the single schema, validated before elaboration.
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -35,13 +36,18 @@ struct scenario {
     bool per_queue_series = true;
     bool flows_csv = true;
     std::vector<pcap_request> pcap;
-    YAML::Node echo;  ///< the configuration with every default filled in
+    YAML::Node echo;  ///< the configuration with every default, `name` and resolved file paths filled in
+    std::map<std::string, std::string> files_read;  ///< absolute path -> content of every file the scenario read
 };
 
 /// The schema of every scenario parameter (what `explain` prints).
 const config_schema& scenario_schema();
 
-/// Validates `root` and builds the scenario; throws config_error naming the key.
-scenario load_scenario(const YAML::Node& root, const std::string& name);
+/// Validates `root` and builds the scenario; throws config_error naming the key. `name` is used
+/// without a `name` key, made path-safe (characters other than [A-Za-z0-9._+-] become '_').
+/// Relative file paths in the scenario resolve against `base_dir` ("" = the current directory);
+/// a resolved path present in `files` is read from there instead of the disk.
+scenario load_scenario(const YAML::Node& root, const std::string& name, const std::string& base_dir = {},
+                       const std::map<std::string, std::string>& files = {});
 
 }  // namespace fabricsim::platforms

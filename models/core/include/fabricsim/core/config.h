@@ -118,14 +118,18 @@ private:
 /// Applies "a.b[2].c=value" to `root` (value parsed as YAML). Throws config_error.
 void apply_override(YAML::Node& root, const std::string& assignment);
 
-/// Loads a YAML file or string; YAML syntax errors become config_error.
+/// Loads a YAML file or string; YAML syntax errors and repeated keys become config_error.
 YAML::Node load_yaml_file(const std::string& path);
 YAML::Node load_yaml_string(const std::string& text);
 
 /// Deep copy with defaults of `schema` filled in for every absent scalar (for the config echo).
 YAML::Node with_defaults(const config_schema& schema, const YAML::Node& root);
 
-/// YAML tree as JSON (integers, reals and booleans typed; everything else a string).
-nlohmann::json yaml_to_json(const YAML::Node& n);
+/// A validated tree as JSON typed by the schema: BOOL a boolean, INT an integer, REAL a number,
+/// every other kind (choices, unit strings, names) a string. The config echo: it runs again.
+nlohmann::json echo_json(const config_schema& schema, const YAML::Node& root);
+/// The same as YAML text that YAML 1.1 readers (PyYAML's safe_load) type alike: strings
+/// double-quoted ("off" stays a string), reals always with a '.'. Keeps the tree's key order.
+std::string echo_yaml(const config_schema& schema, const YAML::Node& root);
 
 }  // namespace fabricsim

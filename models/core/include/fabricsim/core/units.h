@@ -74,7 +74,11 @@ struct size_spec {
     bool operator==(const size_spec& o) const { return value == o.value && packets == o.packets; }
 };
 
-/// Parsers return std::nullopt with `why` filled on error.
+/// Parsers return std::nullopt with `why` filled on error. Numbers are decimal in every locale
+/// (std::from_chars): optional sign, digits with an optional '.', optional exponent ("1e3us").
+/// Hexadecimal, inf and nan are refused; a unit may follow after optional spaces.
+std::optional<std::int64_t> parse_integer(const std::string& s, std::string& why);  ///< no leading zeros
+std::optional<double> parse_real(const std::string& s, std::string& why);          ///< finite
 std::optional<std::uint64_t> parse_bit_rate(const std::string& s, std::string& why);
 std::optional<std::uint64_t> parse_bytes(const std::string& s, std::string& why);
 std::optional<size_spec> parse_size(const std::string& s, std::string& why);
