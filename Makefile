@@ -5,7 +5,7 @@ BUILD_ASAN ?= build-asan
 SCENARIO ?= platforms/scenarios/default.yaml
 JOBS ?= $(shell nproc)
 CMAKE_FLAGS ?= -DFABRICSIM_WERROR=ON
-APT_PACKAGES := cmake ninja-build g++ pkg-config libsystemc-dev catch2 libboost-dev \
+APT_PACKAGES := cmake ninja-build g++ pkg-config libsystemc-dev catch2 libboost-dev locales \
                 libyaml-cpp-dev nlohmann-json3-dev tshark python3 python3-venv python3-dev
 VENV := .venv
 PY := $(VENV)/bin/python
@@ -29,7 +29,7 @@ deps:
 	fi
 	@$(MAKE) --no-print-directory $(VENV)/.requirements.stamp
 
-# Python packages (pybind11, scikit-build-core, numpy, pandas, matplotlib, tqdm, dask, pytest),
+# Python packages (pybind11, scikit-build-core, numpy, pandas, matplotlib, tqdm, dask, pytest, pyyaml),
 # installed again only when requirements-dev.txt changes.
 $(VENV)/.requirements.stamp: requirements-dev.txt
 	@if [ ! -x $(PY) ]; then python3 -m venv $(VENV); fi

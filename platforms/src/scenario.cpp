@@ -184,8 +184,9 @@ struct file_reader {
     const std::string& content(const std::string& resolved, const config_node& n, const std::string& key) {
         if (auto it = given.find(resolved); it != given.end()) return read[resolved] = it->second;
         std::ifstream in(resolved, std::ios::binary);
+        if (!in) n.fail(key, "cannot read " + resolved);
         std::ostringstream text;
-        if (!(in && text << in.rdbuf())) n.fail(key, "cannot read '" + resolved + "'");
+        text << in.rdbuf();
         return read[resolved] = text.str();
     }
 };
