@@ -87,7 +87,7 @@ def _twice(src, tmp):
 
 BAD = [
     ({"switch.bufer": "1MiB"}, "switch.bufer: unknown key"),
-    ({"switch.buffer": 4}, "switch.buffer: '4' needs a byte unit"),
+    ({"switch.buffer": "4"}, "switch.buffer: '4' needs a byte unit"),  # a string: no base unit
     ({"topology.host_rate": "10GB"}, "topology.host_rate: '10GB' needs a bit-rate unit"),
     ({"phy.ber": 0.5}, "phy.ber: '0.5' is above the maximum"),
     ({"switch.port_cap": "64MiB"}, "switch.port_cap: is larger than switch.buffer"),

@@ -83,7 +83,7 @@ def test_cache_resumes_without_rerunning_finished_points(default_yaml, short, tm
     fresh = fabricsim.sweep(default_yaml, GRID, repeats=2, overrides=short, workers=2, progress=False)
     _same(again, fresh)
     row = json.loads((cache / stored[0]).read_text())
-    assert row["status"] == "ok" and "frames.sent" in row["metrics"]
+    assert row["status"] == "ok" and "metrics" not in row  # computed again from runs/<key> on loading
 
 
 def test_metrics_function_adds_columns(default_yaml, short):
