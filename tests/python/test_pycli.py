@@ -5,6 +5,10 @@ import subprocess
 import sys
 
 import pandas as pd
+import pytest
+
+import fabricsim
+from conftest import ROOT
 
 
 def fs(*args, check=True):
@@ -76,3 +80,32 @@ def test_plot_a_results_folder(default_yaml, tmp_path):
     for kind in ("queue", "fct", "cdf"):
         fs("plot", kind, tmp_path / "r", "-o", tmp_path / f"{kind}.png")
         assert (tmp_path / f"{kind}.png").read_bytes()[:4] == b"\x89PNG"
+
+
+def test_version():
+    p = fs("--version")
+    assert p.stdout == f"fabricsim {fabricsim.__version__} (native module {fabricsim.native.__version__})\n"
+
+
+@pytest.mark.parametrize("args", [["explain"], ["validate", "platforms/scenarios/default.yaml"]])
+def test_a_closed_pipe_ends_quietly(args):
+    env = dict(os.environ, SYSTEMC_DISABLE_COPYRIGHT_MESSAGE="1")
+    p = subprocess.Popen([sys.executable, "-m", "fabricsim", *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                         env=env, cwd=ROOT)
+    p.stdout.close()  # the reader is gone before anything is written, as with `| head -1` on long output
+    err = p.stderr.read().decode()
+    assert p.wait(timeout=60) == 141 and err == ""
+
+
+def test_run_refuses_a_non_empty_out_unless_overwrite(default_yaml, tmp_path):
+    fs("run", default_yaml, "--set", "duration=2ms", "--out", tmp_path / "r", "--quiet")
+    p = fs("run", default_yaml, "--set", "duration=2ms", "--out", tmp_path / "r", "--quiet", check=False)
+    assert p.returncode == 2 and "results folder is not empty" in p.stderr and "Traceback" not in p.stderr
+    fs("run", default_yaml, "--set", "duration=2ms", "--out", tmp_path / "r", "--quiet", "--overwrite")
+
+
+def test_fabricsim_sim_console_script_runs_the_binary(default_yaml, tmp_path):
+    env = dict(os.environ, SYSTEMC_DISABLE_COPYRIGHT_MESSAGE="1")
+    p = subprocess.run([sys.executable, "-m", "fabricsim._sim", "validate", str(default_yaml)], capture_output=True,
+                       text=True, env=env, timeout=60)
+    assert p.returncode == 0 and p.stdout == f"{default_yaml}: valid (8 hosts, 2 switches, 9 links, 5 flows)\n"
