@@ -17,7 +17,6 @@ import os
 import pickle
 import shutil
 import signal
-import struct
 import subprocess
 import sys
 import tempfile
