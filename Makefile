@@ -15,7 +15,7 @@ PY_CMAKE_FLAGS = -DFABRICSIM_BUILD_PYTHON=ON -DPython_EXECUTABLE=$(abspath $(PY)
 PYPATH = $(CURDIR)/python:$(abspath $(BUILD))/python
 export SYSTEMC_DISABLE_COPYRIGHT_MESSAGE := 1
 
-.PHONY: all deps build run test test-cpp test-py test-asan bench bench-py examples wheel clean
+.PHONY: all deps build run test test-cpp test-py test-wheel test-asan bench bench-py examples wheel clean
 
 all: build
 
@@ -29,7 +29,7 @@ deps:
 	fi
 	@$(MAKE) --no-print-directory $(VENV)/.requirements.stamp
 
-# Python packages (pybind11, scikit-build-core, numpy, pandas, matplotlib, tqdm, dask, pytest, pyyaml),
+# Python packages (pybind11, scikit-build-core, numpy, pandas, matplotlib, tqdm, pyarrow, dask, pytest, pyyaml),
 # installed again only when requirements-dev.txt changes.
 $(VENV)/.requirements.stamp: requirements-dev.txt
 	@if [ ! -x $(PY) ]; then python3 -m venv $(VENV); fi
@@ -54,6 +54,11 @@ test-cpp:
 test-py:
 	FABRICSIM_SIM=$(abspath $(BUILD))/platforms/fabricsim-sim PYTHONPATH=$(PYPATH) \
 	  $(PY) -m pytest -q --durations=8 tests/python
+
+# `pip install .` into a fresh venv, then the README tour from outside the checkout
+# (tests/python/test_wheel.py; builds the wheel in build-wheel/: minutes the first time).
+test-wheel: deps
+	FABRICSIM_WHEEL_TEST=1 $(PY) -m pytest -q tests/python/test_wheel.py
 
 # Unit tests once more under AddressSanitizer + UndefinedBehaviorSanitizer.
 test-asan: deps

@@ -31,10 +31,10 @@ def bottleneck():
 
 def queue_metrics(r):
     """Bottleneck queue after warm-up (time series) and the flows' goodput (flows.csv)."""
-    ts = r.timeseries
-    ts = ts[ts["time_us"] >= WARMUP_US]
-    port = max((c for c in ts.columns if c.endswith("_bytes") and ".p" in c), key=lambda c: ts[c].mean())
-    q = ts[port] / 1e3
+    ts = r.timeseries_long  # time_us, node, port, queue, metric, value
+    ports = ts[(ts["port"] >= 0) & (ts["queue"] == -1) & (ts["time_us"] >= WARMUP_US)]
+    per_port = ports.groupby(["node", "port"], observed=True)["value"]
+    q = per_port.get_group(per_port.mean().idxmax()) / 1e3  # the busiest port's queued bytes
     f = r.flows
     return {"queue_mean_kb": float(q.mean()), "queue_p99_kb": float(q.quantile(0.99)),
             "throughput_gbps": float(f["goodput_bps"].sum() / 1e9), "alpha_mean": float(f["alpha"].mean()),

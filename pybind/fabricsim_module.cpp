@@ -78,17 +78,46 @@ std::string format_summary(const std::string& summary_json) {
     return os.str();
 }
 
+// The kind of a parameter and the unit a plain number for it is in (Python converts numbers
+// from grids and overrides with it); min and max are given in that unit.
+struct kind_info {
+    const char* kind;
+    const char* unit;
+    double scale;  ///< schema base unit per `unit` (times are ps in C++, seconds in Python)
+};
+
+kind_info describe_kind(value_kind k) {
+    switch (k) {
+        case value_kind::BOOL: return {"bool", "", 1};
+        case value_kind::INT: return {"int", "", 1};
+        case value_kind::REAL: return {"real", "", 1};
+        case value_kind::STRING: return {"string", "", 1};
+        case value_kind::CHOICE: return {"choice", "", 1};
+        case value_kind::STRING_LIST: return {"string_list", "", 1};
+        case value_kind::BIT_RATE: return {"bit_rate", "bps", 1};
+        case value_kind::BYTES: return {"bytes", "B", 1};
+        case value_kind::SIZE: return {"size", "B", 1};
+        case value_kind::TIME: return {"time", "s", 1e12};
+        case value_kind::FREQUENCY: return {"frequency", "Hz", 1};
+        case value_kind::MAP_LIST: return {"map_list", "", 1};
+    }
+    return {"string", "", 1};
+}
+
 py::list schema() {
     py::list out;
     for (const auto& [path, p] : platforms::scenario_schema().params()) {
+        const kind_info k = describe_kind(p.kind);
         py::dict d;
         d["path"] = path;
+        d["kind"] = k.kind;
+        d["unit"] = k.unit;
         d["default"] = p.default_value;
         d["help"] = p.help;
         d["optional"] = p.optional;
         d["choices"] = p.choices;
-        d["min"] = p.min;
-        d["max"] = p.max;
+        d["min"] = p.min / k.scale;
+        d["max"] = p.max / k.scale;
         out.append(d);
     }
     return out;
@@ -123,7 +152,8 @@ PYBIND11_MODULE(_fabricsim, m) {
           "summary.json as text. Once per process. base_dir and files as for validate().");
     m.def("explain", &explain, py::arg("key") = "", "Schema text for parameters under `key`, or None.");
     m.def("format_summary", &format_summary, py::arg("summary_json"), "The CLI's summary table.");
-    m.def("schema", &schema, "Every parameter: path, default, help, range, choices.");
+    m.def("schema", &schema,
+          "Every parameter: path, kind, unit (of plain numbers, min and max), default, help, range, choices.");
     m.def("has_run", [] { return g_elaborated.load(); }, "Whether this process has elaborated a simulation.");
     m.attr("__version__") = "0.1.0";
 }

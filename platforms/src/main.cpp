@@ -68,6 +68,9 @@ int sc_main(int argc, char* argv[]) {
     platforms::scenario sc;
     try {
         sc = platforms::prepare_scenario({platforms::scenario_source::origin::FILE, file, sets, ""});
+        if (sc.echo["results"]["format"].as<std::string>() == "parquet")
+            throw config_error("results.format", "parquet is written by the Python front end (fabricsim.run(), "
+                                                 "`fabricsim run`); fabricsim-sim writes csv");
     } catch (const config_error& e) {
         std::cerr << "fabricsim-sim: configuration error: " << e.what() << "\n";
         return 2;

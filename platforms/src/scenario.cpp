@@ -412,6 +412,9 @@ config_schema make_schema() {
     s.add("results.pcap", value_kind::STRING_LIST, "",
           "Ports whose transmitted frames go to <port>.pcap ('sw0:3', 'h1')").optional = true;
     s.add("results.flows_csv", value_kind::BOOL, "true", "Write flows.csv");
+    s.add("results.format", value_kind::CHOICE, "csv",
+          "Tables as csv, or parquet (converted from CSV by the Python front end after the run)")
+        .choices = {"csv", "parquet"};
     s.add("results.per_queue_series", value_kind::BOOL, "true",
           "timeseries.csv also has one column per egress queue (when switch.queues > 1)");
     return s;

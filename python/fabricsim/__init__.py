@@ -20,10 +20,10 @@ __version__ = "0.1.0"
 
 from ._native import ConfigError, explain, native, schema  # noqa: E402
 from .config import validate  # noqa: E402
-from .errors import RunError  # noqa: E402
+from .errors import Interrupted, RunError  # noqa: E402
 
-__all__ = ["ConfigError", "RunError", "Result", "deterministic_columns", "explain", "load_result", "plot", "run", "schema", "sweep",
-           "validate"]
+__all__ = ["ConfigError", "Interrupted", "RunError", "Result", "deterministic_columns", "explain", "load_result", "plot",
+           "run", "scenarios", "schema", "sweep", "validate"]
 
 _LAZY = {"run": "runner", "Result": "results", "load_result": "results", "sweep": "sweeps", "deterministic_columns": "sweeps"}
 
@@ -33,6 +33,6 @@ def __getattr__(name):
     import importlib
     if name in _LAZY:
         return getattr(importlib.import_module(f".{_LAZY[name]}", __name__), name)
-    if name == "plot":
-        return importlib.import_module(".plot", __name__)
+    if name in ("plot", "scenarios"):
+        return importlib.import_module(f".{name}", __name__)
     raise AttributeError(f"module 'fabricsim' has no attribute {name!r}")

@@ -1,10 +1,11 @@
 """`fabricsim` command line: run, sweep, explain, validate, plot (mirrors the Python API).
 
-Exit status: 0 success, 1 a run failed (or frames were not conserved), 2 bad configuration or
-usage, as fabricsim-sim.
+Exit status: 0 success, 1 a run failed (or frames were not conserved; for sweep: any point
+failed), 2 bad configuration or usage, as fabricsim-sim; 130 interrupted (Ctrl-C).
 """
 import argparse
 import json
+import os
 import sys
 
 PROG = "fabricsim"
@@ -36,13 +37,17 @@ def _add_config_args(p):
 
 
 def _parser():
+    from . import __version__
+    from ._native import native
     ap = argparse.ArgumentParser(prog=PROG, description="FabricSim: data-center switch/NIC simulation")
+    ap.add_argument("--version", action="version", version=f"{PROG} {__version__} (native module {native.__version__})")
     sub = ap.add_subparsers(dest="cmd", required=True)
 
     p = sub.add_parser("run", help="run one scenario in a fresh worker process")
     _add_config_args(p)
     p.add_argument("--seed", type=int)
-    p.add_argument("--out", help="results folder (default results/<name>)")
+    p.add_argument("--out", help="results folder (default results/<name>); must be empty unless --overwrite")
+    p.add_argument("--overwrite", action="store_true", help="clear a non-empty results folder first")
     p.add_argument("--timeout", type=float, help="seconds before the run is killed")
     p.add_argument("--quiet", action="store_true", help="print nothing on success")
     p.add_argument("--json", action="store_true", help="print the flat metrics as JSON")
@@ -94,7 +99,7 @@ def cmd_run(a):
     out = a.out
     if out is None:
         out = "results/" + fabricsim.validate(a.config, a.sets, a.seed)["name"]
-    r = fabricsim.run(a.config, out=out, seed=a.seed, overrides=a.sets, timeout=a.timeout)
+    r = fabricsim.run(a.config, out=out, seed=a.seed, overrides=a.sets, timeout=a.timeout, overwrite=a.overwrite)
     if a.json:
         print(json.dumps(summary_metrics(r.summary), indent=1))
     elif not a.quiet:
@@ -105,15 +110,29 @@ def cmd_run(a):
 
 def cmd_sweep(a):
     import fabricsim
+    from .sweeps import sweep_jobs
 
+    grid = _grid(a.grid)
+    # Every point is validated before anything runs: an invalid one is a usage error (exit 2).
+    _, jobs = sweep_jobs(a.config, grid, a.repeats, a.sets)
+    bad = {json.dumps(row_point(row)): err for row, _, _, err in jobs if err is not None}
+    if bad:
+        for point, err in bad.items():
+            print(f"{PROG}: configuration error at {point}: {err}", file=sys.stderr)
+        print(f"{PROG}: {len(bad)} invalid grid point(s); nothing was run", file=sys.stderr)
+        return 2
     executor, client = None, None
     if a.dask:
         from dask.distributed import Client
         client = Client(a.dask)
         executor = client.get_executor()
     try:
-        df = fabricsim.sweep(a.config, _grid(a.grid), repeats=a.repeats, workers=a.workers, executor=executor,
+        df = fabricsim.sweep(a.config, grid, repeats=a.repeats, workers=a.workers, executor=executor,
                              cache_dir=a.cache, overrides=a.sets, timeout=a.timeout, progress=not a.no_progress)
+    except fabricsim.Interrupted as e:
+        if a.csv:
+            e.partial.to_csv(a.csv, index=False)
+        raise
     finally:
         if client is not None:
             client.close()
@@ -126,7 +145,11 @@ def cmd_sweep(a):
         print(df[cols].to_string(index=False))
     failed = int((df["status"] != "ok").sum())
     print(f"\n{len(df)} runs, {failed} failed" + (f"; rows written to {a.csv}" if a.csv else ""))
-    return 0
+    return 1 if failed else 0
+
+
+def row_point(row):
+    return {k: v for k, v in row.items() if k not in ("repeat", "seed")}
 
 
 def cmd_explain(a):
@@ -173,6 +196,19 @@ def cmd_plot(a):
 
 
 def main(argv=None):
+    try:
+        code = _main(argv)
+        sys.stdout.flush()  # here, so that a closed pipe is caught below and not at exit
+        return code
+    except BrokenPipeError:
+        # `fabricsim ... | head`: the reader left. No traceback, and no second error when Python
+        # flushes stdout at exit.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 141  # as a process killed by SIGPIPE (fabricsim-sim) reports in a shell
+
+
+def _main(argv):
     a = _parser().parse_args(argv)
     from ._native import ConfigError
     from .errors import RunError
@@ -184,9 +220,12 @@ def main(argv=None):
     except RunError as e:
         print(f"{PROG}: run failed ({e.kind}): {e}", file=sys.stderr)
         return 1
-    except (FileNotFoundError, KeyError) as e:
+    except (FileNotFoundError, FileExistsError, KeyError) as e:
         print(f"{PROG}: {e}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt:
+        print(f"{PROG}: interrupted", file=sys.stderr)
+        return 130
 
 
 if __name__ == "__main__":

@@ -2,8 +2,9 @@
 time series and drops as pandas DataFrames, and the flat scalar metrics that sweep rows use."""
 import json
 import pathlib
+import re
 
-__all__ = ["Result", "load_result", "summary_metrics", "RUN_VARYING"]
+__all__ = ["Result", "load_result", "summary_metrics", "convert_to_parquet", "RUN_VARYING"]
 
 # Summary fields that change from run to run (wall clock): never part of a determinism check.
 RUN_VARYING = ("host_perf",)
@@ -20,8 +21,9 @@ def _flatten(d, prefix, out):
 
 def summary_metrics(summary):
     """Flat scalar metrics of a summary: sim_time_s, goodput_bps, frames.*, latency_us.*,
-    kernel.*, tcp.*, incast.* (incast[i].* with several partition/aggregate groups: qct_us.p99,
-    timeouts, ...), and switch-wide aggregates (peak queue over all ports, peak buffer, CE marks).
+    kernel.*, tcp.*, fct.<bin>.* (bin "all", "<10KB", "10KB-100KB", ...: flows, completed,
+    timeouts, fct_us.p50/p99/..., slowdown.p50/...), incast.* (incast[i].* with several
+    partition/aggregate groups: qct_us.p50/p99/..., timeouts, ...), and switch-wide aggregates (peak queue over all ports, peak buffer, CE marks).
     Run-varying wall-clock figures are left out (see run_metrics)."""
     m = {}
     for k in ("sim_time_s", "goodput_bps"):
@@ -30,6 +32,10 @@ def summary_metrics(summary):
     for section in ("frames", "latency_us", "kernel", "tcp"):
         if isinstance(summary.get(section), dict):
             _flatten(summary[section], section + ".", m)
+    fct = summary.get("fct")
+    if isinstance(fct, dict):  # flow completion times of sized TCP flows: all and by size bin
+        for b in [fct.get("all") or {}] + list(fct.get("by_size") or []):
+            _flatten({k: v for k, v in b.items() if k != "bin"}, f"fct.{b.get('bin', 'all')}.", m)
     groups = summary.get("incast") or []
     for i, g in enumerate(groups):  # partition/aggregate groups: QCT percentiles, timeouts
         _flatten(g, "incast." if len(groups) == 1 else f"incast[{i}].", m)
@@ -55,11 +61,46 @@ def run_metrics(summary):
     return m
 
 
+def convert_to_parquet(folder):
+    """Replaces every CSV table of a results folder (traces/ included) by a Parquet file of the
+    same name (results.format: parquet); Result reads either."""
+    import pyarrow.csv
+    import pyarrow.parquet
+    for csv in sorted(pathlib.Path(folder).rglob("*.csv")):
+        if csv.stat().st_size == 0:
+            continue
+        pyarrow.parquet.write_table(pyarrow.csv.read_csv(csv), csv.with_suffix(".parquet"))
+        csv.unlink()
+
+
+def _scalars(d, prefix=""):
+    """The scalar fields of a summary object, nested objects flattened with '.', lists left out."""
+    out = {}
+    for k, v in d.items():
+        if isinstance(v, dict):
+            out.update(_scalars(v, f"{prefix}{k}."))
+        elif not isinstance(v, list):
+            out[f"{prefix}{k}"] = v
+    return out
+
+
+# timeseries.csv columns: <node>.p<port>[q<queue>]_<metric>, or <node>.<metric> for the node.
+_SERIES = re.compile(r"^(?P<node>.+)\.p(?P<port>\d+)(?:q(?P<queue>\d+))?_(?P<metric>.+)$")
+
+
+def _series_column(name):
+    m = _SERIES.match(name)
+    if m:
+        return m["node"], int(m["port"]), int(m["queue"]) if m["queue"] is not None else -1, m["metric"]
+    node, _, metric = name.rpartition(".")
+    return node, -1, -1, metric
+
+
 class Result:
     """One run's results folder.
 
-    summary: summary.json as a dict. flows, timeseries, queries, drops: DataFrames (read on
-    first use).
+    summary: summary.json as a dict. flows, timeseries, queries, drops, ports, queues,
+    timeseries_long: DataFrames (read on first use; tables from CSV or Parquet files).
     metrics: flat scalar metrics (the columns of a sweep row). path: the folder.
     """
 
@@ -92,10 +133,13 @@ class Result:
         return summary_metrics(self.summary)
 
     def _csv(self, name):
+        """A table of the folder: <stem>.parquet if there is one, else the CSV, else empty."""
         if name not in self._cache:
             import pandas as pd
             f = self.path / name
-            self._cache[name] = pd.read_csv(f) if f.exists() else pd.DataFrame()
+            pq = f.with_suffix(".parquet")
+            self._cache[name] = (pd.read_parquet(pq) if pq.exists() else pd.read_csv(f) if f.exists()
+                                 else pd.DataFrame())
         return self._cache[name]
 
     @property
@@ -107,6 +151,63 @@ class Result:
     def timeseries(self):
         """timeseries.csv: time_us, then buffer/pool/port/queue bytes columns per switch."""
         return self._csv("timeseries.csv")
+
+    @property
+    def timeseries_long(self):
+        """timeseries.csv in long form: the time column, node, port, queue, metric, value; one
+        row per sample and column. port and queue are -1 for a switch-wide series (buffer,
+        pools) and queue -1 for a port's total; metric is the column's suffix (frame_bytes,
+        buffer_cell_bytes, ...). Ordered by series, then time."""
+        if "timeseries_long" not in self._cache:
+            import numpy as np
+            import pandas as pd
+            ts = self.timeseries
+            if ts.empty:
+                out = pd.DataFrame(columns=["time_us", "node", "port", "queue", "metric", "value"])
+            else:
+                tcol, cols = ts.columns[0], list(ts.columns[1:])
+                meta = [_series_column(c) for c in cols]
+                n = len(ts)
+
+                def rep(i):
+                    return np.repeat(np.array([m[i] for m in meta]), n)
+                out = pd.DataFrame({tcol: np.tile(ts[tcol].to_numpy(), len(cols)),
+                                    "node": pd.Categorical(rep(0)), "port": rep(1).astype("int32"),
+                                    "queue": rep(2).astype("int32"), "metric": pd.Categorical(rep(3)),
+                                    "value": ts[cols].to_numpy().ravel(order="F")})
+            self._cache["timeseries_long"] = out
+        return self._cache["timeseries_long"]
+
+    def _switch_table(self, key):
+        import pandas as pd
+        rows = []
+        for sw_name, sw in (self.summary.get("switches") or {}).items():
+            for p in sw.get("ports", []):
+                for q in (p.get("queues", []) if key == "queues" else [p]):
+                    row = {"switch": sw_name, "port": p["port"]}
+                    if key == "queues":
+                        row["queue"] = q["queue"]
+                    fields = _scalars(q)
+                    row["drops"] = sum(v for k, v in fields.items() if k.startswith("drops."))
+                    row.update((k, v) for k, v in fields.items() if k not in row)
+                    rows.append(row)
+        return pd.DataFrame(rows)
+
+    @property
+    def ports(self):
+        """One row per switch port: switch, port, drops (all causes), then every counter of the
+        port in summary.json: peaks, queued and tx/rx frames and bytes, ce_marked, drops.<cause>."""
+        if "ports" not in self._cache:
+            self._cache["ports"] = self._switch_table("ports")
+        return self._cache["ports"]
+
+    @property
+    def queues(self):
+        """One row per egress queue: switch, port, queue, drops (all causes), then the queue's
+        counters in summary.json: peaks, queued, tx frames/bytes, ce_marked, drops.<cause>."""
+        if "queues" not in self._cache:
+            self._cache["queues"] = self._switch_table("queues")
+        return self._cache["queues"]
 
     @property
     def queries(self):

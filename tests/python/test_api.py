@@ -87,7 +87,7 @@ def _twice(src, tmp):
 
 BAD = [
     ({"switch.bufer": "1MiB"}, "switch.bufer: unknown key"),
-    ({"switch.buffer": 4}, "switch.buffer: '4' needs a byte unit"),
+    ({"switch.buffer": "4"}, "switch.buffer: '4' needs a byte unit"),  # a string: no base unit
     ({"topology.host_rate": "10GB"}, "topology.host_rate: '10GB' needs a bit-rate unit"),
     ({"phy.ber": 0.5}, "phy.ber: '0.5' is above the maximum"),
     ({"switch.port_cap": "64MiB"}, "switch.port_cap: is larger than switch.buffer"),
@@ -169,3 +169,94 @@ def test_partition_aggregate_queries_and_tcp_metrics(tmp_path):
     assert m["incast.queries_completed"] == 4 and m["incast.qct_us.p99"] == g["qct_us"]["p99"]
     assert m["incast.qct_us.max"] == pytest.approx(q["qct_us"].max(), abs=1e-3)
     assert m["tcp.flows"] == r.summary["tcp"]["flows"] > 0
+
+
+def test_schema_gives_kind_and_the_unit_of_plain_numbers():
+    params = {p["path"]: p for p in fabricsim.schema()}
+    assert {k: (params[k]["kind"], params[k]["unit"]) for k in (
+        "duration", "switch.buffer", "switch.port_cap", "topology.host_rate", "seed", "results.format")} == {
+        "duration": ("time", "s"), "switch.buffer": ("bytes", "B"), "switch.port_cap": ("size", "B"),
+        "topology.host_rate": ("bit_rate", "bps"), "seed": ("int", ""), "results.format": ("choice", "")}
+    assert params["duration"]["min"] == 1e-9  # 1 ns, in seconds like the numbers
+    assert params["results.format"]["choices"] == ["csv", "parquet"] and params["results.format"]["default"] == "csv"
+
+
+def test_plain_and_numpy_numbers_in_base_units(default_yaml, tmp_path):
+    import numpy as np
+    text = fabricsim.run(default_yaml, out=tmp_path / "text", overrides={
+        "duration": "2ms", "switch.port_cap": "100KB", "topology.host_rate": "10Gbps", "traffic.flows[0].start": "5us"})
+    nums = fabricsim.run(default_yaml, out=tmp_path / "nums", overrides={
+        "duration": np.float64(0.002), "switch.port_cap": np.int64(100_000), "topology.host_rate": 1e10,
+        "traffic.flows[0].start": 5e-6})
+    assert deterministic(nums.summary) == {**deterministic(text.summary), "config": nums.summary["config"]}
+    assert nums.config["duration"] == "2ms" and nums.config["switch"]["port_cap"] == "100000B"
+    # a nested dict config takes numbers too
+    r = fabricsim.run({"duration": 0.001, "switch": {"buffer": 2 ** 20, "port_cap": 0},
+                       "traffic": {"flows": [{"src": "h0", "dst": "h3", "rate": 1e9, "start": 1e-5}]}},
+                      out=tmp_path / "dict")
+    assert r.config["switch"]["buffer"] == "1048576B" and r.config["traffic"]["flows"][0]["rate"] == "1000000000bps"
+    for override, message in [({"switch.buffer": 1000.5}, "switch.buffer: 1000.5 is not a whole number of bytes"),
+                              ({"duration": 1e-13}, "duration: 1e-13 is not a whole number of picoseconds"),
+                              ({"topology.host_rate": float("nan")}, "topology.host_rate: nan is not a finite number"),
+                              ({"seed": 1.5}, "seed: 1.5 is not a whole number")]:
+        with pytest.raises(fabricsim.ConfigError) as ei:
+            fabricsim.run(default_yaml, overrides=override)
+        assert str(ei.value).startswith(message) and ei.value.key == next(iter(override))
+
+
+def test_temporary_results_folder_lives_as_long_as_the_result(default_yaml):
+    import gc
+    r = fabricsim.run(default_yaml, overrides=SHORT)
+    path = r.path
+    assert (path / "summary.json").exists() and len(r.flows) == 5
+    del r
+    gc.collect()
+    assert not path.exists()
+    kept = fabricsim.run(default_yaml, overrides=SHORT, keep=True)
+    path = kept.path
+    del kept
+    gc.collect()
+    assert (path / "summary.json").exists()
+    import shutil
+    shutil.rmtree(path)
+
+
+def test_a_non_empty_results_folder_needs_overwrite(default_yaml, tmp_path):
+    out = tmp_path / "r"
+    fabricsim.run(default_yaml, out=out, overrides=SHORT)
+    (out / "stale.pcap").write_text("from another run")
+    with pytest.raises(FileExistsError, match="results folder is not empty"):
+        fabricsim.run(default_yaml, out=out, overrides=SHORT)
+    r = fabricsim.run(default_yaml, out=out, overrides=SHORT, overwrite=True)
+    assert not (out / "stale.pcap").exists() and r.summary["frames"]["conserved"]
+
+
+def test_shipped_scenarios():
+    names = fabricsim.scenarios.names()
+    assert "default" in names and "incast_dctcp" in names
+    p = fabricsim.scenarios.path("default")
+    assert p.name == "default.yaml" and "dumbbell" in p.read_text()
+    assert fabricsim.validate(p)["name"] == "default"
+    assert "websearch" in fabricsim.scenarios.workloads()
+    assert fabricsim.scenarios.workload_path("websearch").read_text().count("\n") > 5
+    with pytest.raises(KeyError, match="no scenario named 'nope' \\(known: .*default"):
+        fabricsim.scenarios.path("nope")
+
+
+def test_relative_files_resolve_against_the_scenario_and_travel_with_the_run(tmp_path, monkeypatch):
+    """Needs the native base_dir/files of validate() and run() (helper A's part of issue 19)."""
+    d = tmp_path / "scenario"
+    d.mkdir()
+    (d / "my_sizes.csv").write_text("size_bytes,cdf\n1000,0\n1000,0.5\n20000,0.5\n20000,1\n")
+    (d / "w.yaml").write_text("duration: 3ms\ntopology: {kind: incast, incast: {hosts: 5}}\n"
+                              "traffic: {workload: [{pattern: all_to_all, load: 0.3, sizes: my_sizes.csv}]}\n")
+    monkeypatch.chdir(tmp_path)  # not the scenario's folder
+    src = fabricsim.config.make_source("scenario/w.yaml")
+    assert src["base_dir"] == str(d)
+    info = fabricsim.config.validate_source(src)
+    assert info["files"] == {str(d / "my_sizes.csv"): (d / "my_sizes.csv").read_text()}
+    src["files"] = info["files"]
+    (d / "my_sizes.csv").unlink()  # the worker uses the content shipped with the source
+    from fabricsim.runner import run_isolated
+    s = run_isolated(src, tmp_path / "out")
+    assert s["fct"]["all"]["flows"] > 0

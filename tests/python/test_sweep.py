@@ -83,7 +83,7 @@ def test_cache_resumes_without_rerunning_finished_points(default_yaml, short, tm
     fresh = fabricsim.sweep(default_yaml, GRID, repeats=2, overrides=short, workers=2, progress=False)
     _same(again, fresh)
     row = json.loads((cache / stored[0]).read_text())
-    assert row["status"] == "ok" and "frames.sent" in row["metrics"]
+    assert row["status"] == "ok" and "metrics" not in row  # computed again from runs/<key> on loading
 
 
 def test_metrics_function_adds_columns(default_yaml, short):
@@ -109,3 +109,63 @@ def test_a_failing_metrics_function_is_an_error_row(default_yaml, short):
     df = fabricsim.sweep(default_yaml, {"switch.port_cap": ["100KB"]}, overrides=short, metrics=broken,
                          progress=False)
     assert list(df["status"]) == ["error"] and df.loc[0, "error"] == "ValueError: no such column"
+
+
+def test_cache_key_has_the_simulator_version_and_metrics_are_recomputed(default_yaml, short, tmp_path, monkeypatch):
+    cache = tmp_path / "cache"
+    grid = {"switch.port_cap": ["100KB"]}
+    first = fabricsim.sweep(default_yaml, grid, cache_dir=cache, overrides=short, progress=False,
+                            metrics=lambda r: {"extra": 1})
+    assert list(first["extra"]) == [1] and list(first["run.cached"]) == [False]
+    # A changed metrics function: the row comes from the cache with the new function's values.
+    again = fabricsim.sweep(default_yaml, grid, cache_dir=cache, overrides=short, progress=False,
+                            metrics=lambda r: {"extra": 2, "rows": len(r.flows)})
+    assert list(again["run.cached"]) == [True] and list(again["extra"]) == [2] and list(again["rows"]) == [5]
+    _same(first.drop(columns=["extra"]), again.drop(columns=["extra", "rows"]))
+    # Another simulator version: a new key, the run goes again.
+    monkeypatch.setattr(fabricsim, "__version__", "0.0.0-other")
+    other = fabricsim.sweep(default_yaml, grid, cache_dir=cache, overrides=short, progress=False)
+    assert list(other["run.cached"]) == [False]
+    assert len(list(cache.glob("*.json"))) == 2
+
+
+def test_a_retry_reuses_the_failed_attempts_folder(default_yaml, short, tmp_path):
+    cache = tmp_path / "cache"
+    fabricsim.sweep(default_yaml, GRID, cache_dir=cache, overrides=short, progress=False)
+    entry = sorted(cache.glob("*.json"))[0]
+    entry.unlink()  # as if the attempt had failed after writing its folder
+    folder = cache / "runs" / entry.stem
+    (folder / "stale.txt").write_text("from the failed attempt")
+    df = fabricsim.sweep(default_yaml, GRID, cache_dir=cache, overrides=short, progress=False)
+    assert (df["status"] == "ok").all(), df["error"].tolist()
+    assert sorted(df["run.cached"]) == [False, True]
+    assert not (folder / "stale.txt").exists() and (folder / "summary.json").exists()
+
+
+def test_unknown_grid_key_raises_before_anything_runs(default_yaml, short, tmp_path):
+    cache = tmp_path / "cache"
+    with pytest.raises(fabricsim.ConfigError, match=r"^switch\.bufer: unknown key") as ei:
+        fabricsim.sweep(default_yaml, {"switch.port_cap": ["100KB"], "switch.bufer": ["1MiB"]}, cache_dir=cache,
+                        overrides=short, progress=False)
+    assert ei.value.key == "switch.bufer"
+    assert not cache.exists()
+    # indexed list keys, sections and seed are keys of the schema
+    df = fabricsim.sweep(default_yaml, [{"traffic.flows[0].rate": "1Gbps", "seed": 3,
+                                         "switch.ecn": {"mode": "off"}}], overrides=short, progress=False)
+    assert list(df["status"]) == ["ok"]
+
+
+def test_numpy_and_plain_numbers_in_base_units(default_yaml, short):
+    import numpy as np
+    strings = fabricsim.sweep(default_yaml, {"switch.port_cap": ["100000B", "300KB"], "duration": ["2ms"]},
+                              overrides=short, workers=2, progress=False)
+    numbers = fabricsim.sweep(default_yaml, {"switch.port_cap": np.array([100_000, 300_000]),
+                                             "duration": [np.float64(0.002)]},
+                              overrides=dict(short, duration=0.002), workers=2, progress=False)
+    assert (numbers["status"] == "ok").all(), numbers["error"].tolist()
+    cols = [c for c in deterministic_columns(strings) if c not in ("switch.port_cap", "duration")]
+    pd.testing.assert_frame_equal(strings[cols], numbers[cols])
+    df = fabricsim.sweep(default_yaml, {"switch.port_cap": [100_000.5, 300_000.0, np.int64(200_000)]},
+                         overrides=short, progress=False)
+    assert list(df["status"]) == ["config_error", "ok", "ok"]
+    assert df.loc[0, "error"] == "switch.port_cap: 100000.5 is not a whole number of bytes"
