@@ -168,7 +168,7 @@ void make_tcp(host::flow_spec& f, const host::tcp_options& o) {
 
 /// The files a scenario reads (workload CSVs), see load_scenario.
 struct file_reader {
-    std::string base_dir;
+    const std::string& base_dir;
     const std::map<std::string, std::string>& given;
     std::map<std::string, std::string>& read;
 
@@ -480,7 +480,8 @@ std::string safe_name(const std::string& n) {
 /// Node names become SystemC object names (no '.'), pcap file names, CSV fields and "sw:3".
 void check_node_name(const config_node& n) {
     const std::string name = n.str("name");
-    if (name.empty() || !std::all_of(name.begin(), name.end(), [](char c) { return is_alnum(c) || c == '_' || c == '-'; }))
+    const auto ok = [](char c) { return is_alnum(c) || c == '_' || c == '-'; };
+    if (name.empty() || !std::all_of(name.begin(), name.end(), ok))
         n.fail("name", "'" + name + "' is not a node name: use letters, digits, '_' and '-'");
 }
 

@@ -498,7 +498,10 @@ Json echo_node(const config_schema& schema, const YAML::Node& n, const std::stri
     if (!n || n.IsNull()) return nullptr;
     if (n.IsMap()) {
         Json o = Json::object();
-        for (const auto& kv : n) o[kv.first.Scalar()] = echo_node<Json>(schema, kv.second, join(spath, kv.first.Scalar()));
+        for (const auto& kv : n) {
+            const std::string key = kv.first.Scalar();
+            o[key] = echo_node<Json>(schema, kv.second, join(spath, key));
+        }
         return o;
     }
     const param_spec* p = schema.find(spath);

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <fstream>
 #include <sstream>
 #include <stdexcept>
 
@@ -53,14 +52,6 @@ flow_size_distribution flow_size_distribution::from_csv_text(const std::string& 
     } catch (const std::invalid_argument& e) {
         throw std::invalid_argument(name + ": " + e.what());
     }
-}
-
-flow_size_distribution flow_size_distribution::load_csv(const std::string& path) {
-    std::ifstream in(path);
-    if (!in) throw std::invalid_argument("cannot read " + path);
-    std::stringstream ss;
-    ss << in.rdbuf();
-    return from_csv_text(ss.str(), path);
 }
 
 flow_size_distribution flow_size_distribution::fixed(std::uint64_t bytes) {

@@ -115,7 +115,8 @@ private:
     std::string m_dpath;
 };
 
-/// Applies "a.b[2].c=value" to `root` (value parsed as YAML). Throws config_error.
+/// Applies "a.b[2].c=value" to `root` (value parsed as YAML; a repeated key in it is refused).
+/// Throws config_error.
 void apply_override(YAML::Node& root, const std::string& assignment);
 
 /// Loads a YAML file or string; YAML syntax errors and repeated keys become config_error.

@@ -19,7 +19,6 @@ public:
     /// Parses "size_bytes,cdf" lines ('#' comments and one header line allowed); `name`
     /// prefixes error messages.
     static flow_size_distribution from_csv_text(const std::string& text, const std::string& name);
-    static flow_size_distribution load_csv(const std::string& path);
     static flow_size_distribution fixed(std::uint64_t bytes);
     static flow_size_distribution pareto(double shape, double mean_bytes);
 
