@@ -44,16 +44,20 @@ py::dict validate(const std::string& config, bool is_file, std::vector<std::stri
 }
 
 std::string run(const std::string& config, bool is_file, std::vector<std::string> overrides, std::string name,
-                const std::string& out_dir, bool run_ahead) {
+                const std::string& out_dir, bool run_ahead, bool overwrite) {
     // Validate first (a bad key costs this process nothing), then claim the one elaboration.
     const auto sc = platforms::prepare_scenario(make_source(config, is_file, std::move(overrides), std::move(name)));
     if (g_elaborated.exchange(true))
         throw std::runtime_error("a SystemC simulation already ran in this process (one elaboration per process; "
                                  "use fabricsim.run(), which starts a fresh worker)");
+    platforms::run_options opt;
+    opt.run_ahead = run_ahead;
+    opt.overwrite = overwrite;
     platforms::run_result r;
     {
+        // SIGINT/SIGTERM during the run end it early with the summary so far ("complete": false).
         py::gil_scoped_release release;
-        r = platforms::run_scenario(sc, out_dir, run_ahead);
+        r = platforms::run_scenario(sc, out_dir, opt);
     }
     return r.summary.dump();
 }
@@ -108,9 +112,11 @@ PYBIND11_MODULE(_fabricsim, m) {
           "Reads, overrides and validates a scenario without elaborating; returns name, seed, counts "
           "and the configuration echo (JSON text). Raises ConfigError naming the key.");
     m.def("run", &run, py::arg("config"), py::arg("is_file"), py::arg("overrides"), py::arg("name"),
-          py::arg("out_dir"), py::arg("run_ahead") = true,
+          py::arg("out_dir"), py::arg("run_ahead") = true, py::arg("overwrite") = false,
           "Validates, elaborates and simulates one scenario, writes the results folder and returns "
-          "summary.json as text. Once per process.");
+          "summary.json as text. Once per process. A non-empty out_dir raises ConfigError unless "
+          "overwrite (which clears a results folder). SIGINT/SIGTERM end the run early: the summary "
+          "so far is returned with complete false and stop_reason. A failed write raises RuntimeError.");
     m.def("explain", &explain, py::arg("key") = "", "Schema text for parameters under `key`, or None.");
     m.def("format_summary", &format_summary, py::arg("summary_json"), "The CLI's summary table.");
     m.def("schema", &schema, "Every parameter: path, default, help, range, choices.");
