@@ -33,7 +33,7 @@ def queue_metrics(r):
     """Bottleneck queue after warm-up (time series) and the flows' goodput (flows.csv)."""
     ts = r.timeseries
     ts = ts[ts["time_us"] >= WARMUP_US]
-    port = max((c for c in ts.columns if c.endswith("_bytes") and ".p" in c), key=lambda c: ts[c].mean())
+    port = max((c for c in ts.columns if c.endswith("_frame_bytes") and ".p" in c), key=lambda c: ts[c].mean())
     q = ts[port] / 1e3
     f = r.flows
     return {"queue_mean_kb": float(q.mean()), "queue_p99_kb": float(q.quantile(0.99)),

@@ -26,7 +26,7 @@ def test_default_scenario_runs_and_writes_results(sim, scenarios, tmp_path):
     header = (out / "flows.csv").read_text().splitlines()[0]
     assert header.startswith("id,src,dst,process,rate_bps")
     ts = (out / "timeseries.csv").read_text().splitlines()
-    assert ts[0].startswith("time_us,s0.buffer_bytes")
+    assert ts[0].startswith("time_us,s0.buffer_cell_bytes")
     assert len(ts) == 1 + 500  # 5 ms sampled every 10 us
     assert max(int(r.split(",")[1]) for r in ts[1:]) > 100_000
     perf = s["host_perf"]
@@ -148,7 +148,7 @@ def _mqecn_run(sim, scenarios, out, *sets):
     g = [f["rx_bytes"] * 8 / secs / 1e6 for f in s["flows"]]
     with open(out / "timeseries.csv") as f:
         rows = [r for r in csv.DictReader(f) if float(r["time_us"]) >= 20000]
-    q1 = sum(int(r["tor.p2q1_bytes"]) for r in rows) / len(rows)
+    q1 = sum(int(r["tor.p2q1_frame_bytes"]) for r in rows) / len(rows)
     return g[0], sum(g[1:]), q1, s["switches"]["tor"]["ports"][2]
 
 
