@@ -70,14 +70,19 @@ output_estimate estimate_output(const scenario& sc) {
 void check_output_estimate(const scenario& sc) {
     const output_estimate e = estimate_output(sc);
     if (e.total() <= double(sc.max_output_bytes)) return;
-    char rows[96];
-    std::snprintf(rows, sizeof rows, "%.4g rows of %.0f B", e.timeseries_rows, e.timeseries_row_bytes);
+    std::string series = human(e.timeseries_bytes());
+    if (e.timeseries_rows > 0) {
+        char rows[96];
+        std::snprintf(rows, sizeof rows, ": %.4g rows of %.0f B", e.timeseries_rows, e.timeseries_row_bytes);
+        series += rows;
+    }
     throw config_error("results.max_output_bytes",
                        "the results would take about " + human(e.total()) + ", more than the limit of " +
-                           human(double(sc.max_output_bytes)) + " (timeseries.csv " + human(e.timeseries_bytes()) +
-                           ": " + rows + "; pcaps " + human(e.pcap_bytes) + "; traces " + human(e.trace_bytes) +
+                           human(double(sc.max_output_bytes)) + " (" + std::to_string(sc.max_output_bytes) +
+                           " B): timeseries.csv " + series + "; pcaps " + human(e.pcap_bytes) + "; traces " +
+                           human(e.trace_bytes) +
                            "; flows.csv, queries.csv and summary.json " + human(e.table_bytes) +
-                           "); raise results.max_output_bytes or write less (results.sample_interval, "
+                           ". Raise results.max_output_bytes or write less (results.sample_interval, "
                            "results.pcap_max_bytes/pcap_start/pcap_stop, trace)");
 }
 
