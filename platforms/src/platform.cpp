@@ -169,7 +169,6 @@ platform::platform(const sc_core::sc_module_name& name, const scenario& sc, cons
     }
 
     if (m_sc.sample_interval > 0 && !out_dir.empty()) {
-        // Buffer and pools are measured in cells (x cell size), ports and queues in frame bytes.
         m_timeseries = std::make_unique<output_file>(out_dir + "/timeseries.csv");
         std::string h = "time_us";
         auto column = [&](const std::string& name) {
