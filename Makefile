@@ -43,7 +43,7 @@ build: deps
 	cmake --build $(BUILD) -j $(JOBS)
 
 run: build
-	$(BUILD)/platforms/fabricsim-sim $(SCENARIO) --out results/default
+	$(BUILD)/platforms/fabricsim-sim $(SCENARIO) --out results/default --overwrite
 
 test: build
 	$(MAKE) --no-print-directory test-cpp test-py

@@ -18,7 +18,7 @@ HERE = pathlib.Path(__file__).resolve().parent
 
 
 def run_once(sim, scenario, out, extra=()):
-    subprocess.run([sim, str(scenario), "--out", str(out), "--quiet", *extra], check=True,
+    subprocess.run([sim, str(scenario), "--out", str(out), "--overwrite", "--quiet", *extra], check=True,
                    env=dict(os.environ, SYSTEMC_DISABLE_COPYRIGHT_MESSAGE="1"))
     return json.loads((out / "summary.json").read_text())
 

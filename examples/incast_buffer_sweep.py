@@ -57,7 +57,7 @@ def main():
                        xlabel="shared buffer", ylabel="fan-in (workers)", title="Frames dropped at the ToR")
     plot.save(fig, os.path.join(OUT, "incast_buffer_sweep.png"))
     cols = ["switch.buffer", "fan_in", "incast.qct_us.p50", "incast.qct_us.p99", "frames.dropped",
-            "incast.queries_with_timeouts", "switch.buffer_peak_bytes"]
+            "incast.queries_with_timeouts", "switch.buffer_peak_cell_bytes"]
     print(df[cols].to_string(index=False))
     print(f"wrote {os.path.join(OUT, 'incast_buffer_sweep.png')}")
     return 0

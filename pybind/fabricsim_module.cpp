@@ -51,17 +51,21 @@ py::dict validate(const std::string& config, bool is_file, std::vector<std::stri
 }
 
 std::string run(const std::string& config, bool is_file, std::vector<std::string> overrides, std::string name,
-                const std::string& out_dir, bool run_ahead, std::string base_dir, file_map files) {
+                const std::string& out_dir, bool run_ahead, std::string base_dir, file_map files, bool overwrite) {
     // Validate first (a bad key costs this process nothing), then claim the one elaboration.
     const auto sc = platforms::prepare_scenario(
         make_source(config, is_file, std::move(overrides), std::move(name), std::move(base_dir), std::move(files)));
     if (g_elaborated.exchange(true))
         throw std::runtime_error("a SystemC simulation already ran in this process (one elaboration per process; "
                                  "use fabricsim.run(), which starts a fresh worker)");
+    platforms::run_options opt;
+    opt.run_ahead = run_ahead;
+    opt.overwrite = overwrite;
     platforms::run_result r;
     {
+        // SIGINT/SIGTERM during the run end it early with the summary so far ("complete": false).
         py::gil_scoped_release release;
-        r = platforms::run_scenario(sc, out_dir, run_ahead);
+        r = platforms::run_scenario(sc, out_dir, opt);
     }
     return r.summary.dump();
 }
@@ -148,8 +152,11 @@ PYBIND11_MODULE(_fabricsim, m) {
           "text); a path in `files` is read from there. Raises ConfigError naming the key.");
     m.def("run", &run, py::arg("config"), py::arg("is_file"), py::arg("overrides"), py::arg("name"),
           py::arg("out_dir"), py::arg("run_ahead") = true, py::arg("base_dir") = "", py::arg("files") = file_map{},
+          py::arg("overwrite") = false,
           "Validates, elaborates and simulates one scenario, writes the results folder and returns "
-          "summary.json as text. Once per process. base_dir and files as for validate().");
+          "summary.json as text. Once per process. base_dir and files as for validate(). A non-empty out_dir raises ConfigError unless "
+          "overwrite (which clears a results folder). SIGINT/SIGTERM end the run early: the summary "
+          "so far is returned with complete false and stop_reason. A failed write raises RuntimeError.");
     m.def("explain", &explain, py::arg("key") = "", "Schema text for parameters under `key`, or None.");
     m.def("format_summary", &format_summary, py::arg("summary_json"), "The CLI's summary table.");
     m.def("schema", &schema,

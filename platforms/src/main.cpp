@@ -1,6 +1,13 @@
 // fabricsim-sim: run a scenario, validate it, or explain the configuration schema.
+#include <unistd.h>
+
+#include <cerrno>
+#include <csignal>
+#include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <iostream>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -14,26 +21,46 @@
 namespace {
 
 const char* USAGE =
-    "usage: fabricsim-sim SCENARIO.yaml [--set key=value]... [--out DIR] [--quiet] [--lockstep]\n"
-    "       fabricsim-sim validate SCENARIO.yaml [--set key=value]...\n"
-    "       fabricsim-sim explain [key]\n";
+    "usage: fabricsim-sim SCENARIO.yaml [--set key=value]... [--seed N] [--out DIR] [--overwrite]\n"
+    "                     [--quiet] [--progress] [--lockstep]\n"
+    "       fabricsim-sim validate SCENARIO.yaml [--set key=value]... [--seed N]\n"
+    "       fabricsim-sim explain [key]\n"
+    "       fabricsim-sim --version\n";
+
+/// Writes `text` to standard output. A reader that went away (`| head`) is not an error: the
+/// results folder is complete, the table is only a copy. Returns false on any other failure.
+bool print_stdout(const std::string& text) {
+    if (std::fwrite(text.data(), 1, text.size(), stdout) == text.size() && std::fflush(stdout) == 0) return true;
+    if (errno == EPIPE) return true;
+    std::cerr << "fabricsim-sim: cannot write standard output: " << std::strerror(errno) << "\n";
+    return false;
+}
 
 }  // namespace
 
 int sc_main(int argc, char* argv[]) {
     using namespace fabricsim;
+    // A closed pipe on stdout gives EPIPE (handled in print_stdout) instead of killing us.
+    std::signal(SIGPIPE, SIG_IGN);
     std::vector<std::string> args(argv + 1, argv + argc);
     if (args.empty() || args[0] == "-h" || args[0] == "--help") {
         std::cout << USAGE;
         return args.empty() ? 2 : 0;
     }
+    if (args[0] == "--version") {
+        std::ostringstream v;
+        v << "fabricsim-sim " << platforms::VERSION << " (SystemC " << SC_VERSION_MAJOR << '.' << SC_VERSION_MINOR << '.'
+          << SC_VERSION_PATCH << ")\n";
+        return print_stdout(v.str()) ? 0 : 1;
+    }
     if (args[0] == "explain") {
         const std::string key = args.size() > 1 ? args[1] : "";
-        if (!platforms::scenario_schema().explain(std::cout, key)) {
+        std::ostringstream text;
+        if (!platforms::scenario_schema().explain(text, key)) {
             std::cerr << "fabricsim-sim: no parameter matches '" << key << "'\n";
             return 2;
         }
-        return 0;
+        return print_stdout(text.str()) ? 0 : 1;
     }
     bool validate_only = false;
     std::size_t i = 0;
@@ -43,14 +70,18 @@ int sc_main(int argc, char* argv[]) {
     }
     std::string file, out;
     std::vector<std::string> sets;
-    bool quiet = false;
+    bool quiet = false, progress = false, overwrite = false;
     bool lockstep = false;  // wake the scheduler from the kernel for every expiry (same results, slower)
     for (; i < args.size(); ++i) {
         const std::string& a = args[i];
         if (a == "--set" && i + 1 < args.size()) sets.push_back(args[++i]);
         else if (a.rfind("--set=", 0) == 0) sets.push_back(a.substr(6));
+        else if (a == "--seed" && i + 1 < args.size()) sets.push_back("seed=" + args[++i]);
+        else if (a.rfind("--seed=", 0) == 0) sets.push_back("seed=" + a.substr(7));
         else if (a == "--out" && i + 1 < args.size()) out = args[++i];
+        else if (a == "--overwrite") overwrite = true;
         else if (a == "--quiet") quiet = true;
+        else if (a == "--progress") progress = true;
         else if (a == "--lockstep") lockstep = true;
         else if (!a.empty() && a[0] == '-') {
             std::cerr << "fabricsim-sim: unknown option '" << a << "'\n" << USAGE;
@@ -75,18 +106,29 @@ int sc_main(int argc, char* argv[]) {
         std::cerr << "fabricsim-sim: configuration error: " << e.what() << "\n";
         return 2;
     }
-    if (validate_only) {
-        std::cout << file << ": valid (" << platforms::describe_counts(sc) << ")\n";
-        return 0;
-    }
+    if (validate_only)
+        return print_stdout(file + ": valid (" + platforms::describe_counts(sc) + ")\n") ? 0 : 1;
     if (out.empty()) out = "results/" + sc.name;
     try {
-        const auto r = platforms::run_scenario(sc, out, !lockstep);
+        platforms::run_options opt;
+        opt.run_ahead = !lockstep;
+        opt.overwrite = overwrite;
+        opt.progress = progress || (!quiet && isatty(STDERR_FILENO));
+        const auto r = platforms::run_scenario(sc, out, opt);
+        if (r.stop_signal)
+            std::cerr << "fabricsim-sim: stopped by " << (r.stop_signal == SIGTERM ? "SIGTERM" : "SIGINT") << " at "
+                      << r.summary["sim_time_s"].get<double>() << " s simulated; results so far in " << out << "/\n";
         if (!quiet) {
-            platforms::print_summary(r.summary, std::cout);
-            std::cout << "\n  results written to " << out << "/\n";
+            std::ostringstream table;
+            platforms::print_summary(r.summary, table);
+            table << "\n  results written to " << out << "/\n";
+            if (!print_stdout(table.str())) return 1;
         }
+        if (r.stop_signal) return 128 + r.stop_signal;
         return r.summary["frames"]["conserved"].get<bool>() ? 0 : 1;
+    } catch (const config_error& e) {
+        std::cerr << "fabricsim-sim: " << e.what() << "\n";
+        return 2;
     } catch (const std::exception& e) {
         std::cerr << "fabricsim-sim: " << e.what() << "\n";
         return 1;

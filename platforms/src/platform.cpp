@@ -6,11 +6,13 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <csignal>
 #include <cstdio>
 #include <filesystem>
-#include <iomanip>
+#include <limits>
 #include <ostream>
 
+#include "fabricsim/core/csv.h"
 #include "fabricsim/core/frame_pool.h"
 #include "fabricsim/core/kernel.h"
 #include "fabricsim/core/scheduler.h"
@@ -43,8 +45,6 @@ double thread_cpu_seconds() {
     clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
     return double(ts.tv_sec) + double(ts.tv_nsec) * 1e-9;
 }
-
-constexpr const char* VERSION = "0.1.0";
 
 double us(ps_t t) { return double(t) / double(PS_PER_US); }
 
@@ -126,8 +126,9 @@ platform::platform(const sc_core::sc_module_name& name, const scenario& sc, cons
             for (auto& c : file)
                 if (c == ':') c = '.';
             if (out_dir.empty()) continue;
-            if (pc.at.node == ld.a.node && pc.at.port == ld.a.port) l.ab.capture(out_dir + "/" + file + ".pcap");
-            if (pc.at.node == ld.b.node && pc.at.port == ld.b.port) l.ba.capture(out_dir + "/" + file + ".pcap");
+            const std::string path = out_dir + "/" + file + ".pcap";
+            if (pc.at.node == ld.a.node && pc.at.port == ld.a.port) l.ab.capture(path, m_sc.pcap_bounds);
+            if (pc.at.node == ld.b.node && pc.at.port == ld.b.port) l.ba.capture(path, m_sc.pcap_bounds);
         }
     }
 
@@ -168,19 +169,27 @@ platform::platform(const sc_core::sc_module_name& name, const scenario& sc, cons
     }
 
     if (m_sc.sample_interval > 0 && !out_dir.empty()) {
-        m_timeseries = std::make_unique<std::ofstream>(out_dir + "/timeseries.csv");
-        *m_timeseries << "time_us";
+        m_timeseries = std::make_unique<output_file>(out_dir + "/timeseries.csv");
+        std::string h = "time_us";
+        auto column = [&](const std::string& name) {
+            h += ',';
+            csv::append_field(h, name);
+        };
         for (const auto& s : m_switches) {
             const std::string n = s->basename();
-            *m_timeseries << ',' << n << ".buffer_bytes," << n << ".lossy_pool_bytes," << n << ".lossless_pool_bytes,"
-                          << n << ".headroom_bytes";
+            for (const char* c : {".buffer_cell_bytes", ".lossy_pool_cell_bytes", ".lossless_pool_cell_bytes",
+                                  ".headroom_cell_bytes"})
+                column(n + c);
             for (unsigned p = 0; p < s->port_count(); ++p) {
-                *m_timeseries << ',' << n << ".p" << p << "_bytes";
+                const std::string port = n + ".p" + std::to_string(p);
+                column(port + "_frame_bytes");
                 if (m_sc.per_queue_series && s->config().queues > 1)
-                    for (unsigned q = 0; q < s->config().queues; ++q) *m_timeseries << ',' << n << ".p" << p << "q" << q << "_bytes";
+                    for (unsigned q = 0; q < s->config().queues; ++q) column(port + "q" + std::to_string(q) + "_frame_bytes");
             }
         }
-        *m_timeseries << '\n';
+        h += '\n';
+        m_timeseries->write(h);
+        m_row.reserve(h.size());
         SC_METHOD(sample);
         sensitive << m_sample_tick;
     }
@@ -193,22 +202,50 @@ sw::switch_device& platform::switch_named(const std::string& name) {
 }
 
 void platform::sample() {
-    std::ostream& os = *m_timeseries;
-    os << us(now_ps());
+    std::string& row = m_row;
+    row.clear();
+    csv::append_us(row, now_ps());
+    auto value = [&row](std::uint64_t v) {
+        row += ',';
+        csv::append_uint(row, v);
+    };
     for (const auto& s : m_switches) {
         // Buffer and pools in bytes of cells (what the MMU holds); ports and queues in frame bytes.
         const sw::mmu& m = s->buffer();
         const std::uint64_t cell = m.config().cell_bytes;
-        os << ',' << m.used_cells() * cell << ',' << m.egress_pool(sw::LOSSY_POOL).cells * cell << ','
-           << m.egress_pool(sw::LOSSLESS_POOL).cells * cell << ',' << m.headroom_pool().cells * cell;
+        value(m.used_cells() * cell);
+        value(m.egress_pool(sw::LOSSY_POOL).cells * cell);
+        value(m.egress_pool(sw::LOSSLESS_POOL).cells * cell);
+        value(m.headroom_pool().cells * cell);
         for (unsigned p = 0; p < s->port_count(); ++p) {
-            os << ',' << s->port(p).queued_bytes();
+            value(s->port(p).queued_bytes());
             if (m_sc.per_queue_series && s->config().queues > 1)
-                for (unsigned q = 0; q < s->config().queues; ++q) os << ',' << s->port(p).queue_bytes(q);
+                for (unsigned q = 0; q < s->config().queues; ++q) value(s->port(p).queue_bytes(q));
         }
     }
-    os << '\n';
+    row += '\n';
+    m_timeseries->write(row);
     m_sample_tick.notify(to_sc_time(m_sc.sample_interval));
+}
+
+void platform::check_outputs() const {
+    if (m_timeseries) m_timeseries->check();
+    for (const auto& l : m_links)
+        for (const phy::link_direction* d : {&l->ab, &l->ba})
+            if (d->capture_file()) d->capture_file()->check();
+}
+
+void platform::close_outputs() {
+    if (m_timeseries) m_timeseries->close();
+    for (const auto& l : m_links)
+        for (const phy::link_direction* d : {&l->ab, &l->ba})
+            if (d->capture_file()) d->capture_file()->close();
+}
+
+std::uint64_t platform::frames_on_wires() const {
+    std::uint64_t n = 0;
+    for (const auto& l : m_links) n += l->ab.get_stats().frames + l->ba.get_stats().frames;
+    return n;
 }
 
 nlohmann::json platform::summary(double wall_seconds, double cpu_seconds) const {
@@ -271,18 +308,36 @@ nlohmann::json platform::summary(double wall_seconds, double cpu_seconds) const 
     s["goodput_bps"] = sim_s > 0 ? double(delivered_bytes) * 8.0 / sim_s : 0.0;
     double lat_sum = 0;
     std::uint64_t lat_n = 0;
+    ps_t lat_min = std::numeric_limits<ps_t>::max(), lat_max = 0;
     for (const auto& f : m_flows.all()) {
         lat_sum += f.latency_sum;
         lat_n += f.delivered_frames;
+        if (f.delivered_frames == 0) continue;
+        lat_min = std::min(lat_min, f.latency_min);
+        lat_max = std::max(lat_max, f.latency_max);
     }
+    if (lat_n == 0) lat_min = 0;
+    // The histogram knows a percentile to its bucket's edge, which may lie beyond what was seen.
+    auto lat_q = [&](double q) { return std::clamp(m_flows.latency_quantile(q), double(lat_min), double(lat_max)) / 1e6; };
     s["latency_us"] = {{"mean", lat_n ? lat_sum / double(lat_n) / 1e6 : 0.0},
-                       {"p50", m_flows.latency_quantile(0.5) / 1e6},
-                       {"p99", m_flows.latency_quantile(0.99) / 1e6},
-                       {"p999", m_flows.latency_quantile(0.999) / 1e6}};
+                       {"min", us(lat_min)},
+                       {"p50", lat_q(0.5)},
+                       {"p99", lat_q(0.99)},
+                       {"p999", lat_q(0.999)},
+                       {"max", us(lat_max)}};
     s["switches"] = std::move(switches);
     s["nics"] = std::move(nics);
     s["hosts"] = std::move(hosts);
     s["links"] = std::move(links);
+    json pcaps = json::object();
+    for (const auto& l : m_links)
+        for (const phy::link_direction* d : {&l->ab, &l->ba})
+            if (const pcap_writer* p = d->capture_file())
+                pcaps[std::filesystem::path(p->path()).filename().string()] = {
+                    {"frames", p->frames_written()},
+                    {"bytes", p->bytes()},
+                    {"frames_not_captured", p->frames_not_captured()}};
+    if (!pcaps.empty()) s["pcap"] = std::move(pcaps);
     json flows = json::array();
     for (const auto& f : m_flows.all()) {
         const auto& sp = f.spec;
@@ -423,14 +478,30 @@ nlohmann::json platform::summary(double wall_seconds, double cpu_seconds) const 
 }
 
 void platform::write_flows_csv(const std::string& path) const {
-    std::FILE* f = std::fopen(path.c_str(), "w");
-    if (!f) throw std::runtime_error("cannot write " + path);
-    std::fprintf(f, "id,src,dst,process,rate_bps,packet_bytes,start_us,stop_us,sent_frames,sent_bytes,"
-                    "delivered_frames,delivered_bytes,undelivered_frames,throughput_bps,latency_min_us,latency_mean_us,"
-                    "latency_max_us,ce_frames,transport,size_bytes,rx_bytes,goodput_bps,fct_us,ack_frames,"
-                    "retransmitted_segments,fast_retransmits,timeouts,ecn_reductions,ece_acks,cwnd_bytes,alpha,"
-                    "srtt_us,ideal_fct_us,slowdown\n");
+    output_file f(path);
+    f.write("id,src,dst,process,rate_bps,packet_bytes,start_us,stop_us,sent_frames,sent_bytes,"
+            "delivered_frames,delivered_bytes,undelivered_frames,throughput_bps,latency_min_us,latency_mean_us,"
+            "latency_max_us,ce_frames,transport,size_bytes,rx_bytes,goodput_bps,fct_us,ack_frames,"
+            "retransmitted_segments,fast_retransmits,timeouts,ecn_reductions,ece_acks,cwnd_bytes,alpha,"
+            "srtt_us,ideal_fct_us,slowdown\n");
     const double sim_s = double(now_ps()) / double(PS_PER_S);
+    std::string row;
+    auto text = [&row](std::string_view v) {
+        csv::append_field(row, v);
+        row += ',';
+    };
+    auto uint = [&row](std::uint64_t v) {
+        csv::append_uint(row, v);
+        row += ',';
+    };
+    auto real = [&row](double v) {
+        csv::append_real(row, v);
+        row += ',';
+    };
+    auto time = [&row](ps_t t) {
+        csv::append_us(row, t);
+        row += ',';
+    };
     for (const auto& r : m_flows.all()) {
         const auto& sp = r.spec;
         const char* proc = sp.process == host::arrival_process::CBR       ? "cbr"
@@ -439,35 +510,49 @@ void platform::write_flows_csv(const std::string& path) const {
         const bool tcp = sp.transport == host::transport_kind::TCP;
         const ps_t stop = tcp && r.completed ? r.completed : std::min<ps_t>(sp.stop, now_ps());
         const double active = stop > sp.start ? double(stop - sp.start) / double(PS_PER_S) : sim_s;
-        std::fprintf(f, "%u,%s,%s,%s,%llu,%u,%.6f,%.6f,%llu,%llu,%llu,%llu,%llu,%.1f,%.4f,%.4f,%.4f,%llu", sp.id,
-                     m_sc.topo.nodes[sp.src].name.c_str(), m_sc.topo.nodes[sp.dst].name.c_str(), proc,
-                     (unsigned long long)sp.rate_bps, sp.packet_bytes, us(sp.start), us(stop),
-                     (unsigned long long)r.sent_frames, (unsigned long long)r.sent_bytes,
-                     (unsigned long long)r.delivered_frames, (unsigned long long)r.delivered_bytes,
-                     (unsigned long long)(r.sent_frames - r.delivered_frames),
-                     active > 0 ? double(r.delivered_bytes) * 8.0 / active : 0.0,
-                     r.delivered_frames ? us(r.latency_min) : 0.0,
-                     r.delivered_frames ? r.latency_sum / double(r.delivered_frames) / 1e6 : 0.0,
-                     us(r.latency_max), (unsigned long long)r.ce_frames);
+        row.clear();
+        uint(sp.id);
+        text(m_sc.topo.nodes[sp.src].name);
+        text(m_sc.topo.nodes[sp.dst].name);
+        text(proc);
+        uint(sp.rate_bps);
+        uint(sp.packet_bytes);
+        time(sp.start);
+        time(stop);
+        uint(r.sent_frames);
+        uint(r.sent_bytes);
+        uint(r.delivered_frames);
+        uint(r.delivered_bytes);
+        uint(r.sent_frames - r.delivered_frames);
+        real(active > 0 ? double(r.delivered_bytes) * 8.0 / active : 0.0);
+        time(r.delivered_frames ? r.latency_min : 0);
+        real(r.delivered_frames ? r.latency_sum / double(r.delivered_frames) / 1e6 : 0.0);
+        time(r.latency_max);
+        uint(r.ce_frames);
         const std::uint64_t good = tcp ? r.rx_bytes : r.payload_bytes;
-        std::fprintf(f, ",%s,%llu,%llu,%.1f,", tcp ? "tcp" : "udp", (unsigned long long)sp.size_bytes,
-                     (unsigned long long)good, active > 0 ? double(good) * 8.0 / active : 0.0);
-        if (tcp && r.completed) std::fprintf(f, "%.4f", us(r.completed - r.started));
+        text(tcp ? "tcp" : "udp");
+        uint(sp.size_bytes);
+        uint(good);
+        real(active > 0 ? double(good) * 8.0 / active : 0.0);
+        if (tcp && r.completed) csv::append_us(row, r.completed - r.started);
+        row += ',';
         const auto& t = r.tcp;
-        std::fprintf(f, ",%llu,%llu,%llu,%llu,%llu,%llu,%llu,%.6f,%.4f,", (unsigned long long)r.ack_sent,
-                     (unsigned long long)t.retransmitted_segments, (unsigned long long)t.fast_retransmits,
-                     (unsigned long long)t.timeouts, (unsigned long long)t.ecn_reductions,
-                     (unsigned long long)t.ece_acks, (unsigned long long)t.cwnd, t.alpha, us(t.srtt));
+        for (const std::uint64_t v : {r.ack_sent, t.retransmitted_segments, t.fast_retransmits, t.timeouts,
+                                      t.ecn_reductions, t.ece_acks, t.cwnd})
+            uint(v);
+        real(t.alpha);
+        time(t.srtt);
         if (tcp && sp.size_bytes && !sp.app_driven) {
-            const double ideal = us(ideal_fct(sp.src, sp.dst, sp.size_bytes, sp.tcp.cc.mss));
-            std::fprintf(f, "%.4f,", ideal);
-            if (r.completed) std::fprintf(f, "%.4f", us(r.completed - r.started) / ideal);
+            const ps_t ideal = ideal_fct(sp.src, sp.dst, sp.size_bytes, sp.tcp.cc.mss);
+            time(ideal);
+            if (r.completed) csv::append_real(row, us(r.completed - r.started) / us(ideal));
         } else {
-            std::fprintf(f, ",");
+            row += ',';
         }
-        std::fprintf(f, "\n");
+        row += '\n';
+        f.write(row);
     }
-    std::fclose(f);
+    f.close();
 }
 
 ps_t platform::path_time(std::uint32_t src, std::uint32_t dst, double wire_bytes, double last_wire_bytes,
@@ -502,58 +587,221 @@ ps_t platform::ideal_fct(std::uint32_t src, std::uint32_t dst, std::uint64_t byt
 
 void platform::write_queries_csv(const std::string& path) const {
     if (m_incast.empty()) return;
-    std::FILE* f = std::fopen(path.c_str(), "w");
-    if (!f) throw std::runtime_error("cannot write " + path);
-    std::fprintf(f, "group,query,start_us,end_us,qct_us,timeouts\n");
+    output_file f(path);
+    f.write("group,query,start_us,end_us,qct_us,timeouts\n");
+    std::string row;
     for (std::size_t g = 0; g < m_incast.size(); ++g) {
         const auto& qs = m_incast[g]->queries();
         for (std::size_t i = 0; i < qs.size(); ++i) {
-            std::fprintf(f, "%zu,%zu,%.4f,", g, i, us(qs[i].start));
-            if (qs[i].end) std::fprintf(f, "%.4f,%.4f", us(qs[i].end), us(qs[i].end - qs[i].start));
-            else std::fprintf(f, ",");
-            std::fprintf(f, ",%llu\n", (unsigned long long)qs[i].timeouts);
+            row.clear();
+            csv::append_uint(row, g);
+            row += ',';
+            csv::append_uint(row, i);
+            row += ',';
+            csv::append_us(row, qs[i].start);
+            row += ',';
+            if (qs[i].end) {
+                csv::append_us(row, qs[i].end);
+                row += ',';
+                csv::append_us(row, qs[i].end - qs[i].start);
+            } else {
+                row += ',';
+            }
+            row += ',';
+            csv::append_uint(row, qs[i].timeouts);
+            row += '\n';
+            f.write(row);
         }
     }
-    std::fclose(f);
+    f.close();
 }
 
 void platform::write_traces(const std::string& dir) const {
     bool any = false;
+    std::string row;
     for (const auto& r : m_flows.all()) {
         if (!r.spec.trace) continue;
         if (!any) std::filesystem::create_directories(dir);
         any = true;
-        const std::string path = dir + "/flow" + std::to_string(r.spec.id) + ".csv";
-        std::FILE* f = std::fopen(path.c_str(), "w");
-        if (!f) throw std::runtime_error("cannot write " + path);
-        std::fprintf(f, "time_us,cwnd_bytes,ssthresh_bytes,flight_bytes,acked_bytes,alpha,marked_fraction,srtt_us,rtt_sample_us,ece\n");
-        for (const auto& t : r.trace)
-            std::fprintf(f, "%.4f,%llu,%llu,%llu,%llu,%.6f,%.6f,%.4f,%.4f,%d\n", us(t.at), (unsigned long long)t.cwnd,
-                         (unsigned long long)t.ssthresh, (unsigned long long)t.flight, (unsigned long long)t.acked, t.alpha, t.last_f, us(t.srtt),
-                         us(t.rtt_sample), t.ece ? 1 : 0);
-        std::fclose(f);
+        output_file f(dir + "/flow" + std::to_string(r.spec.id) + ".csv");
+        f.write("time_us,cwnd_bytes,ssthresh_bytes,flight_bytes,acked_bytes,alpha,marked_fraction,srtt_us,rtt_sample_us,ece\n");
+        for (const auto& t : r.trace) {
+            row.clear();
+            csv::append_us(row, t.at);
+            for (const std::uint64_t v : {t.cwnd, t.ssthresh, t.flight, t.acked}) {
+                row += ',';
+                csv::append_uint(row, v);
+            }
+            row += ',';
+            csv::append_real(row, t.alpha);
+            row += ',';
+            csv::append_real(row, t.last_f);
+            row += ',';
+            csv::append_us(row, t.srtt);
+            row += ',';
+            csv::append_us(row, t.rtt_sample);
+            row += t.ece ? ",1\n" : ",0\n";
+            f.write(row);
+        }
+        f.close();
     }
 }
 
-run_result run_scenario(const scenario& sc, const std::string& out_dir, bool run_ahead) {
+namespace {
+
+/// Set by SIGINT/SIGTERM; the run loop looks at it between slices.
+volatile std::sig_atomic_t g_stop_signal = 0;
+
+void on_stop_signal(int sig) {
+    if (g_stop_signal) {  // the second one stops at once
+        std::signal(sig, SIG_DFL);
+        std::raise(sig);
+        return;
+    }
+    g_stop_signal = sig;
+}
+
+/// Stop handlers for the duration of one run; the previous ones (the Python worker's, say) are
+/// restored after it. A signal the process ignores stays ignored.
+class stop_signals {
+public:
+    stop_signals() {
+        g_stop_signal = 0;
+        struct sigaction sa {};
+        sa.sa_handler = on_stop_signal;
+        sigemptyset(&sa.sa_mask);
+        sa.sa_flags = SA_RESTART;
+        for (std::size_t i = 0; i < 2; ++i) {
+            sigaction(SIGNALS[i], nullptr, &m_old[i]);
+            if (m_old[i].sa_handler != SIG_IGN) sigaction(SIGNALS[i], &sa, nullptr);
+        }
+    }
+    ~stop_signals() {
+        for (std::size_t i = 0; i < 2; ++i) sigaction(SIGNALS[i], &m_old[i], nullptr);
+    }
+    stop_signals(const stop_signals&) = delete;
+    stop_signals& operator=(const stop_signals&) = delete;
+
+private:
+    static constexpr int SIGNALS[2] = {SIGINT, SIGTERM};
+    struct sigaction m_old[2] {};
+};
+
+/// "12.345 ms" in the unit that suits `scale` (the run's duration).
+std::string sim_time_text(ps_t t, ps_t scale) {
+    char b[32];
+    if (scale >= PS_PER_S) std::snprintf(b, sizeof b, "%.3f s", double(t) / double(PS_PER_S));
+    else if (scale >= PS_PER_MS) std::snprintf(b, sizeof b, "%.3f ms", double(t) / double(PS_PER_MS));
+    else std::snprintf(b, sizeof b, "%.3f us", double(t) / double(PS_PER_US));
+    return b;
+}
+
+/// The progress line on stderr, rewritten in place (\r) at most twice a second. A run that ends
+/// before its first line prints nothing.
+class progress_line {
+public:
+    progress_line(bool on, ps_t duration) : m_on(on), m_duration(duration) {}
+
+    void update(ps_t now, std::uint64_t frames, bool last) {
+        if (!m_on) return;
+        const auto t = clock::now();
+        const double since = std::chrono::duration<double>(t - m_last).count();
+        if (last ? !m_shown : since < 0.5) return;
+        const double elapsed = std::chrono::duration<double>(t - m_start).count();
+        const double done = double(now) / double(m_duration);
+        const double eta = done > 0 ? elapsed * (1 - done) / done : 0;
+        char line[200];
+        std::snprintf(line, sizeof line, "\r  %s of %s simulated (%.1f%%)  %.2f M frame-hops/s  ETA %d:%02d:%02d  ",
+                      sim_time_text(now, m_duration).c_str(), sim_time_text(m_duration, m_duration).c_str(),
+                      100 * done, since > 0 ? double(frames - m_frames) / since / 1e6 : 0.0, int(eta / 3600),
+                      int(eta / 60) % 60, int(eta) % 60);
+        std::fputs(line, stderr);
+        if (last) std::fputc('\n', stderr);
+        std::fflush(stderr);
+        m_shown = true;
+        m_last = t;
+        m_frames = frames;
+    }
+
+private:
+    using clock = std::chrono::steady_clock;
+    bool m_on;
+    bool m_shown = false;
+    ps_t m_duration;
+    clock::time_point m_start = clock::now();
+    clock::time_point m_last = m_start;
+    std::uint64_t m_frames = 0;
+};
+
+/// Makes `dir` an empty results folder: creates it, or refuses it when it holds anything unless
+/// `overwrite`, and then only clears it if it looks like a results folder.
+void prepare_results_folder(const std::string& dir, bool overwrite) {
+    namespace fs = std::filesystem;
+    if (!fs::exists(dir)) {
+        fs::create_directories(dir);
+        return;
+    }
+    if (!fs::is_directory(dir)) throw config_error("out", "'" + dir + "' exists and is not a folder");
+    if (fs::is_empty(dir)) return;
+    if (!overwrite)
+        throw config_error("out", "results folder '" + dir +
+                                      "' is not empty: it holds one run (use --overwrite, or overwrite=True in "
+                                      "Python, to replace it)");
+    if (!fs::exists(fs::path(dir) / "summary.json") && !fs::exists(fs::path(dir) / "config.yaml"))
+        throw config_error("out", "'" + dir +
+                                      "' does not look like a results folder (no summary.json or config.yaml); "
+                                      "refusing to clear it");
+    for (const auto& e : fs::directory_iterator(dir)) fs::remove_all(e.path());
+}
+
+}  // namespace
+
+run_result run_scenario(const scenario& sc, const std::string& out_dir, const run_options& opt) {
     init_kernel_time();
-    if (!out_dir.empty()) std::filesystem::create_directories(out_dir);
+    if (!out_dir.empty()) {
+        prepare_results_folder(out_dir, opt.overwrite);
+        write_file(out_dir + "/config.yaml", echo_yaml(scenario_schema(), sc.echo) + "\n");
+    }
     auto top = std::make_unique<platform>("top", sc, out_dir);
-    if (run_ahead) scheduler::instance().run_ahead_until(sc.duration);
+    scheduler& sched = scheduler::instance();
+    if (opt.run_ahead) sched.run_ahead_until(sc.duration);
+    const stop_signals signals;
+    progress_line progress(opt.progress, sc.duration);
+    // The kernel runs in slices of simulated time of about SLICE_WALL_S each; nothing else
+    // changes (the scheduler's pause keeps timers, their order and its wake-up count).
+    constexpr double SLICE_WALL_S = 0.15;
+    ps_t slice = std::min(sc.duration, 10 * PS_PER_US);
     const auto t0 = std::chrono::steady_clock::now();
     const double c0 = thread_cpu_seconds();
-    sc_core::sc_start(to_sc_time(sc.duration));
+    for (ps_t t = 0; t < sc.duration && !g_stop_signal;) {
+        const ps_t next = std::min(sc.duration, t + slice);
+        sched.pause_at(next);
+        const auto w0 = std::chrono::steady_clock::now();
+        sc_core::sc_start(to_sc_time(next - t));
+        t = next;
+        const double w = std::chrono::duration<double>(std::chrono::steady_clock::now() - w0).count();
+        slice = std::max(PS_PER_NS, static_cast<ps_t>(double(slice) * std::clamp(SLICE_WALL_S / std::max(w, 1e-6), 0.25, 8.0)));
+        top->check_outputs();
+        progress.update(t, top->frames_on_wires(), false);
+    }
     const double cpu = thread_cpu_seconds() - c0;
     const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    progress.update(now_ps(), top->frames_on_wires(), true);
     run_result r;
     r.out_dir = out_dir;
     r.summary = top->summary(wall, cpu);
+    const bool complete = now_ps() >= sc.duration;
+    r.summary["complete"] = complete;
+    if (!complete) {
+        r.stop_signal = g_stop_signal;
+        r.summary["stop_reason"] = g_stop_signal == SIGTERM ? "SIGTERM" : "SIGINT";
+    }
     if (!out_dir.empty()) {
-        std::ofstream(out_dir + "/summary.json") << r.summary.dump(2) << '\n';
+        top->close_outputs();
         if (sc.flows_csv) top->write_flows_csv(out_dir + "/flows.csv");
         top->write_traces(out_dir + "/traces");
         top->write_queries_csv(out_dir + "/queries.csv");
-        std::ofstream(out_dir + "/config.yaml") << echo_yaml(scenario_schema(), sc.echo) << '\n';
+        write_file(out_dir + "/summary.json", r.summary.dump(2) + "\n");  // last: its presence means complete files
     }
     return r;
 }

@@ -22,7 +22,9 @@ void print_summary(const nlohmann::json& s, std::ostream& os) {
     const auto& fr = s["frames"];
     os << "FabricSim " << s["fabricsim_version"].get<std::string>() << " - scenario '"
        << s["scenario"].get<std::string>() << "', seed " << s["seed"].get<std::uint64_t>() << "\n\n";
-    row("simulated time", num(s["sim_time_s"].get<double>() * 1e3, "%.3f ms"));
+    std::string sim = num(s["sim_time_s"].get<double>() * 1e3, "%.3f ms");
+    if (s.contains("stop_reason")) sim += " (stopped early by " + s["stop_reason"].get<std::string>() + ")";
+    row("simulated time", sim);
     row("wall time", num(s["host_perf"]["wall_time_s"].get<double>(), "%.3f s"));
     row("frame-hops / wall second", num(s["host_perf"]["frame_hops_per_s"].get<double>() / 1e6, "%.2f M"));
     row("activations / frame-hop", num(s["kernel"]["activations_per_frame_hop"].get<double>(), "%.3f"));
@@ -42,6 +44,12 @@ void print_summary(const nlohmann::json& s, std::ostream& os) {
                                     num(lat["p50"].get<double>(), "%.2f") + "  p99 " + num(lat["p99"].get<double>(), "%.2f") +
                                     "  p99.9 " + num(lat["p999"].get<double>(), "%.2f"));
 
+    if (s.contains("pcap"))
+        for (const auto& [file, p] : s["pcap"].items())
+            if (p["frames_not_captured"].get<std::uint64_t>() > 0)
+                row("pcap size cap reached", file + ": " + num(p["frames_not_captured"].get<double>()) +
+                                                 " frames not captured (results.pcap_max_bytes)");
+
     struct port_row {
         std::string name;
         double peak, tx;
@@ -52,15 +60,16 @@ void print_summary(const nlohmann::json& s, std::ostream& os) {
         for (const auto& p : sw["ports"]) {
             std::uint64_t d = 0;
             for (const auto& [k, v] : p["drops"].items()) d += v.get<std::uint64_t>();
-            ports.push_back({swn + ":" + std::to_string(p["port"].get<int>()), p["queue_peak_bytes"].get<double>(),
+            ports.push_back({swn + ":" + std::to_string(p["port"].get<int>()), p["queue_peak_cell_bytes"].get<double>(),
                              p["tx_frames"].get<double>(), d});
         }
     std::stable_sort(ports.begin(), ports.end(), [](const port_row& a, const port_row& b) { return a.peak > b.peak; });
     os << "\n  busiest switch ports (by peak queue)\n";
-    std::snprintf(line, sizeof line, "  %-14s %14s %14s %10s\n", "port", "peak queue B", "tx frames", "drops");
+    std::snprintf(line, sizeof line, "  %-14s %34s %14s %10s\n", "port", "peak queue (cells x cell size, B)",
+                  "tx frames", "drops");
     os << line;
     for (std::size_t i = 0; i < std::min<std::size_t>(5, ports.size()); ++i) {
-        std::snprintf(line, sizeof line, "  %-14s %14.0f %14.0f %10llu\n", ports[i].name.c_str(), ports[i].peak,
+        std::snprintf(line, sizeof line, "  %-14s %34.0f %14.0f %10llu\n", ports[i].name.c_str(), ports[i].peak,
                       ports[i].tx, (unsigned long long)ports[i].drops);
         os << line;
     }

@@ -9,6 +9,7 @@
 
 #include "fabricsim/core/rng.h"
 #include "fabricsim/host/algo/flow_size_distribution.h"
+#include "fabricsim/platforms/output_estimate.h"
 
 namespace fabricsim::platforms {
 
@@ -411,6 +412,19 @@ config_schema make_schema() {
           "Time-series sampling interval for queue occupancy (0 = off)");
     s.add("results.pcap", value_kind::STRING_LIST, "",
           "Ports whose transmitted frames go to <port>.pcap ('sw0:3', 'h1')").optional = true;
+    auto& snap = s.add("results.pcap_snaplen", value_kind::BYTES, "65535B",
+                       "Bytes kept of each captured frame; longer frames are cut (incl_len < orig_len)");
+    snap.min = 14;
+    snap.max = 262144;
+    s.add("results.pcap_start", value_kind::TIME, "0s", "Capture frames whose first bit leaves at or after this time");
+    s.add("results.pcap_stop", value_kind::TIME, "",
+          "Capture frames whose first bit leaves before this time (default: the end of the run)")
+        .optional = true;
+    s.add("results.pcap_max_bytes", value_kind::BYTES, "1GiB",
+          "Size cap of each pcap file: capture stops there, the summary counts the frames left out")
+        .min = 1024;
+    s.add("results.max_output_bytes", value_kind::BYTES, "4GiB",
+          "Refuse a run whose results (time series, pcaps, traces, flow tables) are estimated larger");
     s.add("results.flows_csv", value_kind::BOOL, "true", "Write flows.csv");
     s.add("results.format", value_kind::CHOICE, "csv",
           "Tables as csv, or parquet (converted from CSV by the Python front end after the run)")
@@ -803,6 +817,15 @@ scenario load_scenario(const YAML::Node& root_in, const std::string& name, const
         if (sc.topo.link_at(e.node, e.port) < 0) res.fail("pcap", "no link is attached to '" + p + "'");
         sc.pcap.push_back({p, e});
     }
+    sc.pcap_bounds.snaplen = static_cast<std::uint32_t>(res.bytes("pcap_snaplen"));
+    sc.pcap_bounds.start = res.time("pcap_start");
+    if (res.has("pcap_stop")) {
+        sc.pcap_bounds.stop = res.time("pcap_stop");
+        if (sc.pcap_bounds.stop <= sc.pcap_bounds.start) res.fail("pcap_stop", "must be later than results.pcap_start");
+    }
+    sc.pcap_bounds.max_bytes = res.bytes("pcap_max_bytes");
+    sc.max_output_bytes = res.bytes("max_output_bytes");
+    check_output_estimate(sc);
     return sc;
 }
 

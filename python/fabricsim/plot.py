@@ -16,7 +16,7 @@ import numpy as np  # noqa: E402
 
 __all__ = ["queue_occupancy", "fct_percentiles", "cdf", "sweep_lines", "sweep_heatmap", "save"]
 
-_PORT_COL = re.compile(r"^(?P<sw>[^.]+)\.p(?P<port>\d+)(q(?P<queue>\d+))?_bytes$")
+_PORT_COL = re.compile(r"^(?P<sw>[^.]+)\.p(?P<port>\d+)(q(?P<queue>\d+))?_frame_bytes$")
 
 
 def _axes(ax, figsize=(7, 4)):

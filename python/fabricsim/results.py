@@ -42,8 +42,8 @@ def summary_metrics(summary):
     switches = summary.get("switches") or {}
     ports = [p for sw in switches.values() for p in sw.get("ports", [])]
     if switches:
-        m["switch.buffer_peak_bytes"] = max(sw.get("buffer_peak_bytes", 0) for sw in switches.values())
-        m["switch.queue_peak_bytes"] = max((p.get("queue_peak_bytes", 0) for p in ports), default=0)
+        m["switch.buffer_peak_cell_bytes"] = max(sw.get("buffer_peak_cell_bytes", 0) for sw in switches.values())
+        m["switch.queue_peak_cell_bytes"] = max((p.get("queue_peak_cell_bytes", 0) for p in ports), default=0)
         m["switch.ce_marked"] = sum(p.get("ce_marked", 0) for p in ports)
     flows = summary.get("flows") or []
     if flows:

@@ -3,6 +3,7 @@
 // kernel changes nothing but the number of kernel wake-ups.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <map>
 #include <memory>
 #include <vector>
@@ -92,6 +93,32 @@ void run_random_workload(bool run_ahead) {
     else CHECK(scheduler::instance().kernel_wakeups() > std::uint64_t(clients * per_client) / 2);
 }
 
+/// The random workload with run-ahead, but simulated in uneven slices with a pause at each
+/// slice end (how the platform runs): same firings, and with no other process in the kernel
+/// the whole run is still one wake-up.
+void run_sliced_workload() {
+    const int clients = 50, per_client = 400;
+    std::vector<std::unique_ptr<client>> cs;
+    for (int i = 0; i < clients; ++i) cs.push_back(std::make_unique<client>(i, i % 5 == 0 ? 40'000'000 : 3'000'000, per_client));
+    for (auto& c : cs) c->timer.arm_at(c->next_delay());
+    scheduler& s = scheduler::instance();
+    s.run_ahead_until(20'000'000'000);
+    int slices = 0;
+    for (ps_t t = 0, step = 1'234'567; t < 20'000'000'000; ++slices, step = step * 3 / 2 + 777) {
+        const ps_t next = std::min<ps_t>(20'000'000'000, t + step);
+        s.pause_at(next);
+        sc_core::sc_start(to_sc_time(next - t));
+        t = next;
+        if (!g_fired.empty()) REQUIRE(g_fired.back().at < next);  // nothing ran past the pause
+    }
+    CHECK(slices > 10);
+    REQUIRE(g_fired.size() == std::size_t(clients * per_client));
+    std::map<int, std::vector<ps_t>> per;
+    for (const fire& f : g_fired) per[f.id].push_back(f.at);
+    for (int i = 0; i < clients; ++i) CHECK(per[i] == expected_times(i, i % 5 == 0 ? 40'000'000 : 3'000'000, per_client));
+    CHECK(s.kernel_wakeups() == 1);
+}
+
 struct recorder {
     std::vector<ps_t> at;
     model_timer timer = model_timer::bind<recorder, &recorder::on_timer>(this);
@@ -106,6 +133,10 @@ TEST_CASE("scheduler: timers fire exactly, in time order, with the kernel waking
 
 TEST_CASE("scheduler: running ahead of the kernel fires the same timers at the same times", "[core][scheduler]") {
     run_random_workload(true);
+}
+
+TEST_CASE("scheduler: pausing at slice ends changes neither the firings nor the wake-up count", "[core][scheduler]") {
+    run_sliced_workload();
 }
 
 TEST_CASE("scheduler: an earlier arm wins, a later one is ignored, cancel forgets", "[core][scheduler]") {

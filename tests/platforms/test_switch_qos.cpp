@@ -332,7 +332,7 @@ traffic:
         const json& q = queue(s, 6, 0);
         INFO(q.dump());
         CHECK(std::abs(double(unmarked(s, 0) + unmarked(s, 1)) - 2 * k_frames) <= 2);
-        CHECK(num(q["peak_bytes"]) > 10 * 32000);  // ECT frames are never dropped by the AQM
+        CHECK(num(q["peak_frame_bytes"]) > 10 * 32000);  // ECT frames are never dropped by the AQM
         CHECK(u64(q["drops"]["aqm_drop"]) == 0);
     }
     {
@@ -342,14 +342,14 @@ traffic:
         CHECK(u64(s["flows"][2]["delivered_frames"]) > 700);
         CHECK(u64(q["ce_marked"]) == 0);
         CHECK(u64(s["flows"][2]["ce_frames"]) + u64(s["flows"][3]["ce_frames"]) == 0);
-        CHECK(num(q["peak_bytes"]) <= 32000);
+        CHECK(num(q["peak_frame_bytes"]) <= 32000);
     }
     {
         // Non-ECT above K: dropped, so the queue is pinned at 21 frames and the port still runs
         // at line rate.
         const json& q = queue(s, 8, 0);
         INFO(q.dump());
-        CHECK(num(q["peak_bytes"]) == k_frames * frame_bytes);
+        CHECK(num(q["peak_frame_bytes"]) == k_frames * frame_bytes);
         CHECK(u64(q["ce_marked"]) == 0);
         CHECK(drops_except(q["drops"], "aqm_drop") == 0);
         const double sent = num(s["flows"][4]["sent_frames"]) + num(s["flows"][5]["sent_frames"]);
@@ -528,7 +528,7 @@ traffic:
     {
         const json& p = port(s, 3);
         INFO(p["phantom_queue"].dump());
-        CHECK(num(queue(s, 3, 0)["peak_bytes"]) <= frame_bytes);  // marks come from the phantom queue
+        CHECK(num(queue(s, 3, 0)["peak_frame_bytes"]) <= frame_bytes);  // marks come from the phantom queue
         CHECK(unmarked(s, 1) >= 1);
         CHECK(unmarked(s, 1) <= 32);
         CHECK(u64(s["flows"][1]["delivered_frames"]) > 1550);

@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include <cstdint>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -29,6 +30,7 @@ struct cut {
 /// multiplicative decreases of flow 0 (cwnd dropping by more than 10% in one ACK, not to 1 MSS).
 std::vector<cut> cuts(const std::string& tcp, const std::string& ecn, nlohmann::json& summary) {
     const std::string dir = "/tmp/fabricsim_tcp_model_" + std::to_string(::getpid());
+    std::filesystem::remove_all(dir);  // a results folder holds one run
     const auto sc = load_scenario(
         load_yaml_string("duration: 300ms\n"
                          "topology: {kind: incast, host_rate: 10Gbps, link_delay: 20us, incast: {hosts: 3}}\n"

@@ -130,7 +130,7 @@ void check_sawtooth(unsigned n) {
     const double w_star = (c_rtt + k) / n;
     const double alpha = sawtooth_alpha(w_star);
     const double amplitude = n * (w_star + 1) * alpha / 2;  // eq. 2.8 (exact form)
-    const auto q = queue_of(r, "tor.p" + std::to_string(n) + "_bytes", 10000);
+    const auto q = queue_of(r, "tor.p" + std::to_string(n) + "_frame_bytes", 10000);
     double alpha_mean = 0;
     for (unsigned i = 0; i < n; ++i) alpha_mean += r.summary["flows"][i]["tcp"]["alpha"].get<double>() / n;
     INFO("N=" << n << " C*RTT=" << c_rtt << " W*=" << w_star << " Qmax=" << q.max << " (K+N=" << k + n
@@ -218,7 +218,7 @@ run_output queue_run(const std::string& cc) {
 TEST_CASE("oracle: with the same buffer TCP fills it while DCTCP holds the queue near K (seed-000 §3.2)",
           "[oracle]") {
     const auto r = queue_run("dctcp");
-    const auto q = queue_of(r, "tor.p2_bytes", 100e3);
+    const auto q = queue_of(r, "tor.p2_frame_bytes", 100e3);
     INFO("DCTCP queue mean " << q.mean << " max " << q.max << " pkts");
     // "stable around 20 packets ... equal to K + N" (testbed, 1 Gbps, K = 20, N = 2).
     CHECK(q.mean >= 15);
@@ -230,7 +230,7 @@ TEST_CASE("oracle: with the same buffer TCP fills it while DCTCP holds the queue
 
 TEST_CASE("oracle: TCP NewReno fills the dynamic-threshold buffer (seed-000 §3.2, Fig 1.2)", "[oracle]") {
     const auto r = queue_run("newreno");
-    const auto q = queue_of(r, "tor.p2_bytes", 100e3);
+    const auto q = queue_of(r, "tor.p2_frame_bytes", 100e3);
     const double limit_pkts = 0.17 * 4 * 1048576.0 / 1.17 / (8 * 208);  // alpha B/(1+alpha) in 8-cell frames
     INFO("TCP queue mean " << q.mean << " max " << q.max << " pkts, DT limit " << limit_pkts);
     // DCTCP's queue is ~K + N = 22 packets (previous test); TCP's is over 10x larger on average

@@ -46,7 +46,7 @@ def test_result_gives_dataframes_and_metrics(default_yaml, tmp_path):
     assert list(r.flows.columns[:3]) == ["id", "src", "dst"]
     ts = r.timeseries
     assert len(ts) == 300 and ts["time_us"].iloc[1] == 10
-    assert ts["s0.p4_bytes"].max() > 250_000  # the bottleneck port fills to its 300 KB cap
+    assert ts["s0.p4_frame_bytes"].max() > 250_000  # the bottleneck port fills to its 300 KB cap
     d = r.drops
     assert set(d.columns) == {"kind", "node", "port", "queue", "cause", "frames"}
     assert d["frames"].sum() == r.summary["frames"]["dropped"] > 0
@@ -54,7 +54,7 @@ def test_result_gives_dataframes_and_metrics(default_yaml, tmp_path):
     assert (row.kind, row.node, row.port, row.queue, row.cause) == ("switch", "s0", 4, 0, "port_cap")
     m = r.metrics
     assert m["frames.dropped"] == r.summary["frames"]["dropped"]
-    assert m["switch.queue_peak_bytes"] == max(p["queue_peak_bytes"] for p in r.summary["switches"]["s0"]["ports"])
+    assert m["switch.queue_peak_cell_bytes"] == max(p["queue_peak_cell_bytes"] for p in r.summary["switches"]["s0"]["ports"])
     assert not any(k.startswith("host_perf") for k in m)
     again = fabricsim.load_result(r.path)
     assert again.summary == r.summary and again.flows.equals(r.flows)

@@ -1,9 +1,18 @@
 """The fabricsim-sim CLI: running, determinism, pcap dissection and bad input."""
 import csv
 import json
+import os
+import re
+import resource
+import signal
+import struct
 import subprocess
+import sys
+import time
 
 import pytest
+
+from conftest import ROOT
 
 
 def strip_wallclock(summary):
@@ -26,7 +35,7 @@ def test_default_scenario_runs_and_writes_results(sim, scenarios, tmp_path):
     header = (out / "flows.csv").read_text().splitlines()[0]
     assert header.startswith("id,src,dst,process,rate_bps")
     ts = (out / "timeseries.csv").read_text().splitlines()
-    assert ts[0].startswith("time_us,s0.buffer_bytes")
+    assert ts[0].startswith("time_us,s0.buffer_cell_bytes")
     assert len(ts) == 1 + 500  # 5 ms sampled every 10 us
     assert max(int(r.split(",")[1]) for r in ts[1:]) > 100_000
     perf = s["host_perf"]
@@ -148,7 +157,7 @@ def _mqecn_run(sim, scenarios, out, *sets):
     g = [f["rx_bytes"] * 8 / secs / 1e6 for f in s["flows"]]
     with open(out / "timeseries.csv") as f:
         rows = [r for r in csv.DictReader(f) if float(r["time_us"]) >= 20000]
-    q1 = sum(int(r["tor.p2q1_bytes"]) for r in rows) / len(rows)
+    q1 = sum(int(r["tor.p2q1_frame_bytes"]) for r in rows) / len(rows)
     return g[0], sum(g[1:]), q1, s["switches"]["tor"]["ports"][2]
 
 
@@ -238,3 +247,252 @@ def test_incast_first_window_losses_wait_for_min_rto_not_the_initial_rto(sim, sc
     assert g["queries_completed"] == 10
     assert g["queries_with_timeouts"] >= 1
     assert g["qct_us"]["max"] < 50_000
+
+
+# --- results you can trust (issue 19) ---
+
+def _sim_exe():
+    return os.environ.get("FABRICSIM_SIM", str(ROOT / "build" / "platforms" / "fabricsim-sim"))
+
+
+def _env():
+    return dict(os.environ, SYSTEMC_DISABLE_COPYRIGHT_MESSAGE="1")
+
+
+def test_timeseries_times_are_exact(sim, tmp_path):
+    """1.2 s sampled every 3 us: 400 000 rows, 400 000 distinct times (6 significant digits
+    used to collapse them to 353 335)."""
+    scenario = tmp_path / "tiny.yaml"
+    scenario.write_text("duration: 1.2s\n"
+                        "topology: {kind: incast, incast: {hosts: 2}}\n"
+                        "results: {sample_interval: 3us, per_queue_series: false}\n")
+    sim(scenario, "--out", tmp_path / "r", "--quiet")
+    with open(tmp_path / "r" / "timeseries.csv") as f:
+        times = [line.split(",", 1)[0] for line in f][1:]
+    assert len(times) == 400_000
+    assert len(set(times)) == 400_000
+    assert times[-1] == "1199997" and times[1] == "3"
+
+
+def test_csv_numbers_are_exact(sim, scenarios, tmp_path):
+    """flows.csv times are exact microseconds and reals round-trip (no fixed 4 decimals)."""
+    sim(scenarios / "default.yaml", "--set", "traffic.flows[3].start=1.0000005ms", "--out", tmp_path / "r", "--quiet")
+    s = json.loads((tmp_path / "r" / "summary.json").read_text())
+    with open(tmp_path / "r" / "flows.csv") as f:
+        rows = list(csv.DictReader(f))
+    assert rows[3]["start_us"] == "1000.0005"
+    for row, flow in zip(rows, s["flows"]):
+        assert float(row["latency_mean_us"]) == flow["latency_mean_us"]
+        assert float(row["latency_max_us"]) == flow["latency_max_us"]
+
+
+def _limited(limit):
+    def pre():
+        resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # writes fail with EFBIG instead
+    return pre
+
+
+@pytest.mark.parametrize("sets, limit, failing", [
+    (["results.pcap=[]"], 50_000, "timeseries.csv"),
+    (["results.sample_interval=0s"], 50_000, "h0.pcap"),
+    (["results.sample_interval=0s", "results.pcap=[]"], 50_000, "summary.json"),
+    ([], 1000, "config.yaml"),
+])
+def test_a_failed_write_exits_1_naming_the_file(scenarios, tmp_path, sets, limit, failing):
+    args = [_sim_exe(), str(scenarios / "default.yaml"), "--out", str(tmp_path / "r"), "--quiet"]
+    for kv in sets:
+        args += ["--set", kv]
+    p = subprocess.run(args, capture_output=True, text=True, env=_env(), preexec_fn=_limited(limit), timeout=60)
+    assert p.returncode == 1, p.stderr
+    assert p.stderr == f"fabricsim-sim: cannot write {tmp_path / 'r' / failing}: File too large\n"
+
+
+def test_a_failed_write_raises_in_python(scenarios, tmp_path):
+    code = ("import sys\nfrom fabricsim._native import native\n"
+            "try:\n"
+            f"    native.run({str(scenarios / 'default.yaml')!r}, True, ['results.pcap=[]'], '', {str(tmp_path / 'r')!r})\n"
+            "except RuntimeError as e:\n"
+            "    print(e)\n    sys.exit(3)\n")
+    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=_env(),
+                       preexec_fn=_limited(50_000), timeout=60)
+    assert p.returncode == 3, p.stderr
+    assert p.stdout == f"cannot write {tmp_path / 'r' / 'timeseries.csv'}: File too large\n"
+
+
+def test_a_results_folder_holds_one_run(sim, scenarios, tmp_path):
+    out = tmp_path / "r"
+    sim(scenarios / "default.yaml", "--set", "duration=2ms", "--out", out, "--quiet")
+    assert (out / "h0.pcap").exists() and (out / "timeseries.csv").exists()
+    second = [scenarios / "default.yaml", "--set", "duration=2ms", "--set", "results.pcap=[]",
+              "--set", "results.sample_interval=0s", "--out", out, "--quiet"]
+    p = sim(*second, check=False)
+    assert p.returncode == 2
+    assert f"out: results folder '{out}' is not empty" in p.stderr and "use --overwrite" in p.stderr
+    sim(*second, "--overwrite")
+    assert sorted(f.name for f in out.iterdir()) == ["config.yaml", "flows.csv", "summary.json"]
+
+
+def test_overwrite_refuses_a_folder_that_is_not_a_results_folder(sim, scenarios, tmp_path):
+    (tmp_path / "notes.txt").write_text("keep me")
+    p = sim(scenarios / "default.yaml", "--set", "duration=2ms", "--out", tmp_path, "--overwrite", check=False)
+    assert p.returncode == 2
+    assert "does not look like a results folder (no summary.json or config.yaml); refusing to clear it" in p.stderr
+    assert sorted(f.name for f in tmp_path.iterdir()) == ["notes.txt"]
+
+
+def test_latency_percentiles_lie_within_the_observed_range_and_names_say_their_unit(sim, scenarios, tmp_path):
+    p = sim(scenarios / "default.yaml", "--out", tmp_path / "r")
+    s = json.loads((tmp_path / "r" / "summary.json").read_text())
+    lat = s["latency_us"]
+    assert lat["max"] == max(f["latency_max_us"] for f in s["flows"])
+    assert lat["min"] <= lat["p50"] <= lat["p99"] <= lat["p999"] <= lat["max"]
+    assert lat["p999"] == lat["max"]  # the histogram's bucket edge lies above the largest latency
+    sw = s["switches"]["s0"]
+    assert {"buffer_used_cell_bytes", "buffer_peak_cell_bytes"} <= sw.keys()
+    assert {"buffer_used_bytes", "buffer_peak_bytes"}.isdisjoint(sw.keys())
+    assert "egress_peak_cell_bytes" in sw["pools"]["lossy"]
+    port = sw["ports"][4]
+    assert port["queue_peak_cell_bytes"] == 299520 and port["queue_frame_bytes"] >= 0
+    assert port["queues"][0]["peak_frame_bytes"] > 0 and "queued_frame_bytes" in port["queues"][0]
+    assert "peak queue (cells x cell size, B)" in p.stdout
+
+
+def _start(args):
+    return subprocess.Popen([_sim_exe(), *map(str, args)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=_env())
+
+
+@pytest.mark.parametrize("sig, status, name", [(signal.SIGINT, 130, "SIGINT"), (signal.SIGTERM, 143, "SIGTERM")])
+def test_a_signal_stops_the_run_cleanly_with_its_results(scenarios, tmp_path, sig, status, name):
+    """A 20 s dumbbell run stopped after ~1 s: results up to the time reached, marked incomplete."""
+    out = tmp_path / "r"
+    p = _start([scenarios / "default.yaml", "--set", "duration=20s", "--set", "results.sample_interval=0s",
+                "--set", "results.pcap=[]", "--out", out, "--progress"])
+    time.sleep(1.5)
+    assert p.poll() is None
+    p.send_signal(sig)
+    stdout, stderr = (b.decode() for b in p.communicate(timeout=30))
+    assert p.returncode == status, stderr
+    s = json.loads((out / "summary.json").read_text())
+    assert s["complete"] is False and s["stop_reason"] == name
+    assert 0 < s["sim_time_s"] < 20
+    assert s["frames"]["conserved"]
+    assert (out / "flows.csv").exists() and (out / "config.yaml").exists()
+    assert f"stopped by {name}" in stderr
+    assert re.search(r"\r  [0-9.]+ s of 20\.000 s simulated \([0-9.]+%\)  [0-9.]+ M frame-hops/s  ETA", stderr)
+    assert f"(stopped early by {name})" in stdout
+
+
+def test_a_complete_run_says_so_and_prints_no_progress_off_a_terminal(sim, scenarios, tmp_path):
+    p = sim(scenarios / "default.yaml", "--set", "duration=2ms", "--out", tmp_path / "r")
+    s = json.loads((tmp_path / "r" / "summary.json").read_text())
+    assert s["complete"] is True and "stop_reason" not in s
+    assert p.stderr == ""
+
+
+def test_python_native_run_returns_the_partial_summary_on_sigint(scenarios, tmp_path):
+    code = ("import json, signal\nfrom fabricsim._native import native\n"
+            f"s = json.loads(native.run({str(scenarios / 'default.yaml')!r}, True, "
+            "['duration=20s', 'results.sample_interval=0s', 'results.pcap=[]'], '', "
+            f"{str(tmp_path / 'r')!r}))\n"
+            "print(s['complete'], s['stop_reason'], signal.getsignal(signal.SIGINT) is signal.default_int_handler)\n")
+    p = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                         env=_env())
+    time.sleep(2.5)  # interpreter start-up and import, then about a second of simulation
+    p.send_signal(signal.SIGINT)
+    stdout, stderr = p.communicate(timeout=30)
+    assert p.returncode == 0, stderr
+    assert stdout == "False SIGINT True\n"  # and Python's own handler is back
+
+
+@pytest.mark.parametrize("sets, part", [
+    (["results.sample_interval=1ps"], "timeseries.csv 3.98 TB: 5e+09 rows of 796 B; pcaps 6.25 MB; traces 0 B"),
+    (["duration=1000s", "results.sample_interval=0s", "results.pcap_max_bytes=1000GB"],
+     "timeseries.csv 0 B; pcaps 1 TB; traces 0 B"),  # 1.25 TB at line rate, capped
+    (["duration=1000s", "results.sample_interval=0s", "results.pcap=[]",
+      "traffic.flows=[{src: h0, dst: h4, transport: tcp, trace: true}]"], "pcaps 0 B; traces 104 GB"),
+])
+def test_output_larger_than_the_limit_is_refused_before_the_run(sim, scenarios, sets, part):
+    args = ["validate", scenarios / "default.yaml"]
+    for kv in sets:
+        args += ["--set", kv]
+    p = sim(*args, check=False)
+    assert p.returncode == 2
+    assert "results.max_output_bytes: the results would take about" in p.stderr
+    assert "more than the limit of 4.29 GB (4294967296 B): " in p.stderr
+    assert part in p.stderr
+
+
+def test_the_pcap_cap_bounds_a_long_capture(sim, scenarios):
+    """A pcap on a 1e6 s run passes: its cap (results.pcap_max_bytes, 1 GiB) bounds the estimate."""
+    p = sim("validate", scenarios / "default.yaml", "--set", "duration=1000000s", "--set", "results.sample_interval=0s")
+    assert "valid" in p.stdout
+
+
+def _pcap_records(path):
+    data = path.read_bytes()
+    magic, _, _, _, _, snaplen, link = struct.unpack("<IHHiIII", data[:24])
+    assert magic == 0xa1b23c4d and link == 1
+    records, pos = [], 24
+    while pos < len(data):
+        sec, nsec, incl, orig = struct.unpack("<IIII", data[pos:pos + 16])
+        records.append((sec * 1_000_000_000 + nsec, incl, orig))
+        pos += 16 + incl
+    assert pos == len(data)
+    return snaplen, records
+
+
+def test_pcap_snaplen_window_and_cap(sim, scenarios, tmp_path):
+    base = [scenarios / "default.yaml", "--set", "duration=3ms", "--set", "results.sample_interval=0s", "--quiet"]
+    sim(*base, "--set", "results.pcap_snaplen=100B", "--set", "results.pcap_start=1ms",
+        "--set", "results.pcap_stop=2ms", "--out", tmp_path / "cut")
+    snaplen, recs = _pcap_records(tmp_path / "cut" / "h0.pcap")
+    assert snaplen == 100
+    assert len(recs) == 244  # 3 Gbit/s of 1538-byte wire slots for 1 ms
+    assert all(incl == 100 and orig == 1514 for _, incl, orig in recs)
+    assert all(1_000_000 <= t < 2_000_000 for t, _, _ in recs)
+
+    sim(*base, "--set", "results.pcap_max_bytes=10KB", "--out", tmp_path / "cap")
+    size = (tmp_path / "cap" / "h0.pcap").stat().st_size
+    _, recs = _pcap_records(tmp_path / "cap" / "h0.pcap")
+    assert size <= 10_000 and len(recs) == 6
+    s = json.loads((tmp_path / "cap" / "summary.json").read_text())
+    assert s["pcap"]["h0.pcap"] == {"frames": 6, "bytes": size, "frames_not_captured": s["flows"][0]["sent_frames"] - 6}
+
+
+def test_version(sim):
+    assert re.fullmatch(r"fabricsim-sim 0\.1\.0 \(SystemC \d+\.\d+\.\d+\)\n", sim("--version").stdout)
+
+
+def test_seed_option_sets_the_seed(sim, scenarios, tmp_path):
+    sim(scenarios / "default.yaml", "--set", "duration=2ms", "--seed", "7", "--out", tmp_path / "s", "--quiet")
+    s = json.loads((tmp_path / "s" / "summary.json").read_text())
+    assert s["seed"] == 7 and s["config"]["seed"] == 7
+
+
+def test_a_closed_pipe_ends_quietly(scenarios, tmp_path):
+    """The reader is gone before anything is printed (`| head -1` on a long table): no message,
+    exit 0 (the results folder is complete; the table is only a copy)."""
+    for args in (["explain"], [scenarios / "default.yaml", "--set", "duration=2ms", "--out", tmp_path / "p"]):
+        p = _start(args)
+        p.stdout.close()
+        assert p.wait(timeout=60) == 0
+        assert p.stderr.read() == b""
+        p.stderr.close()
+
+
+def test_python_native_run_refuses_a_used_folder_unless_overwrite(scenarios, tmp_path):
+    out = tmp_path / "r"
+    out.mkdir()
+    (out / "summary.json").write_text("{}")
+    code = ("import sys\nfrom fabricsim._native import native\n"
+            "try:\n"
+            f"    native.run({str(scenarios / 'default.yaml')!r}, True, ['duration=2ms'], '', {str(out)!r}, "
+            "overwrite=sys.argv[1] == 'yes')\n"
+            "except native.ConfigError as e:\n"
+            "    print(e.key, e.reason)\n")
+    for answer, expected in (("no", f"out results folder '{out}' is not empty"), ("yes", "")):
+        p = subprocess.run([sys.executable, "-c", code, answer], capture_output=True, text=True, env=_env(), timeout=60)
+        assert p.returncode == 0, p.stderr
+        assert p.stdout.startswith(expected)
+    assert json.loads((out / "summary.json").read_text())["complete"] is True

@@ -32,7 +32,7 @@ def test_queue_occupancy(result, tmp_path):
     y = ax.get_lines()[0].get_ydata()
     assert 250 < y.max() <= 300  # KB, capped by port_cap
     _png(tmp_path / "q.png")
-    fig = plot.queue_occupancy(result.timeseries, columns=r"^s0\.p4q0_bytes$", path=tmp_path / "q0.png")
+    fig = plot.queue_occupancy(result.timeseries, columns=r"^s0\.p4q0_frame_bytes$", path=tmp_path / "q0.png")
     assert [l.get_label() for l in fig.axes[0].get_lines()] == ["s0:4 q0"]
 
 

@@ -29,11 +29,11 @@ def test_rows_have_parameters_seed_and_metrics(sequential):
     assert list(df["switch.port_cap"]) == ["100KB", "100KB", "300KB", "300KB"]
     assert list(df["seed"]) == [1, 2, 1, 2] and list(df["repeat"]) == [0, 1, 0, 1]
     assert (df["status"] == "ok").all() and df["error"].isna().all()
-    for c in ("frames.sent", "frames.dropped", "latency_us.p99", "goodput_bps", "switch.queue_peak_bytes"):
+    for c in ("frames.sent", "frames.dropped", "latency_us.p99", "goodput_bps", "switch.queue_peak_cell_bytes"):
         assert c in df.columns
     # the cap bounds the bottleneck queue: a smaller cap queues less and drops more
     small, large = df.iloc[0], df.iloc[2]
-    assert small["switch.queue_peak_bytes"] <= 100_000 < large["switch.queue_peak_bytes"]
+    assert small["switch.queue_peak_cell_bytes"] <= 100_000 < large["switch.queue_peak_cell_bytes"]
     assert small["frames.dropped"] > large["frames.dropped"]
     # seeds differ between repeats (the Poisson flow)
     assert df.iloc[0]["frames.sent"] != df.iloc[1]["frames.sent"]
@@ -88,7 +88,7 @@ def test_cache_resumes_without_rerunning_finished_points(default_yaml, short, tm
 
 def test_metrics_function_adds_columns(default_yaml, short):
     def mean_queue(r):
-        return {"mean_bottleneck_queue": float(r.timeseries["s0.p4_bytes"].mean())}
+        return {"mean_bottleneck_queue": float(r.timeseries["s0.p4_frame_bytes"].mean())}
     df = fabricsim.sweep(default_yaml, GRID, overrides=short, workers=2, progress=False, metrics=mean_queue)
     assert df.loc[0, "mean_bottleneck_queue"] < df.loc[1, "mean_bottleneck_queue"]
 

@@ -86,15 +86,19 @@ ps_t scheduler::next_expiry() {
 }
 
 void scheduler::run() {
-    ++m_wakeups;
-    m_running = true;
     const ps_t kernel_now = sc_core::sc_time_stamp().value();
+    if (kernel_now >= m_resume_before) ++m_wakeups;
+    m_resume_before = 0;
+    m_running = true;
     // Timers strictly before `horizon` may run now: the end of the run-ahead window, or the
-    // next thing anything else in the kernel has due (another process, a delta cycle).
+    // next thing anything else in the kernel has due (another process, a delta cycle), or a
+    // pause. `reach` is the horizon without the pause.
     ps_t horizon = kernel_now + 1;
-    if (m_run_ahead_end > kernel_now)
-        horizon = std::max(horizon, std::min(m_run_ahead_end,
-                                             kernel_now + to_ps(sc_core::sc_time_to_pending_activity())));
+    ps_t reach = horizon;
+    if (m_run_ahead_end > kernel_now) {
+        reach = std::max(horizon, std::min(m_run_ahead_end, kernel_now + to_ps(sc_core::sc_time_to_pending_activity())));
+        horizon = m_pause_at > kernel_now ? std::max(horizon, std::min(reach, m_pause_at)) : reach;
+    }
     detail::g_model_now = kernel_now;
     detail::g_model_time_ahead = true;
     while (model_timer* t = pop_due(horizon)) {
@@ -105,7 +109,9 @@ void scheduler::run() {
     detail::g_model_time_ahead = false;
     m_running = false;
     const ps_t next = next_expiry();
-    if (next != NO_TICK) m_wake.notify(to_sc_time(next - kernel_now));
+    if (next == NO_TICK) return;
+    if (next < reach) m_resume_before = reach;  // only the pause stopped this window short
+    m_wake.notify(to_sc_time(next - kernel_now));
 }
 
 }  // namespace fabricsim

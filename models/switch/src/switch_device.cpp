@@ -88,7 +88,7 @@ void switch_device::report_stats(nlohmann::json& out) const {
                               {"ingress_peak_cells", m_mmu.ingress_pool(pool).peak_cells},
                               {"egress_used_cells", m_mmu.egress_pool(pool).cells},
                               {"egress_peak_cells", m_mmu.egress_pool(pool).peak_cells},
-                              {"egress_peak_bytes", m_mmu.egress_pool(pool).peak_cells * cell}};
+                              {"egress_peak_cell_bytes", m_mmu.egress_pool(pool).peak_cells * cell}};
     };
     out = nlohmann::json::object();
     out["buffer_bytes"] = m_cfg.buffer_bytes;
@@ -96,8 +96,8 @@ void switch_device::report_stats(nlohmann::json& out) const {
     out["total_cells"] = mc.total_cells;
     out["used_cells"] = m_mmu.used_cells();
     out["peak_cells"] = m_mmu.peak_cells();
-    out["buffer_used_bytes"] = m_mmu.used_cells() * cell;
-    out["buffer_peak_bytes"] = m_mmu.peak_cells() * cell;
+    out["buffer_used_cell_bytes"] = m_mmu.used_cells() * cell;
+    out["buffer_peak_cell_bytes"] = m_mmu.peak_cells() * cell;
     out["pools"] = {{"lossy", pool_json(LOSSY_POOL)},
                     {"lossless", pool_json(LOSSLESS_POOL)},
                     {"headroom", {{"size_cells", mc.headroom_pool_cells},
@@ -130,8 +130,8 @@ void switch_device::report_stats(nlohmann::json& out) const {
                              {"tx_bytes", tx_bytes},
                              {"ce_marked", marked},
                              {"queued_frames", e.queued_frames()},
-                             {"queue_bytes", e.queued_bytes()},
-                             {"queue_peak_bytes", m_mmu.port_occupancy(p).peak_cells * cell},
+                             {"queue_frame_bytes", e.queued_bytes()},
+                             {"queue_peak_cell_bytes", m_mmu.port_occupancy(p).peak_cells * cell},
                              {"cells", m_mmu.port_occupancy(p).cells},
                              {"peak_cells", m_mmu.port_occupancy(p).peak_cells},
                              {"ingress_pgs", std::move(pg)},

@@ -3,7 +3,6 @@
 /// links bound over the Ethernet TLM protocol, routes installed, sources attached, plus one
 /// periodic sampler for the time series (a single SC_METHOD, off when the interval is 0).
 #include <cstdint>
-#include <fstream>
 #include <map>
 #include <memory>
 #include <string>
@@ -12,6 +11,7 @@
 #include <nlohmann/json.hpp>
 #include <systemc>
 
+#include "fabricsim/core/output_file.h"
 #include "fabricsim/host/flow_table.h"
 #include "fabricsim/host/host.h"
 #include "fabricsim/host/partition_aggregate.h"
@@ -21,6 +21,8 @@
 #include "fabricsim/switch/switch_device.h"
 
 namespace fabricsim::platforms {
+
+inline constexpr const char* VERSION = "0.1.0";
 
 class platform : public sc_core::sc_module {
 public:
@@ -36,6 +38,12 @@ public:
 
     /// Builds summary.json content after the run (wall-clock figures under "host_perf").
     nlohmann::json summary(double wall_seconds, double cpu_seconds) const;
+    /// Throws write_error if writing the time series or a pcap has failed so far.
+    void check_outputs() const;
+    /// Flushes and closes the time series and pcaps; throws write_error on failure.
+    void close_outputs();
+    /// Frames put on all wires so far (for the progress line).
+    std::uint64_t frames_on_wires() const;
     void write_flows_csv(const std::string& path) const;
     /// queries.csv: one row per partition/aggregate query (start, QCT, timeouts).
     void write_queries_csv(const std::string& path) const;
@@ -64,21 +72,37 @@ private:
     std::map<std::uint32_t, std::map<std::uint32_t, std::vector<std::uint16_t>>> m_routes;
     std::vector<int> m_switch_of_node;  ///< node index -> m_switches index or -1
     std::vector<int> m_host_of_node;    ///< node index -> m_hosts index or -1
-    std::unique_ptr<std::ofstream> m_timeseries;
+    std::unique_ptr<output_file> m_timeseries;
+    std::string m_row;  ///< one time-series row, reused
     sc_core::sc_event m_sample_tick{"sample_tick"};
+};
+
+/// How a run is carried out; nothing here changes its results.
+struct run_options {
+    /// Let the model scheduler run ahead of the kernel (scheduler.h); off, it wakes from the
+    /// kernel for every expiry. Results are identical either way.
+    bool run_ahead = true;
+    /// Clear a non-empty results folder first (only one that holds summary.json or config.yaml).
+    bool overwrite = false;
+    /// A progress line on stderr, refreshed in place about twice a second.
+    bool progress = false;
 };
 
 /// Result of one run.
 struct run_result {
     nlohmann::json summary;
     std::string out_dir;
+    int stop_signal = 0;  ///< SIGINT or SIGTERM if one stopped the run early, else 0
 };
 
 /// Elaborates the platform, simulates, writes the results folder. One call per process:
 /// the SystemC kernel can be elaborated only once. The CLI and Python share this path.
-/// `run_ahead` lets the model scheduler run ahead of the kernel (scheduler.h); off, it wakes
-/// from the kernel for every expiry. Results are identical either way.
-run_result run_scenario(const scenario& sc, const std::string& out_dir, bool run_ahead = true);
+/// A non-empty `out_dir` is refused (config_error) unless `opt.overwrite`. config.yaml is
+/// written before the simulation starts. The kernel runs in slices of simulated time (about
+/// 0.15 s of wall time each); between them it prints progress and looks for SIGINT/SIGTERM
+/// (handlers installed for this call only), which end the run early with its results so far:
+/// summary "complete": false and "stop_reason". A failed write throws write_error.
+run_result run_scenario(const scenario& sc, const std::string& out_dir, const run_options& opt = {});
 
 /// Human-readable table of a summary.
 void print_summary(const nlohmann::json& summary, std::ostream& os);

@@ -9,6 +9,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include "fabricsim/core/config.h"
+#include "fabricsim/core/pcap_writer.h"
 #include "fabricsim/host/partition_aggregate.h"
 #include "fabricsim/host/traffic_source.h"
 #include "fabricsim/nic/nic_device.h"
@@ -36,6 +37,8 @@ struct scenario {
     bool per_queue_series = true;
     bool flows_csv = true;
     std::vector<pcap_request> pcap;
+    pcap_options pcap_bounds;                ///< snap length, time window and size cap of each pcap
+    std::uint64_t max_output_bytes = 0;      ///< refuse a run whose results would exceed this
     YAML::Node echo;  ///< the configuration with every default, `name` and resolved file paths filled in
     std::map<std::string, std::string> files_read;  ///< absolute path -> content of every file the scenario read
 };

@@ -65,6 +65,11 @@ public:
     /// sc_events or write signals, and all model code must read time through now_ps(). The
     /// platform top level, whose blocks all follow this, turns it on; 0 turns it off (default).
     void run_ahead_until(ps_t end) { m_run_ahead_end = end; }
+    /// Stop running ahead at `t` until the kernel gets there (the platform simulates in slices
+    /// and looks at signals and progress in between). Timers fire at the same times and in the
+    /// same order; a wake-up that only resumes a window the pause cut short is not counted, so
+    /// kernel_wakeups() stays that of an unpaused run. 0 = no pause.
+    void pause_at(ps_t t) { m_pause_at = t; }
 
     /// Times the SystemC kernel woke the scheduler.
     std::uint64_t kernel_wakeups() const { return m_wakeups; }
@@ -157,6 +162,8 @@ private:
     std::size_t m_pending = 0;
     std::uint64_t m_wakeups = 0;
     ps_t m_run_ahead_end = 0;
+    ps_t m_pause_at = 0;
+    ps_t m_resume_before = 0;  ///< a wake-up before this resumes a paused window
     bool m_running = false;
     sc_core::sc_event m_wake{"wake"};
 };

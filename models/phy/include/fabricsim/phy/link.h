@@ -31,8 +31,12 @@ public:
     eth_target_socket in{"in"};
     eth_initiator_socket out{"out"};
 
-    /// Capture every frame put on this direction into a pcap file.
-    void capture(const std::string& pcap_path) { m_pcap = std::make_unique<pcap_writer>(pcap_path); }
+    /// Capture the frames put on this direction into a pcap file (bounded by `opt`).
+    void capture(const std::string& pcap_path, const pcap_options& opt = {}) {
+        m_pcap = std::make_unique<pcap_writer>(pcap_path, opt);
+    }
+    /// The capture of this direction, or null.
+    pcap_writer* capture_file() const { return m_pcap.get(); }
 
     struct stats {
         std::uint64_t frames = 0;
