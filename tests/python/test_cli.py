@@ -320,6 +320,21 @@ def test_a_failed_write_raises_in_python(scenarios, tmp_path):
     assert p.stdout == f"cannot write {tmp_path / 'r' / 'timeseries.csv'}: File too large\n"
 
 
+def test_a_failed_write_is_a_run_error_from_fabricsim_run(scenarios, tmp_path):
+    """The whole Python path: the worker's failed write reaches the caller as RunError naming
+    the file (it used to return normally with empty files)."""
+    code = ("import sys, fabricsim\n"
+            "try:\n"
+            f"    fabricsim.run({str(scenarios / 'default.yaml')!r}, out={str(tmp_path / 'r')!r},"
+            " overrides={'results.pcap': []})\n"
+            "except fabricsim.RunError as e:\n"
+            "    print(e.kind, str(e).splitlines()[0])\n    sys.exit(3)\n")
+    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=_env(),
+                       preexec_fn=_limited(50_000), timeout=120)
+    assert p.returncode == 3, p.stdout + p.stderr
+    assert p.stdout.startswith("error ") and f"cannot write {tmp_path / 'r' / 'timeseries.csv'}" in p.stdout
+
+
 def test_a_results_folder_holds_one_run(sim, scenarios, tmp_path):
     out = tmp_path / "r"
     sim(scenarios / "default.yaml", "--set", "duration=2ms", "--out", out, "--quiet")
