@@ -1,31 +1,22 @@
 #include <catch2/catch.hpp>
 
 #include "fabricsim/platforms/scenario.h"
+#include "scenario_error.h"
 
 using namespace fabricsim;
 using namespace fabricsim::platforms;
 
-namespace {
-std::string error_of(const std::string& yaml) {
-    try {
-        load_scenario(load_yaml_string(yaml), "t");
-    } catch (const config_error& e) {
-        return e.what();
-    }
-    return "";
-}
-}  // namespace
 
 TEST_CASE("an explicit scenario name must be one safe path component", "[scenario]") {
     const std::string why = " (the name is the results folder's name: one path component)";
-    CHECK(error_of("name: ../../x") == "name: '../../x' starts with '.'" + why);
-    CHECK(error_of("name: a/b") == "name: 'a/b' contains '/'" + why);
-    CHECK(error_of("name: 'a\\b'") == "name: 'a\\b' contains '\\'" + why);
-    CHECK(error_of("name: '..'") == "name: '..' starts with '.'" + why);
-    CHECK(error_of("name: -rf") == "name: '-rf' starts with '-'" + why);
-    CHECK(error_of("name: ''") == "name: is empty" + why);
-    CHECK(error_of("name: \"a\\tb\"") == "name: contains a control character" + why);
-    CHECK(error_of("name: " + std::string(101, 'a')) == "name: is longer than 100 characters" + why);
+    CHECK(scenario_error_of("name: ../../x") == "name: '../../x' starts with '.'" + why);
+    CHECK(scenario_error_of("name: a/b") == "name: 'a/b' contains '/'" + why);
+    CHECK(scenario_error_of("name: 'a\\b'") == "name: 'a\\b' contains '\\'" + why);
+    CHECK(scenario_error_of("name: '..'") == "name: '..' starts with '.'" + why);
+    CHECK(scenario_error_of("name: -rf") == "name: '-rf' starts with '-'" + why);
+    CHECK(scenario_error_of("name: ''") == "name: is empty" + why);
+    CHECK(scenario_error_of("name: \"a\\tb\"") == "name: contains a control character" + why);
+    CHECK(scenario_error_of("name: " + std::string(101, 'a')) == "name: is longer than 100 characters" + why);
     const auto sc = load_scenario(load_yaml_string("name: my run, 2"), "t");
     CHECK(sc.name == "my run, 2");
 }
@@ -43,11 +34,11 @@ TEST_CASE("a derived name is made safe and echoed", "[scenario]") {
 TEST_CASE("custom node names are letters, digits, '_' and '-'", "[scenario]") {
     const std::string topo = "topology: {kind: custom, switches: [{name: sw, ports: 2}], links: [{a: h0, b: 'sw:0'}, "
                              "{a: h1, b: 'sw:1'}], hosts: [{name: h0}, {name: ";
-    CHECK(error_of(topo + "h1}]}") == "");
-    CHECK(error_of(topo + "'h.1'}]}") ==
+    CHECK(scenario_error_of(topo + "h1}]}") == "");
+    CHECK(scenario_error_of(topo + "'h.1'}]}") ==
           "topology.hosts[1].name: 'h.1' is not a node name: use letters, digits, '_' and '-'");
-    CHECK(error_of(topo + "'h,1'}]}").find("topology.hosts[1].name: 'h,1' is not a node name") == 0);
-    CHECK(error_of("topology: {kind: custom, switches: [{name: 's 0', ports: 1}]}")
+    CHECK(scenario_error_of(topo + "'h,1'}]}").find("topology.hosts[1].name: 'h,1' is not a node name") == 0);
+    CHECK(scenario_error_of("topology: {kind: custom, switches: [{name: 's 0', ports: 1}]}")
               .find("topology.switches[0].name: 's 0' is not a node name") == 0);
 }
 

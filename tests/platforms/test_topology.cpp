@@ -3,20 +3,11 @@
 #include <set>
 
 #include "fabricsim/platforms/scenario.h"
+#include "scenario_error.h"
 
 using namespace fabricsim;
 using namespace fabricsim::platforms;
 
-namespace {
-std::string error_of(const std::string& yaml) {
-    try {
-        load_scenario(load_yaml_string(yaml), "t");
-    } catch (const config_error& e) {
-        return e.what();
-    }
-    return "";
-}
-}  // namespace
 
 TEST_CASE("generators build the described topologies", "[platforms]") {
     auto sc = load_scenario(load_yaml_string("topology: {kind: leaf_spine, leaf_spine: {leaves: 4, spines: 2, "
@@ -42,31 +33,31 @@ TEST_CASE("generators build the described topologies", "[platforms]") {
 TEST_CASE("custom topologies: dangling links, reused ports and unreachable hosts are rejected", "[platforms]") {
     const std::string base = "topology:\n  kind: custom\n  hosts: [{name: a}, {name: b}]\n"
                              "  switches: [{name: s, ports: 2}]\n";
-    CHECK(error_of(base + "  links: [{a: a, b: 's:0'}, {a: b, b: 's:1'}]").empty());
-    CHECK(error_of(base + "  links: [{a: a, b: 'x:0'}, {a: b, b: 's:1'}]") ==
+    CHECK(scenario_error_of(base + "  links: [{a: a, b: 's:0'}, {a: b, b: 's:1'}]").empty());
+    CHECK(scenario_error_of(base + "  links: [{a: a, b: 'x:0'}, {a: b, b: 's:1'}]") ==
           "topology.links[0].b: dangling link: no switch or host named 'x'");
-    CHECK(error_of(base + "  links: [{a: a, b: 's:0'}, {a: b, b: 's:0'}]") ==
+    CHECK(scenario_error_of(base + "  links: [{a: a, b: 's:0'}, {a: b, b: 's:0'}]") ==
           "topology.links[1]: port s:0 is already used by topology.links[0]");
-    CHECK(error_of(base + "  links: [{a: a, b: 's:0'}, {a: b, b: 's:5'}]") ==
+    CHECK(scenario_error_of(base + "  links: [{a: a, b: 's:0'}, {a: b, b: 's:5'}]") ==
           "topology.links[1].b: 's:5': s has only 2 port(s)");
-    CHECK(error_of(base + "  links: [{a: a, b: 's:0'}]") == "topology: host 'b' is not linked");
-    CHECK(error_of("topology:\n  kind: custom\n  hosts: [{name: a}, {name: b}, {name: c}, {name: d}]\n"
+    CHECK(scenario_error_of(base + "  links: [{a: a, b: 's:0'}]") == "topology: host 'b' is not linked");
+    CHECK(scenario_error_of("topology:\n  kind: custom\n  hosts: [{name: a}, {name: b}, {name: c}, {name: d}]\n"
                    "  switches: [{name: s, ports: 2}, {name: t, ports: 2}]\n"
                    "  links: [{a: a, b: 's:0'}, {a: b, b: 's:1'}, {a: c, b: 't:0'}, {a: d, b: 't:1'}]") ==
           "topology: host 'c' is unreachable from 'a'");
 }
 
 TEST_CASE("scenario errors name the key and reason", "[platforms]") {
-    CHECK(error_of("switch: {port_cap: 8MiB, buffer: 4MiB}") == "switch.port_cap: is larger than switch.buffer (4MiB)");
-    CHECK(error_of("traffic: {flows: [{src: h0, dst: h9}]}") == "traffic.flows[0].dst: no host named 'h9'");
-    CHECK(error_of("traffic: {flows: [{src: h0, dst: h0}]}") == "traffic.flows[0].dst: is the same host as src");
-    CHECK(error_of("traffic: {flows: [{src: h0, dst: h1, rate: 10}]}") ==
+    CHECK(scenario_error_of("switch: {port_cap: 8MiB, buffer: 4MiB}") == "switch.port_cap: is larger than switch.buffer (4MiB)");
+    CHECK(scenario_error_of("traffic: {flows: [{src: h0, dst: h9}]}") == "traffic.flows[0].dst: no host named 'h9'");
+    CHECK(scenario_error_of("traffic: {flows: [{src: h0, dst: h0}]}") == "traffic.flows[0].dst: is the same host as src");
+    CHECK(scenario_error_of("traffic: {flows: [{src: h0, dst: h1, rate: 10}]}") ==
           "traffic.flows[0].rate: '10' needs a bit-rate unit (bps, Kbps, Mbps, Gbps, Tbps)");
-    CHECK(error_of("traffic: {flows: [{src: h0, dst: h1, start: 2ms, stop: 1ms}]}") ==
+    CHECK(scenario_error_of("traffic: {flows: [{src: h0, dst: h1, start: 2ms, stop: 1ms}]}") ==
           "traffic.flows[0].stop: must be after start (2ms)");
-    CHECK(error_of("phy: {faults: [{port: h0, down_at: 2ms, up_at: 1ms}]}") == "phy.faults[0].up_at: must be after down_at");
-    CHECK(error_of("topology: {kind: ring}").find("topology.kind: 'ring' is not one of") == 0);
-    CHECK(error_of("results: {pcap: [zz]}") == "results.pcap: dangling link: no switch or host named 'zz'");
+    CHECK(scenario_error_of("phy: {faults: [{port: h0, down_at: 2ms, up_at: 1ms}]}") == "phy.faults[0].up_at: must be after down_at");
+    CHECK(scenario_error_of("topology: {kind: ring}").find("topology.kind: 'ring' is not one of") == 0);
+    CHECK(scenario_error_of("results: {pcap: [zz]}") == "results.pcap: dangling link: no switch or host named 'zz'");
 }
 
 TEST_CASE("traffic generators: permutation is a derangement, many_to_one targets one host", "[platforms]") {

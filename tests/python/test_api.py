@@ -121,8 +121,10 @@ def test_bad_key_in_a_nested_dict_names_the_full_path():
         fabricsim.run("no/such/scenario.yaml")
 
 
-def test_worker_crash_and_timeout_become_run_errors(default_yaml, tmp_path):
+@pytest.mark.parametrize("isolation", ["forkserver", "subprocess"])
+def test_worker_crash_and_timeout_become_run_errors(default_yaml, tmp_path, monkeypatch, isolation):
     from fabricsim.runner import run_isolated
+    monkeypatch.setenv("FABRICSIM_ISOLATION", isolation)
     src = dict(fabricsim.config.make_source(default_yaml, SHORT), _fault_on="duration=2ms")
     with pytest.raises(fabricsim.RunError, match=r"died \(signal 6\)") as ei:
         run_isolated(src, tmp_path / "crash")
