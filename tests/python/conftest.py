@@ -64,3 +64,10 @@ def short():
 def deterministic(summary):
     """A summary without its wall-clock part."""
     return {k: v for k, v in summary.items() if k != "host_perf"}
+
+
+def default_sigint():
+    """preexec_fn for children a test interrupts: a shell's background job inherits SIGINT
+    ignored, and a program rightly leaves an ignored SIGINT alone (so would the child)."""
+    import signal
+    signal.signal(signal.SIGINT, signal.SIG_DFL)

@@ -12,7 +12,7 @@ import time
 
 import pytest
 
-from conftest import ROOT
+from conftest import ROOT, default_sigint
 
 
 def strip_wallclock(summary):
@@ -374,7 +374,8 @@ def test_latency_percentiles_lie_within_the_observed_range_and_names_say_their_u
 
 
 def _start(args):
-    return subprocess.Popen([_sim_exe(), *map(str, args)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=_env())
+    return subprocess.Popen([_sim_exe(), *map(str, args)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=_env(),
+                            preexec_fn=default_sigint)
 
 
 @pytest.mark.parametrize("sig, status, name", [(signal.SIGINT, 130, "SIGINT"), (signal.SIGTERM, 143, "SIGTERM")])
@@ -412,7 +413,7 @@ def test_python_native_run_returns_the_partial_summary_on_sigint(scenarios, tmp_
             f"{str(tmp_path / 'r')!r}))\n"
             "print(s['complete'], s['stop_reason'], signal.getsignal(signal.SIGINT) is signal.default_int_handler)\n")
     p = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                         env=_env())
+                         env=_env(), preexec_fn=default_sigint)
     time.sleep(2.5)  # interpreter start-up and import, then about a second of simulation
     p.send_signal(signal.SIGINT)
     stdout, stderr = p.communicate(timeout=30)

@@ -11,7 +11,7 @@ import uuid
 import pytest
 
 import fabricsim
-from conftest import ROOT
+from conftest import ROOT, default_sigint
 
 
 def procs_with(marker):
@@ -44,7 +44,7 @@ def start_script(tmp_path, body):
     marker = f"FABRICSIM_TEST_{uuid.uuid4().hex}"
     env = dict(os.environ, **{marker: "1"})
     p = subprocess.Popen([sys.executable, str(script)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                         env=env, cwd=tmp_path)
+                         env=env, cwd=tmp_path, preexec_fn=default_sigint)
     return p, marker
 
 
