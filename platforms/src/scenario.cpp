@@ -112,6 +112,13 @@ void add_tcp_keys(config_schema& s) {
     s.add("tcp.cubic.ecn", value_kind::BOOL, "false", "CUBIC flows are ECN-capable and treat ECE as loss");
 }
 
+/// `items` in a seeded random order in which no element keeps its place (Sattolo's algorithm:
+/// one cycle through all of them).
+std::vector<std::uint32_t> derangement(std::vector<std::uint32_t> items, rng r) {
+    for (std::size_t i = items.size() - 1; i > 0; --i) std::swap(items[i], items[r.below(i)]);
+    return items;
+}
+
 host::cc_kind cc_from(const std::string& name) {
     return name == "ecn"     ? host::cc_kind::ECN_STAR
            : name == "dctcp" ? host::cc_kind::DCTCP
@@ -633,10 +640,7 @@ void build_traffic(scenario& sc, const config_node& tr, const host::tcp_options&
         std::vector<std::pair<std::uint32_t, std::uint32_t>> pairs;
         if (pattern == "permutation") {
             if (hosts.size() < 2) g.fail("pattern", "needs at least two hosts");
-            // Seeded random derangement (Sattolo's algorithm gives a single cycle).
-            rng r(sc.seed, "traffic.generate[" + std::to_string(gi) + "]");
-            std::vector<std::uint32_t> perm(hosts);
-            for (std::size_t i = perm.size() - 1; i > 0; --i) std::swap(perm[i], perm[r.below(i)]);
+            const auto perm = derangement(hosts, rng(sc.seed, "traffic.generate[" + std::to_string(gi) + "]"));
             for (std::size_t i = 0; i < hosts.size(); ++i) pairs.push_back({hosts[i], perm[i]});
         } else if (pattern == "all_to_all") {
             for (auto s : hosts)
@@ -684,9 +688,7 @@ void build_traffic(scenario& sc, const config_node& tr, const host::tcp_options&
         if (pattern == "many_to_one") target = w.has("target") ? host_by_name(sc, w, "target") : hosts.back();
         if (hosts.size() < 2) w.fail("pattern", "needs at least two hosts");
         if (pattern == "permutation") {
-            rng r(sc.seed, base + ".permutation");
-            std::vector<std::uint32_t> perm(hosts);
-            for (std::size_t i = perm.size() - 1; i > 0; --i) std::swap(perm[i], perm[r.below(i)]);
+            const auto perm = derangement(hosts, rng(sc.seed, base + ".permutation"));
             for (std::size_t i = 0; i < hosts.size(); ++i) fixed_dst[hosts[i]] = perm[i];
         }
         std::vector<host::flow_spec> made;

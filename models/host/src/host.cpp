@@ -11,9 +11,9 @@
 namespace fabricsim::host {
 
 namespace {
-constexpr std::uint16_t TCP_SERVER_PORT = 5001;
-std::uint16_t udp_port(std::uint32_t flow) { return static_cast<std::uint16_t>(10000 + flow % 50000); }
-std::uint16_t tcp_port(std::uint32_t flow) { return static_cast<std::uint16_t>(10000 + flow % 50000); }
+// Every flow's receiver listens on one port; the sender's port tells the flows apart.
+constexpr std::uint16_t SERVER_PORT = 5001;
+std::uint16_t client_port(std::uint32_t flow) { return static_cast<std::uint16_t>(10000 + flow % 50000); }
 }  // namespace
 
 host::host(const sc_core::sc_module_name& name, const host_identity& id, nic::nic_device& nic,
@@ -178,20 +178,10 @@ void host::write_now(std::uint32_t tx_slot, std::uint64_t bytes, ps_t now) {
 void host::send_udp(std::uint32_t slot, ps_t at) {
     source_slot& s = m_sources[slot];
     const flow_spec& spec = s.src.spec();
-    frame& f = frame_pool::global().acquire();
-    f.src_mac = m_id.mac;
-    f.dst_mac = s.dst_mac;
-    f.src_ip = m_id.ip;
-    f.dst_ip = s.dst_ip;
-    f.dscp = spec.dscp;
-    f.pcp = spec.pcp;
-    f.vlan_tagged = spec.pcp != 0;
+    frame& f = new_frame(spec, s.dst_ip, s.dst_mac, client_port(spec.id), SERVER_PORT);
     f.ecn = spec.ect ? ecn_codepoint::ECT0 : ecn_codepoint::NOT_ECT;
-    f.src_port = udp_port(spec.id);
-    f.dst_port = 5001;
     f.ip_id = static_cast<std::uint16_t>(s.src.emitted());
     f.set_ipv4(frame_kind::IPV4_UDP, spec.packet_bytes - IPV4_HEADER - UDP_HEADER);
-    f.flow_id = spec.id;
     f.seq_no = s.src.emitted();
     f.created = at;
     flow_record& rec = m_flows[spec.id];
@@ -204,9 +194,8 @@ void host::send_udp(std::uint32_t slot, ps_t at) {
     if (nxt != ~ps_t(0)) push_timer(nxt, timer_kind::UDP_SEND, slot);
 }
 
-frame& host::new_tcp_frame(std::uint32_t flow, std::uint32_t dst_ip, const mac_addr& dst_mac, std::uint16_t sport,
-                           std::uint16_t dport) {
-    const flow_spec& spec = m_flows[flow].spec;
+frame& host::new_frame(const flow_spec& spec, std::uint32_t dst_ip, const mac_addr& dst_mac, std::uint16_t sport,
+                       std::uint16_t dport) {
     frame& f = frame_pool::global().acquire();
     f.src_mac = m_id.mac;
     f.dst_mac = dst_mac;
@@ -217,7 +206,13 @@ frame& host::new_tcp_frame(std::uint32_t flow, std::uint32_t dst_ip, const mac_a
     f.vlan_tagged = spec.pcp != 0;
     f.src_port = sport;
     f.dst_port = dport;
-    f.flow_id = flow;
+    f.flow_id = spec.id;
+    return f;
+}
+
+frame& host::new_tcp_frame(std::uint32_t flow, std::uint32_t dst_ip, const mac_addr& dst_mac, std::uint16_t sport,
+                           std::uint16_t dport) {
+    frame& f = new_frame(m_flows[flow].spec, dst_ip, dst_mac, sport, dport);
     f.tcp_window = 0xFFFF;
     return f;
 }
@@ -235,7 +230,7 @@ void host::pump(std::uint32_t slot, ps_t now) {
             break;
         }
         if (!x.snd.next_segment(now, seg)) break;
-        frame& f = new_tcp_frame(x.flow, x.dst_ip, x.next_hop, tcp_port(x.flow), TCP_SERVER_PORT);
+        frame& f = new_tcp_frame(x.flow, x.dst_ip, x.next_hop, client_port(x.flow), SERVER_PORT);
         f.ecn = x.ect ? ecn_codepoint::ECT0 : ecn_codepoint::NOT_ECT;
         f.tcp_flags = tcp_flag::ACK | (seg.cwr ? tcp_flag::CWR : 0);
         f.seq_no = seg.seq;
@@ -273,7 +268,7 @@ void host::nic_tx_ready() {
 
 void host::send_ack(tcp_rx& r, const ack_decision& a, ps_t now) {
     flow_record& rec = m_flows[r.flow];
-    frame& f = new_tcp_frame(r.flow, r.src_ip, r.next_hop, TCP_SERVER_PORT, tcp_port(r.flow));
+    frame& f = new_tcp_frame(r.flow, r.src_ip, r.next_hop, SERVER_PORT, client_port(r.flow));
     f.ecn = r.ect_acks ? ecn_codepoint::ECT0 : ecn_codepoint::NOT_ECT;
     f.tcp_flags = tcp_flag::ACK | (a.ece ? tcp_flag::ECE : 0);
     f.ack_no = a.ack;

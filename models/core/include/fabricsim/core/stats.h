@@ -1,7 +1,7 @@
 #pragma once
 /// Statistics: named drop causes, per-block counters, and the interface through which the
-/// results collector walks the module hierarchy. Models only bump counters; the collector
-/// flattens them to "top.sw0.port3.drops.port_cap" style keys at the end.
+/// results collector walks the module hierarchy. Models only bump counters; each block reports
+/// them as nested JSON at the end (`switches.s0.ports[3].drops.port_cap`, design.md 19).
 #include <array>
 #include <cstdint>
 #include <string>

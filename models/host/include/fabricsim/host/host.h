@@ -130,6 +130,9 @@ private:
     void pump(std::uint32_t slot, ps_t now);
     void sync_rto(std::uint32_t slot);
     void send_ack(tcp_rx& r, const ack_decision& a, ps_t now);
+    /// A pooled frame with this host's addresses and `spec`'s class and flow id (UDP and TCP alike).
+    frame& new_frame(const flow_spec& spec, std::uint32_t dst_ip, const mac_addr& dst_mac, std::uint16_t sport,
+                     std::uint16_t dport);
     frame& new_tcp_frame(std::uint32_t flow, std::uint32_t dst_ip, const mac_addr& dst_mac, std::uint16_t sport,
                          std::uint16_t dport);
 

@@ -9,9 +9,9 @@
 /// avoidance with appropriate byte counting, NewReno fast retransmit / fast recovery with
 /// window inflation, partial ACKs and the `recover` point, RTO loss window, ECN reaction at most
 /// once per window of data with CWR signalling, the DCTCP alpha estimator, CUBIC's cubic and
-/// TCP-friendly windows with fast convergence. Ignored: SACK, PRR, limited transmit, HyStart,
-/// slow-start restart after idle and cwnd validation (the window grows on every new ACK whether
-/// or not the sender was cwnd-limited), receive window, RFC 3168's "cwnd = 1 MSS -> wait for the
+/// TCP-friendly windows with fast convergence, slow-start restart after idle (SACK recovery is
+/// the sender's, tcp_sender.h). Ignored: PRR, limited transmit, HyStart, cwnd validation (the
+/// window grows on every new ACK whether or not the sender was cwnd-limited), receive window, RFC 3168's "cwnd = 1 MSS -> wait for the
 /// RTO" rule, ECE carried on duplicate ACKs (see on_dupack), undo of spurious reductions.
 ///
 /// The connection (sequence numbers, retransmission, RTO timer, delayed-ACK receiver) is the
