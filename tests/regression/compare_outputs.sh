@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# Are the results of this tree identical to those of BASE_REV? Builds fabricsim-sim of BASE_REV in
+# a scratch worktree and of this tree in BUILD (default build/), runs every shipped and bench
+# scenario with both (run-ahead and --lockstep; long scenarios shortened), and compares the
+# results folders: summary.json without host_perf, every other file byte for byte.
+#   usage: tests/regression/compare_outputs.sh BASE_REV [BUILD]
+# Exit status 0 identical, 1 a difference (listed), 2 usage or build error. For refactors that
+# must not change any result (issue 12); a change that renames output keys is not "identical".
+# The scratch folder ($TMPDIR/fabricsim-compare-<rev>) stays for quick re-runs; remove it with
+# `git worktree remove --force <scratch>/src`.
+set -euo pipefail
+[ $# -ge 1 ] || { echo "usage: $0 BASE_REV [BUILD]" >&2; exit 2; }
+root=$(git -C "$(dirname "$0")" rev-parse --show-toplevel)
+base_rev=$(git -C "$root" rev-parse --verify "$1^{commit}") || exit 2
+build=$(realpath -m "${2:-$root/build}")
+scratch=${TMPDIR:-/tmp}/fabricsim-compare-${base_rev:0:12}
+export SYSTEMC_DISABLE_COPYRIGHT_MESSAGE=1
+
+if [ ! -d "$scratch/src" ]; then
+    mkdir -p "$scratch"
+    git -C "$root" worktree add --detach -f "$scratch/src" "$base_rev" >/dev/null
+fi
+cmake -S "$scratch/src" -B "$scratch/build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DFABRICSIM_BUILD_TESTS=OFF \
+      -DFABRICSIM_BUILD_BENCH=OFF -DFABRICSIM_BUILD_PYTHON=OFF >/dev/null || exit 2
+cmake --build "$scratch/build" --target fabricsim-sim >/dev/null || exit 2
+cmake --build "$build" --target fabricsim-sim >/dev/null || exit 2
+
+# Scenarios that run longer than a few seconds are shortened (same duration for both sides).
+declare -A short=([incast_dctcp]=400ms [mqecn_static_flows]=50ms [websearch_leaf_spine]=20ms
+                  [dumbbell_line_rate]=20ms)
+out=$scratch/out
+rm -rf "$out"
+status=0
+for f in "$root"/platforms/scenarios/*.yaml "$root"/bench/scenarios/*.yaml; do
+    name=$(basename "$f" .yaml)
+    args=()
+    [ -n "${short[$name]:-}" ] && args=(--set "duration=${short[$name]}")
+    for mode in run_ahead lockstep; do
+        extra=()
+        [ "$mode" = lockstep ] && extra=(--lockstep)
+        for side in base head; do
+            sim="$scratch/build/platforms/fabricsim-sim"
+            [ "$side" = head ] && sim="$build/platforms/fabricsim-sim"
+            "$sim" "$f" "${args[@]}" "${extra[@]}" --out "$out/$side/$name-$mode" --quiet >/dev/null 2>&1 || {
+                echo "$name $mode: $side run failed"; status=1; }
+        done
+        a=$out/base/$name-$mode b=$out/head/$name-$mode diffs=()
+        if [ "$(cd "$a" && find . -type f | sort)" != "$(cd "$b" && find . -type f | sort)" ]; then
+            diffs+=("different files")
+        fi
+        while IFS= read -r file; do
+            if [ "$file" = ./summary.json ]; then
+                python3 - "$a/$file" "$b/$file" <<'EOF' || diffs+=("summary.json")
+import json, sys
+a, b = (json.load(open(p)) for p in sys.argv[1:])
+for s in (a, b):
+    s.pop("host_perf", None)
+sys.exit(a != b)
+EOF
+            elif ! cmp -s "$a/$file" "$b/$file"; then
+                diffs+=("${file#./}")
+            fi
+        done < <(cd "$a" && find . -type f | sort)
+        if [ ${#diffs[@]} -eq 0 ]; then echo "$name $mode: identical"
+        else echo "$name $mode: DIFFERENT (${diffs[*]})"; status=1; fi
+    done
+done
+exit $status
