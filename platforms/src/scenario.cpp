@@ -592,12 +592,6 @@ void apply_phy(scenario& sc, const config_node& phy) {
                                                          : phy::default_encoding_latency(c.rate_bps);
         c.fec_latency = phy.has("fec_latency") ? phy.time("fec_latency") : phy::default_fec_latency(c.fec, c.rate_bps);
         c.ber = phy.real("ber");
-        // A receiver that cuts through acts after the header.
-        const auto& ra = sc.topo.nodes[l.a.node];
-        const auto& rb = sc.topo.nodes[l.b.node];
-        const bool ct = sc.sw.mode == sw::forwarding_mode::CUT_THROUGH;
-        c.deliver_after_bytes[0] = ct && rb.kind == node_kind::SWITCH ? sc.sw.cut_through_bytes : 0;
-        c.deliver_after_bytes[1] = ct && ra.kind == node_kind::SWITCH ? sc.sw.cut_through_bytes : 0;
     }
     for (const auto& f : phy.list("faults")) {
         const endpoint e = sc.topo.parse_endpoint(f.str("port"), f.path("port"));

@@ -18,7 +18,7 @@ TEST_CASE("a 1500 B IP packet occupies a 10G wire for 1.2304 us", "[phy]") {
     link_config c;
     c.rate_bps = 10'000'000'000ull;
     c.propagation = 1 * PS_PER_US;
-    link_timing t(c, 0, 1, "l");
+    link_timing t(c, 1, "l");
     frame f = ip_frame(1500);
     const auto r = t.transmit(f, 5000);
     CHECK(r.wire_free - 5000 == 1'230'400u);
@@ -34,8 +34,8 @@ TEST_CASE("minimum frames, PHY latency and cut-through delivery", "[phy]") {
     c.fec = fec_mode::RS_528_514;
     c.encoding_latency = default_encoding_latency(c.rate_bps);
     c.fec_latency = default_fec_latency(c.fec, c.rate_bps);
-    c.deliver_after_bytes[0] = 64;
-    link_timing t(c, 0, 1, "l");
+    link_timing t(c, 1, "l");
+    t.deliver_after(64);
     frame small = ip_frame(28);
     auto r = t.transmit(small, 0);
     CHECK(r.wire_free == 6'720u);  // 84 B at 100G
@@ -58,7 +58,7 @@ TEST_CASE("FEC defaults follow the rate", "[phy]") {
 TEST_CASE("bit errors corrupt frames at the expected rate, reproducibly", "[phy]") {
     link_config c;
     c.ber = 1e-5;  // 1518 B frame: p = 1 - (1-1e-5)^12144 = 0.1143
-    link_timing a(c, 0, 42, "l"), b(c, 0, 42, "l");
+    link_timing a(c, 42, "l"), b(c, 42, "l");
     int bad_a = 0, bad_b = 0;
     for (int i = 0; i < 20000; ++i) {
         frame fa = ip_frame(1500), fb = ip_frame(1500);
@@ -74,7 +74,7 @@ TEST_CASE("bit errors corrupt frames at the expected rate, reproducibly", "[phy]
 TEST_CASE("frames overlapping a down interval are lost", "[phy]") {
     link_config c;
     c.down = {{2 * PS_PER_US, 3 * PS_PER_US}};
-    link_timing t(c, 0, 1, "l");
+    link_timing t(c, 1, "l");
     frame f = ip_frame(1500);
     CHECK_FALSE(t.transmit(f, 0).lost);                // ends at 1.2304 us
     CHECK(t.transmit(f, 1 * PS_PER_US).lost);           // runs into the interval

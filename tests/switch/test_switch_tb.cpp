@@ -20,8 +20,7 @@ struct bench {
     test::tb_sink sink{"sink"};
     std::unique_ptr<sw::switch_device> dut;
 
-    bench(unsigned n_in, const sw::switch_config& cfg, std::uint64_t out_rate = G10,
-          std::uint32_t cut_bytes = 0) {
+    bench(unsigned n_in, const sw::switch_config& cfg, std::uint64_t out_rate = G10) {
         std::vector<std::uint64_t> rates(n_in, G10);
         rates.push_back(out_rate);
         dut = std::make_unique<sw::switch_device>("dut", cfg, rates, 1);
@@ -30,7 +29,6 @@ struct bench {
             phy::link_config lc;
             lc.rate_bps = rates[i];
             lc.propagation = PS_PER_US;
-            if (i < n_in) lc.deliver_after_bytes[0] = cut_bytes;
             links.push_back(std::make_unique<phy::link>(("l" + std::to_string(i)).c_str(), lc, 1));
         }
         for (unsigned i = 0; i < n_in; ++i) {
@@ -105,7 +103,7 @@ TEST_CASE("no route and FCS errors are dropped at ingress", "[switch][tb]") {
 TEST_CASE("cut-through forwards from the header into an idle same-speed port", "[switch][tb]") {
     sw::switch_config cfg;
     cfg.mode = sw::forwarding_mode::CUT_THROUGH;
-    bench b(1, cfg, G10, 64);
+    bench b(1, cfg);  // the switch tells its input links to deliver after 64 B
     b.src[0]->items = {{0, &test::make_frame(1500, DST)}};
     sc_core::sc_start(to_sc_time(20 * PS_PER_US));
     REQUIRE(b.sink.got.size() == 1);
@@ -116,7 +114,7 @@ TEST_CASE("cut-through forwards from the header into an idle same-speed port", "
 TEST_CASE("cut-through falls back to store-and-forward into a faster port", "[switch][tb]") {
     sw::switch_config cfg;
     cfg.mode = sw::forwarding_mode::CUT_THROUGH;
-    bench b(1, cfg, 25'000'000'000ull, 64);
+    bench b(1, cfg, 25'000'000'000ull);
     b.src[0]->items = {{0, &test::make_frame(1500, DST)}};
     sc_core::sc_start(to_sc_time(20 * PS_PER_US));
     REQUIRE(b.sink.got.size() == 1);

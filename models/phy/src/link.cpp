@@ -7,9 +7,8 @@
 
 namespace fabricsim::phy {
 
-link_direction::link_direction(const sc_core::sc_module_name& name, const link_config& cfg,
-                               unsigned direction, std::uint64_t seed)
-    : sc_core::sc_module(name), m_timing(cfg, direction, seed, std::string(this->name())) {
+link_direction::link_direction(const sc_core::sc_module_name& name, const link_config& cfg, std::uint64_t seed)
+    : sc_core::sc_module(name), m_timing(cfg, seed, std::string(this->name())) {
     in.bind(*this);
     out.bind(*this);
 }
@@ -42,12 +41,13 @@ ps_t link_direction::transmit_at(frame& f, ps_t start) {
     return r.wire_free;
 }
 
+void link_direction::end_of_elaboration() {
+    if (out.size() == 0) return;
+    m_rx = dynamic_cast<eth_rx_port*>(out.operator->());
+    if (m_rx) m_timing.deliver_after(m_rx->act_after_bytes());
+}
+
 void link_direction::deliver() {
-    if (!m_rx_resolved) {
-        // A device port takes the frame directly; anything else gets the TLM call.
-        m_rx = dynamic_cast<eth_rx_port*>(out.operator->());
-        m_rx_resolved = true;
-    }
     const ps_t now = now_ps();
     while (!m_in_flight.empty() && m_in_flight.front().at <= now) {
         frame* f = m_in_flight.pop_front().f;
@@ -74,6 +74,6 @@ void link_direction::report_stats(nlohmann::json& out_json) const {
 }
 
 link::link(const sc_core::sc_module_name& name, const link_config& cfg, std::uint64_t seed)
-    : sc_core::sc_module(name), ab("ab", cfg, 0, seed), ba("ba", cfg, 1, seed) {}
+    : sc_core::sc_module(name), ab("ab", cfg, seed), ba("ba", cfg, seed) {}
 
 }  // namespace fabricsim::phy

@@ -56,9 +56,8 @@ void link_config::validate(const std::string& key) const {
     }
 }
 
-link_timing::link_timing(const link_config& cfg, unsigned direction, std::uint64_t seed,
-                         const std::string& name)
-    : m_cfg(cfg), m_serialize(cfg.rate_bps), m_deliver_after(cfg.deliver_after_bytes[direction]), m_rng(seed, name) {
+link_timing::link_timing(const link_config& cfg, std::uint64_t seed, const std::string& name)
+    : m_cfg(cfg), m_serialize(cfg.rate_bps), m_rng(seed, name) {
     if (cfg.ber > 0) m_log1m_ber = std::log1p(-cfg.ber);
 }
 

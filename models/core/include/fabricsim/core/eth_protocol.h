@@ -44,6 +44,9 @@ public:
     virtual ~frame_receiver() = default;
     /// Called at the time the receiver may act on `f`; the receiver owns `f` afterwards.
     virtual void receive(unsigned port, frame& f) = 0;
+    /// Bytes of a frame (after the preamble) `port` needs before it acts; the link delivers
+    /// then. 0 = the whole frame (store-and-forward, the default).
+    virtual std::uint32_t act_after_bytes(unsigned /*port*/) const { return 0; }
 };
 
 /// Target side of a device port: forwards BEGIN_REQ to a frame_receiver.
@@ -63,6 +66,7 @@ public:
     }
     /// What nb_transport_fw(BEGIN_REQ) does, for a link that found this port behind its socket.
     void receive(frame& f) { m_owner.receive(m_index, f); }
+    std::uint32_t act_after_bytes() const { return m_owner.act_after_bytes(m_index); }
     void b_transport(frame&, sc_core::sc_time&) override { sc_assert(false && "links are non-blocking"); }
     bool get_direct_mem_ptr(frame&, tlm::tlm_dmi&) override { return false; }
     unsigned transport_dbg(frame&) override { return 0; }

@@ -25,8 +25,7 @@ class link_direction : public sc_core::sc_module,
                        public eth_direct_fw_if,
                        public stats_provider {
 public:
-    link_direction(const sc_core::sc_module_name& name, const link_config& cfg, unsigned direction,
-                   std::uint64_t seed);
+    link_direction(const sc_core::sc_module_name& name, const link_config& cfg, std::uint64_t seed);
 
     eth_target_socket in{"in"};
     eth_initiator_socket out{"out"};
@@ -66,6 +65,9 @@ public:
     void invalidate_direct_mem_ptr(sc_dt::uint64, sc_dt::uint64) override {}
 
 private:
+    /// Finds the device port behind `out` (frames then skip the TLM call) and asks it how many
+    /// bytes it needs before it acts (a cut-through switch port: its cut_through_bytes).
+    void end_of_elaboration() override;
     void deliver();
 
     struct in_flight {
@@ -76,7 +78,6 @@ private:
     ring<in_flight> m_in_flight;
     model_timer m_head_arrives = model_timer::bind<link_direction, &link_direction::deliver>(this);
     eth_rx_port* m_rx = nullptr;  ///< the far port behind `out`, if it is an eth_rx_port
-    bool m_rx_resolved = false;
     std::unique_ptr<pcap_writer> m_pcap;
     stats m_stats;
 };

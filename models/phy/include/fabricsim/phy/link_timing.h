@@ -3,7 +3,7 @@
 /// Timing model: a frame whose first bit leaves at t occupies the wire for
 /// (max(frame+FCS, 64) + 8 preamble/SFD + 12 IFG) * 8 / rate. Its last bit reaches the far
 /// receiver at t + (preamble + frame) * 8 / rate + propagation + PHY latency (PCS encoding +
-/// FEC); a cut-through receiver acts after `deliver_after_bytes` instead. Bit errors corrupt
+/// FEC); a cut-through receiver acts after the bytes it asks for (deliver_after) instead. Bit errors corrupt
 /// a frame with probability 1 - (1 - BER)^bits; frames overlapping a scheduled down interval
 /// are lost. Ignores: autonegotiation, PCS alignment markers, FEC error correction (a BER is
 /// the post-FEC rate), per-lane skew.
@@ -33,8 +33,6 @@ struct link_config {
     ps_t fec_latency = 0;         ///< FEC encode+decode, one way
     double ber = 0.0;             ///< post-FEC bit error rate
     std::vector<std::pair<ps_t, ps_t>> down;  ///< [from, to) intervals with the link down
-    /// Bytes (after preamble) a receiver needs before it acts; 0 = whole frame (store-and-forward).
-    std::uint32_t deliver_after_bytes[2] = {0, 0};
 
     /// Throws config_error (under `key`) on bad values. Per-rate latency defaults are filled by
     /// the scenario loader (default_encoding_latency / default_fec_latency).
@@ -52,7 +50,11 @@ struct tx_result {
 
 class link_timing {
 public:
-    link_timing(const link_config& cfg, unsigned direction, std::uint64_t seed, const std::string& name);
+    link_timing(const link_config& cfg, std::uint64_t seed, const std::string& name);
+
+    /// Bytes (after the preamble) the receiver needs before it acts on a frame; 0 (the default)
+    /// = the whole frame, as a store-and-forward MAC. The receiver says it (frame_receiver).
+    void deliver_after(std::uint32_t bytes) { m_deliver_after = bytes; }
 
     /// Frame `f` with its first bit at `start`. May set f.fcs_error.
     tx_result transmit(frame& f, ps_t start);
@@ -63,7 +65,7 @@ public:
 private:
     link_config m_cfg;
     serializer m_serialize;
-    std::uint32_t m_deliver_after;
+    std::uint32_t m_deliver_after = 0;
     rng m_rng;
     double m_log1m_ber = 0;
 };

@@ -40,6 +40,10 @@ public:
     const switch_config& config() const { return m_cfg; }
 
     void receive(unsigned port, frame& f) override;
+    /// Cut-through ports act after `cut_through_bytes` of the header, store-and-forward on the last bit.
+    std::uint32_t act_after_bytes(unsigned) const override {
+        return m_cfg.mode == forwarding_mode::CUT_THROUGH ? m_cfg.cut_through_bytes : 0;
+    }
 
     void report_stats(nlohmann::json& out) const override;
     void add_drops(drop_counters& d) const override;
