@@ -431,7 +431,8 @@ config_schema make_schema() {
           "Size cap of each pcap file: capture stops there, the summary counts the frames left out")
         .min = 1024;
     s.add("results.max_output_bytes", value_kind::BYTES, "4GiB",
-          "Refuse a run whose results (time series, pcaps, traces, flow tables) are estimated larger");
+          "Refuse a run whose results (time series, pcaps, traces, flow tables) are estimated larger")
+        .min = 1048576;  // below 1 MiB even a short run's tables would not fit
     s.add("results.flows_csv", value_kind::BOOL, "true", "Write flows.csv");
     s.add("results.format", value_kind::CHOICE, "csv",
           "Tables as csv, or parquet (converted from CSV by the Python front end after the run)")

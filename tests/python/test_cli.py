@@ -439,6 +439,12 @@ def test_output_larger_than_the_limit_is_refused_before_the_run(sim, scenarios, 
     assert part in p.stderr
 
 
+def test_the_output_limit_has_a_floor(sim, scenarios):
+    p = sim("validate", scenarios / "default.yaml", "--set", "results.max_output_bytes=1KB", check=False)
+    assert p.returncode == 2
+    assert "results.max_output_bytes: '1KB' is below the minimum 1MiB" in p.stderr
+
+
 def test_the_pcap_cap_bounds_a_long_capture(sim, scenarios):
     """A pcap on a 1e6 s run passes: its cap (results.pcap_max_bytes, 1 GiB) bounds the estimate."""
     p = sim("validate", scenarios / "default.yaml", "--set", "duration=1000000s", "--set", "results.sample_interval=0s")
