@@ -22,7 +22,9 @@ using namespace fabricsim;
 
 // libsystemc's own main() refers to sc_main; the module never calls it, but the symbol must
 // resolve when Python loads libsystemc.so.
-__attribute__((visibility("default"))) int sc_main(int, char*[]) { return 1; }
+__attribute__((visibility("default"))) int sc_main(int, char*[]) {
+    return 1;
+}
 
 namespace {
 
@@ -30,17 +32,23 @@ std::atomic<bool> g_elaborated{false};
 
 using file_map = std::map<std::string, std::string>;
 
-platforms::scenario_source make_source(const std::string& config, bool is_file, std::vector<std::string> overrides,
-                                       std::string name, std::string base_dir, file_map files) {
+platforms::scenario_source make_source(const std::string& config, bool is_file,
+                                       std::vector<std::string> overrides, std::string name,
+                                       std::string base_dir, file_map files) {
     using origin = platforms::scenario_source::origin;
-    return {is_file ? origin::FILE : origin::TEXT, config, std::move(overrides), std::move(name), std::move(base_dir),
+    return {is_file ? origin::FILE : origin::TEXT,
+            config,
+            std::move(overrides),
+            std::move(name),
+            std::move(base_dir),
             std::move(files)};
 }
 
-py::dict validate(const std::string& config, bool is_file, std::vector<std::string> overrides, std::string name,
-                  std::string base_dir, file_map files) {
-    const auto sc = platforms::prepare_scenario(
-        make_source(config, is_file, std::move(overrides), std::move(name), std::move(base_dir), std::move(files)));
+py::dict validate(const std::string& config, bool is_file, std::vector<std::string> overrides,
+                  std::string name, std::string base_dir, file_map files) {
+    const auto sc = platforms::prepare_scenario(make_source(config, is_file, std::move(overrides),
+                                                            std::move(name), std::move(base_dir),
+                                                            std::move(files)));
     py::dict d;
     d["name"] = sc.name;
     d["seed"] = sc.seed;
@@ -50,14 +58,17 @@ py::dict validate(const std::string& config, bool is_file, std::vector<std::stri
     return d;
 }
 
-std::string run(const std::string& config, bool is_file, std::vector<std::string> overrides, std::string name,
-                const std::string& out_dir, bool run_ahead, std::string base_dir, file_map files, bool overwrite) {
+std::string run(const std::string& config, bool is_file, std::vector<std::string> overrides,
+                std::string name, const std::string& out_dir, bool run_ahead, std::string base_dir,
+                file_map files, bool overwrite) {
     // Validate first (a bad key costs this process nothing), then claim the one elaboration.
-    const auto sc = platforms::prepare_scenario(
-        make_source(config, is_file, std::move(overrides), std::move(name), std::move(base_dir), std::move(files)));
+    const auto sc = platforms::prepare_scenario(make_source(config, is_file, std::move(overrides),
+                                                            std::move(name), std::move(base_dir),
+                                                            std::move(files)));
     if (g_elaborated.exchange(true))
-        throw std::runtime_error("a SystemC simulation already ran in this process (one elaboration per process; "
-                                 "use fabricsim.run(), which starts a fresh worker)");
+        throw std::runtime_error(
+            "a SystemC simulation already ran in this process (one elaboration per process; "
+            "use fabricsim.run(), which starts a fresh worker)");
     platforms::run_options opt;
     opt.run_ahead = run_ahead;
     opt.overwrite = overwrite;
@@ -92,18 +103,30 @@ struct kind_info {
 
 kind_info describe_kind(value_kind k) {
     switch (k) {
-        case value_kind::BOOL: return {"bool", "", 1};
-        case value_kind::INT: return {"int", "", 1};
-        case value_kind::REAL: return {"real", "", 1};
-        case value_kind::STRING: return {"string", "", 1};
-        case value_kind::CHOICE: return {"choice", "", 1};
-        case value_kind::STRING_LIST: return {"string_list", "", 1};
-        case value_kind::BIT_RATE: return {"bit_rate", "bps", 1};
-        case value_kind::BYTES: return {"bytes", "B", 1};
-        case value_kind::SIZE: return {"size", "B", 1};
-        case value_kind::TIME: return {"time", "s", 1e12};
-        case value_kind::FREQUENCY: return {"frequency", "Hz", 1};
-        case value_kind::MAP_LIST: return {"map_list", "", 1};
+        case value_kind::BOOL:
+            return {"bool", "", 1};
+        case value_kind::INT:
+            return {"int", "", 1};
+        case value_kind::REAL:
+            return {"real", "", 1};
+        case value_kind::STRING:
+            return {"string", "", 1};
+        case value_kind::CHOICE:
+            return {"choice", "", 1};
+        case value_kind::STRING_LIST:
+            return {"string_list", "", 1};
+        case value_kind::BIT_RATE:
+            return {"bit_rate", "bps", 1};
+        case value_kind::BYTES:
+            return {"bytes", "B", 1};
+        case value_kind::SIZE:
+            return {"size", "B", 1};
+        case value_kind::TIME:
+            return {"time", "s", 1e12};
+        case value_kind::FREQUENCY:
+            return {"frequency", "Hz", 1};
+        case value_kind::MAP_LIST:
+            return {"map_list", "", 1};
     }
     return {"string", "", 1};
 }
@@ -130,37 +153,51 @@ py::list schema() {
 }  // namespace
 
 PYBIND11_MODULE(_fabricsim, m) {
-    m.doc() = "FabricSim native module: scenario validation, schema and one simulation run per process";
+    m.doc() =
+        "FabricSim native module: scenario validation, schema and one simulation run per process";
     // ConfigError(ValueError) with `key` and `reason`; the type lives as long as the interpreter.
-    static PyObject* config_error_type = PyErr_NewException("fabricsim._fabricsim.ConfigError", PyExc_ValueError, nullptr);
+    static PyObject* config_error_type =
+        PyErr_NewException("fabricsim._fabricsim.ConfigError", PyExc_ValueError, nullptr);
     m.attr("ConfigError") = py::handle(config_error_type);
     py::register_exception_translator([](std::exception_ptr p) {
         try {
             if (p) std::rethrow_exception(p);
         } catch (const config_error& e) {
-            py::object err = py::reinterpret_borrow<py::object>(config_error_type)(py::str(e.what()));
+            py::object err =
+                py::reinterpret_borrow<py::object>(config_error_type)(py::str(e.what()));
             err.attr("key") = e.key();
             err.attr("reason") = e.reason();
             PyErr_SetObject(config_error_type, err.ptr());
         }
     });
-    m.def("validate", &validate, py::arg("config"), py::arg("is_file"), py::arg("overrides") = std::vector<std::string>{},
-          py::arg("name") = "", py::arg("base_dir") = "", py::arg("files") = file_map{},
-          "Reads, overrides and validates a scenario without elaborating; returns name, seed, counts, "
-          "the configuration echo (JSON text) and files ({absolute path: content} of every file it read). "
-          "Relative paths resolve against base_dir (default: the file's directory, or the current one for "
+    m.def("validate", &validate, py::arg("config"), py::arg("is_file"),
+          py::arg("overrides") = std::vector<std::string>{}, py::arg("name") = "",
+          py::arg("base_dir") = "", py::arg("files") = file_map{},
+          "Reads, overrides and validates a scenario without elaborating; returns name, seed, "
+          "counts, "
+          "the configuration echo (JSON text) and files ({absolute path: content} of every file it "
+          "read). "
+          "Relative paths resolve against base_dir (default: the file's directory, or the current "
+          "one for "
           "text); a path in `files` is read from there. Raises ConfigError naming the key.");
-    m.def("run", &run, py::arg("config"), py::arg("is_file"), py::arg("overrides"), py::arg("name"),
-          py::arg("out_dir"), py::arg("run_ahead") = true, py::arg("base_dir") = "", py::arg("files") = file_map{},
-          py::arg("overwrite") = false,
-          "Validates, elaborates and simulates one scenario, writes the results folder and returns "
-          "summary.json as text. Once per process. base_dir and files as for validate(). A non-empty out_dir raises ConfigError unless "
-          "overwrite (which clears a results folder). SIGINT/SIGTERM end the run early: the summary "
-          "so far is returned with complete false and stop_reason. A failed write raises RuntimeError.");
-    m.def("explain", &explain, py::arg("key") = "", "Schema text for parameters under `key`, or None.");
+    m.def(
+        "run", &run, py::arg("config"), py::arg("is_file"), py::arg("overrides"), py::arg("name"),
+        py::arg("out_dir"), py::arg("run_ahead") = true, py::arg("base_dir") = "",
+        py::arg("files") = file_map{}, py::arg("overwrite") = false,
+        "Validates, elaborates and simulates one scenario, writes the results folder and returns "
+        "summary.json as text. Once per process. base_dir and files as for validate(). A non-empty "
+        "out_dir raises ConfigError unless "
+        "overwrite (which clears a results folder). SIGINT/SIGTERM end the run early: the summary "
+        "so far is returned with complete false and stop_reason. A failed write raises "
+        "RuntimeError.");
+    m.def("explain", &explain, py::arg("key") = "",
+          "Schema text for parameters under `key`, or None.");
     m.def("format_summary", &format_summary, py::arg("summary_json"), "The CLI's summary table.");
     m.def("schema", &schema,
-          "Every parameter: path, kind, unit (of plain numbers, min and max), default, help, range, choices.");
-    m.def("has_run", [] { return g_elaborated.load(); }, "Whether this process has elaborated a simulation.");
+          "Every parameter: path, kind, unit (of plain numbers, min and max), default, help, "
+          "range, choices.");
+    m.def(
+        "has_run", [] { return g_elaborated.load(); },
+        "Whether this process has elaborated a simulation.");
     m.attr("__version__") = "0.1.0";
 }

@@ -30,7 +30,8 @@ const char* USAGE =
 /// Writes `text` to standard output. A reader that went away (`| head`) is not an error: the
 /// results folder is complete, the table is only a copy. Returns false on any other failure.
 bool print_stdout(const std::string& text) {
-    if (std::fwrite(text.data(), 1, text.size(), stdout) == text.size() && std::fflush(stdout) == 0) return true;
+    if (std::fwrite(text.data(), 1, text.size(), stdout) == text.size() && std::fflush(stdout) == 0)
+        return true;
     if (errno == EPIPE) return true;
     std::cerr << "fabricsim-sim: cannot write standard output: " << std::strerror(errno) << "\n";
     return false;
@@ -49,8 +50,8 @@ int sc_main(int argc, char* argv[]) {
     }
     if (args[0] == "--version") {
         std::ostringstream v;
-        v << "fabricsim-sim " << platforms::VERSION << " (SystemC " << SC_VERSION_MAJOR << '.' << SC_VERSION_MINOR << '.'
-          << SC_VERSION_PATCH << ")\n";
+        v << "fabricsim-sim " << platforms::VERSION << " (SystemC " << SC_VERSION_MAJOR << '.'
+          << SC_VERSION_MINOR << '.' << SC_VERSION_PATCH << ")\n";
         return print_stdout(v.str()) ? 0 : 1;
     }
     if (args[0] == "explain") {
@@ -71,22 +72,33 @@ int sc_main(int argc, char* argv[]) {
     std::string file, out;
     std::vector<std::string> sets;
     bool quiet = false, progress = false, overwrite = false;
-    bool lockstep = false;  // wake the scheduler from the kernel for every expiry (same results, slower)
+    bool lockstep =
+        false;  // wake the scheduler from the kernel for every expiry (same results, slower)
     for (; i < args.size(); ++i) {
         const std::string& a = args[i];
-        if (a == "--set" && i + 1 < args.size()) sets.push_back(args[++i]);
-        else if (a.rfind("--set=", 0) == 0) sets.push_back(a.substr(6));
-        else if (a == "--seed" && i + 1 < args.size()) sets.push_back("seed=" + args[++i]);
-        else if (a.rfind("--seed=", 0) == 0) sets.push_back("seed=" + a.substr(7));
-        else if (a == "--out" && i + 1 < args.size()) out = args[++i];
-        else if (a == "--overwrite") overwrite = true;
-        else if (a == "--quiet") quiet = true;
-        else if (a == "--progress") progress = true;
-        else if (a == "--lockstep") lockstep = true;
+        if (a == "--set" && i + 1 < args.size())
+            sets.push_back(args[++i]);
+        else if (a.rfind("--set=", 0) == 0)
+            sets.push_back(a.substr(6));
+        else if (a == "--seed" && i + 1 < args.size())
+            sets.push_back("seed=" + args[++i]);
+        else if (a.rfind("--seed=", 0) == 0)
+            sets.push_back("seed=" + a.substr(7));
+        else if (a == "--out" && i + 1 < args.size())
+            out = args[++i];
+        else if (a == "--overwrite")
+            overwrite = true;
+        else if (a == "--quiet")
+            quiet = true;
+        else if (a == "--progress")
+            progress = true;
+        else if (a == "--lockstep")
+            lockstep = true;
         else if (!a.empty() && a[0] == '-') {
             std::cerr << "fabricsim-sim: unknown option '" << a << "'\n" << USAGE;
             return 2;
-        } else if (file.empty()) file = a;
+        } else if (file.empty())
+            file = a;
         else {
             std::cerr << "fabricsim-sim: more than one scenario given\n" << USAGE;
             return 2;
@@ -98,10 +110,12 @@ int sc_main(int argc, char* argv[]) {
     }
     platforms::scenario sc;
     try {
-        sc = platforms::prepare_scenario({platforms::scenario_source::origin::FILE, file, sets, ""});
+        sc =
+            platforms::prepare_scenario({platforms::scenario_source::origin::FILE, file, sets, ""});
         if (sc.echo["results"]["format"].as<std::string>() == "parquet")
-            throw config_error("results.format", "parquet is written by the Python front end (fabricsim.run(), "
-                                                 "`fabricsim run`); fabricsim-sim writes csv");
+            throw config_error("results.format",
+                               "parquet is written by the Python front end (fabricsim.run(), "
+                               "`fabricsim run`); fabricsim-sim writes csv");
     } catch (const config_error& e) {
         std::cerr << "fabricsim-sim: configuration error: " << e.what() << "\n";
         return 2;
@@ -116,8 +130,10 @@ int sc_main(int argc, char* argv[]) {
         opt.progress = progress || (!quiet && isatty(STDERR_FILENO));
         const auto r = platforms::run_scenario(sc, out, opt);
         if (r.stop_signal)
-            std::cerr << "fabricsim-sim: stopped by " << (r.stop_signal == SIGTERM ? "SIGTERM" : "SIGINT") << " at "
-                      << r.summary["sim_time_s"].get<double>() << " s simulated; results so far in " << out << "/\n";
+            std::cerr << "fabricsim-sim: stopped by "
+                      << (r.stop_signal == SIGTERM ? "SIGTERM" : "SIGINT") << " at "
+                      << r.summary["sim_time_s"].get<double>() << " s simulated; results so far in "
+                      << out << "/\n";
         if (!quiet) {
             std::ostringstream table;
             platforms::print_summary(r.summary, table);

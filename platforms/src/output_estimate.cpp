@@ -11,7 +11,9 @@ namespace fabricsim::platforms {
 
 namespace {
 
-double digits(double v) { return v < 10 ? 1 : std::floor(std::log10(v)) + 1; }
+double digits(double v) {
+    return v < 10 ? 1 : std::floor(std::log10(v)) + 1;
+}
 
 std::string human(double bytes) {
     const char* units[] = {"B", "kB", "MB", "GB", "TB", "PB", "EB"};
@@ -42,12 +44,14 @@ output_estimate estimate_output(const scenario& sc) {
         e.timeseries_rows = std::ceil(double(sc.duration) / double(sc.sample_interval));
         double columns = 0;
         for (const std::uint32_t n : sc.topo.switches())
-            columns += 4 + sc.topo.nodes[n].ports * (1.0 + (sc.per_queue_series && sc.sw.queues > 1 ? sc.sw.queues : 0));
+            columns += 4 + sc.topo.nodes[n].ports *
+                               (1.0 + (sc.per_queue_series && sc.sw.queues > 1 ? sc.sw.queues : 0));
         e.timeseries_row_bytes = digits(double(sc.duration) / double(PS_PER_US)) + 7 + 1 +
                                  columns * (digits(double(sc.sw.buffer_bytes)) + 1);
     }
     const ps_t stop = std::min(sc.duration, sc.pcap_bounds.stop);
-    const double window_s = stop > sc.pcap_bounds.start ? double(stop - sc.pcap_bounds.start) / double(PS_PER_S) : 0;
+    const double window_s =
+        stop > sc.pcap_bounds.start ? double(stop - sc.pcap_bounds.start) / double(PS_PER_S) : 0;
     for (const auto& p : sc.pcap) {
         const double wire = double(sc.topo.port_rate(p.at.node, p.at.port)) / 8 * window_s;
         e.pcap_bytes += std::min(double(sc.pcap_bounds.max_bytes),
@@ -55,12 +59,15 @@ output_estimate estimate_output(const scenario& sc) {
     }
     constexpr double TRACE_ROW_BYTES = 128;
     constexpr double TABLE_BYTES_PER_FLOW = 2048;  // a flows.csv row and the flow's summary entry
-    const double overhead = IPV4_HEADER + TCP_HEADER + ETH_HEADER + FCS_BYTES + PREAMBLE_SFD + IFG_BYTES;
+    const double overhead =
+        IPV4_HEADER + TCP_HEADER + ETH_HEADER + FCS_BYTES + PREAMBLE_SFD + IFG_BYTES;
     for (const auto& f : sc.flows) {
         e.table_bytes += TABLE_BYTES_PER_FLOW;
         if (!f.trace || f.transport != host::transport_kind::TCP) continue;
-        const double active_s = duration_s - std::min(duration_s, double(f.start) / double(PS_PER_S));
-        const double segments = double(sc.topo.port_rate(f.src, 0)) / 8 * active_s / (f.tcp.cc.mss + overhead);
+        const double active_s =
+            duration_s - std::min(duration_s, double(f.start) / double(PS_PER_S));
+        const double segments =
+            double(sc.topo.port_rate(f.src, 0)) / 8 * active_s / (f.tcp.cc.mss + overhead);
         e.trace_bytes += std::ceil(segments) * TRACE_ROW_BYTES;
     }
     for (const auto& g : sc.incast) e.table_bytes += 64.0 * g.queries;
@@ -73,17 +80,19 @@ void check_output_estimate(const scenario& sc) {
     std::string series = human(e.timeseries_bytes());
     if (e.timeseries_rows > 0) {
         char rows[96];
-        std::snprintf(rows, sizeof rows, ": %.4g rows of %.0f B", e.timeseries_rows, e.timeseries_row_bytes);
+        std::snprintf(rows, sizeof rows, ": %.4g rows of %.0f B", e.timeseries_rows,
+                      e.timeseries_row_bytes);
         series += rows;
     }
-    throw config_error("results.max_output_bytes",
-                       "the results would take about " + human(e.total()) + ", more than the limit of " +
-                           human(double(sc.max_output_bytes)) + " (" + std::to_string(sc.max_output_bytes) +
-                           " B): timeseries.csv " + series + "; pcaps " + human(e.pcap_bytes) + "; traces " +
-                           human(e.trace_bytes) +
-                           "; flows.csv, queries.csv and summary.json " + human(e.table_bytes) +
-                           ". Raise results.max_output_bytes or write less (results.sample_interval, "
-                           "results.pcap_max_bytes/pcap_start/pcap_stop, trace)");
+    throw config_error(
+        "results.max_output_bytes",
+        "the results would take about " + human(e.total()) + ", more than the limit of " +
+            human(double(sc.max_output_bytes)) + " (" + std::to_string(sc.max_output_bytes) +
+            " B): timeseries.csv " + series + "; pcaps " + human(e.pcap_bytes) + "; traces " +
+            human(e.trace_bytes) + "; flows.csv, queries.csv and summary.json " +
+            human(e.table_bytes) +
+            ". Raise results.max_output_bytes or write less (results.sample_interval, "
+            "results.pcap_max_bytes/pcap_start/pcap_stop, trace)");
 }
 
 }  // namespace fabricsim::platforms

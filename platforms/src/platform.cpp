@@ -33,7 +33,8 @@ long peak_rss_kib() {
         std::fclose(f);
         if (kib >= 0) return kib;
     }
-    struct rusage ru {};
+    struct rusage ru {
+    };
     getrusage(RUSAGE_SELF, &ru);
     return ru.ru_maxrss;
 }
@@ -46,7 +47,9 @@ double thread_cpu_seconds() {
     return double(ts.tv_sec) + double(ts.tv_nsec) * 1e-9;
 }
 
-double us(ps_t t) { return double(t) / double(PS_PER_US); }
+double us(ps_t t) {
+    return double(t) / double(PS_PER_US);
+}
 
 /// Nearest-rank percentile of sorted values (0 if empty).
 double percentile(const std::vector<double>& sorted, double p) {
@@ -59,7 +62,10 @@ nlohmann::json distribution(std::vector<double> v) {
     std::sort(v.begin(), v.end());
     double mean = 0;
     for (double x : v) mean += x / double(v.size());
-    return {{"mean", mean}, {"p50", percentile(v, 0.5)}, {"p99", percentile(v, 0.99)}, {"p999", percentile(v, 0.999)},
+    return {{"mean", mean},
+            {"p50", percentile(v, 0.5)},
+            {"p99", percentile(v, 0.99)},
+            {"p999", percentile(v, 0.999)},
             {"max", v.empty() ? 0.0 : v.back()}};
 }
 
@@ -73,7 +79,8 @@ std::size_t size_bin(std::uint64_t bytes) {
 }
 }  // namespace
 
-platform::platform(const sc_core::sc_module_name& name, const scenario& sc, const std::string& out_dir)
+platform::platform(const sc_core::sc_module_name& name, const scenario& sc,
+                   const std::string& out_dir)
     : sc_core::sc_module(name), m_sc(sc) {
     SC_HAS_PROCESS(platform);
     const topology& topo = m_sc.topo;
@@ -90,31 +97,36 @@ platform::platform(const sc_core::sc_module_name& name, const scenario& sc, cons
             std::vector<std::uint64_t> rates(nd.ports);
             for (std::uint32_t p = 0; p < nd.ports; ++p) rates[p] = topo.port_rate(n, p);
             m_switch_of_node[n] = static_cast<int>(m_switches.size());
-            m_switches.push_back(std::make_unique<sw::switch_device>(nd.name.c_str(), m_sc.sw, rates, m_sc.seed));
+            m_switches.push_back(
+                std::make_unique<sw::switch_device>(nd.name.c_str(), m_sc.sw, rates, m_sc.seed));
         } else {
             const std::string nic_name = nd.name + "_nic";
-            m_nics.push_back(std::make_unique<nic::nic_device>(nic_name.c_str(), m_sc.nic, topo.port_rate(n, 0)));
+            m_nics.push_back(std::make_unique<nic::nic_device>(nic_name.c_str(), m_sc.nic,
+                                                               topo.port_rate(n, 0)));
             host::host_identity id{host_index, ipv4_for_host(host_index), mac_for_node(n)};
             m_host_of_node[n] = static_cast<int>(m_hosts.size());
-            m_hosts.push_back(std::make_unique<host::host>(nd.name.c_str(), id, *m_nics.back(), m_flows, m_sc.seed,
-                                                           m_sc.host_lookahead));
+            m_hosts.push_back(std::make_unique<host::host>(
+                nd.name.c_str(), id, *m_nics.back(), m_flows, m_sc.seed, m_sc.host_lookahead));
             ++host_index;
         }
     }
 
     // Links.
     auto tx_of = [&](const endpoint& e) -> eth_initiator_socket& {
-        if (m_switch_of_node[e.node] >= 0) return m_switches[std::size_t(m_switch_of_node[e.node])]->tx_socket(e.port);
+        if (m_switch_of_node[e.node] >= 0)
+            return m_switches[std::size_t(m_switch_of_node[e.node])]->tx_socket(e.port);
         return m_nics[std::size_t(m_host_of_node[e.node])]->tx.socket;
     };
     auto rx_of = [&](const endpoint& e) -> eth_target_socket& {
-        if (m_switch_of_node[e.node] >= 0) return m_switches[std::size_t(m_switch_of_node[e.node])]->rx_socket(e.port);
+        if (m_switch_of_node[e.node] >= 0)
+            return m_switches[std::size_t(m_switch_of_node[e.node])]->rx_socket(e.port);
         return m_nics[std::size_t(m_host_of_node[e.node])]->rx.socket;
     };
     for (std::size_t i = 0; i < topo.links.size(); ++i) {
         const link_desc& ld = topo.links[i];
-        const std::string ln = "link_" + topo.nodes[ld.a.node].name + "_" + std::to_string(ld.a.port) + "__" +
-                               topo.nodes[ld.b.node].name + "_" + std::to_string(ld.b.port);
+        const std::string ln = "link_" + topo.nodes[ld.a.node].name + "_" +
+                               std::to_string(ld.a.port) + "__" + topo.nodes[ld.b.node].name + "_" +
+                               std::to_string(ld.b.port);
         m_links.push_back(std::make_unique<phy::link>(ln.c_str(), ld.cfg, m_sc.seed));
         phy::link& l = *m_links.back();
         tx_of(ld.a).bind(l.ab.in);
@@ -127,8 +139,10 @@ platform::platform(const sc_core::sc_module_name& name, const scenario& sc, cons
                 if (c == ':') c = '.';
             if (out_dir.empty()) continue;
             const std::string path = out_dir + "/" + file + ".pcap";
-            if (pc.at.node == ld.a.node && pc.at.port == ld.a.port) l.ab.capture(path, m_sc.pcap_bounds);
-            if (pc.at.node == ld.b.node && pc.at.port == ld.b.port) l.ba.capture(path, m_sc.pcap_bounds);
+            if (pc.at.node == ld.a.node && pc.at.port == ld.a.port)
+                l.ab.capture(path, m_sc.pcap_bounds);
+            if (pc.at.node == ld.b.node && pc.at.port == ld.b.port)
+                l.ba.capture(path, m_sc.pcap_bounds);
         }
     }
 
@@ -137,10 +151,12 @@ platform::platform(const sc_core::sc_module_name& name, const scenario& sc, cons
     const auto& routes = m_routes;
     std::vector<std::uint32_t> host_ip(topo.nodes.size(), 0);
     for (std::uint32_t n = 0; n < topo.nodes.size(); ++n)
-        if (m_host_of_node[n] >= 0) host_ip[n] = ipv4_for_host(static_cast<std::uint32_t>(m_host_of_node[n]));
+        if (m_host_of_node[n] >= 0)
+            host_ip[n] = ipv4_for_host(static_cast<std::uint32_t>(m_host_of_node[n]));
     for (const auto& [sw_node, by_host] : routes)
         for (const auto& [h, ports] : by_host)
-            m_switches[std::size_t(m_switch_of_node[sw_node])]->routes().add_route(host_ip[h], ports);
+            m_switches[std::size_t(m_switch_of_node[sw_node])]->routes().add_route(host_ip[h],
+                                                                                   ports);
 
     // Sources. The next hop's MAC is the attached switch (L3 routing) or the peer host.
     auto next_hop = [&](std::uint32_t h) {
@@ -148,14 +164,16 @@ platform::platform(const sc_core::sc_module_name& name, const scenario& sc, cons
         return mac_for_node(ld.a.node == h ? ld.b.node : ld.a.node);
     };
     for (const auto& f : m_sc.flows) {
-        m_hosts[std::size_t(m_host_of_node[f.src])]->add_source(f.id, host_ip[f.dst], next_hop(f.src));
+        m_hosts[std::size_t(m_host_of_node[f.src])]->add_source(f.id, host_ip[f.dst],
+                                                                next_hop(f.src));
         if (f.transport == host::transport_kind::TCP) {
-            m_hosts[std::size_t(m_host_of_node[f.dst])]->add_tcp_receiver(f.id, host_ip[f.src], next_hop(f.dst));
+            m_hosts[std::size_t(m_host_of_node[f.dst])]->add_tcp_receiver(f.id, host_ip[f.src],
+                                                                          next_hop(f.dst));
             // The handshake (not simulated) gives the sender its first RTT sample (RFC 6298
             // 2.2; Linux seeds SRTT from the SYN-ACK): the idle-path round trip of 64 B frames.
             const double syn = MIN_FRAME_WITH_FCS + PREAMBLE_SFD + IFG_BYTES;
-            m_hosts[std::size_t(m_host_of_node[f.src])]->seed_rtt(f.id, path_time(f.src, f.dst, syn, syn, 1) +
-                                                                          path_time(f.dst, f.src, syn, syn, 1));
+            m_hosts[std::size_t(m_host_of_node[f.src])]->seed_rtt(
+                f.id, path_time(f.src, f.dst, syn, syn, 1) + path_time(f.dst, f.src, syn, syn, 1));
         }
     }
 
@@ -163,8 +181,9 @@ platform::platform(const sc_core::sc_module_name& name, const scenario& sc, cons
     for (std::uint32_t n = 0; n < topo.nodes.size(); ++n)
         if (m_host_of_node[n] >= 0) host_of[n] = m_hosts[std::size_t(m_host_of_node[n])].get();
     for (std::size_t i = 0; i < m_sc.incast.size(); ++i) {
-        m_incast.push_back(std::make_unique<host::partition_aggregate>(m_sc.incast[i], host_of, m_flows, m_sc.seed,
-                                                                       "traffic.incast[" + std::to_string(i) + "]"));
+        m_incast.push_back(std::make_unique<host::partition_aggregate>(
+            m_sc.incast[i], host_of, m_flows, m_sc.seed,
+            "traffic.incast[" + std::to_string(i) + "]"));
         m_incast.back()->start();
     }
 
@@ -177,14 +196,15 @@ platform::platform(const sc_core::sc_module_name& name, const scenario& sc, cons
         };
         for (const auto& s : m_switches) {
             const std::string n = s->basename();
-            for (const char* c : {".buffer_cell_bytes", ".lossy_pool_cell_bytes", ".lossless_pool_cell_bytes",
-                                  ".headroom_cell_bytes"})
+            for (const char* c : {".buffer_cell_bytes", ".lossy_pool_cell_bytes",
+                                  ".lossless_pool_cell_bytes", ".headroom_cell_bytes"})
                 column(n + c);
             for (unsigned p = 0; p < s->port_count(); ++p) {
                 const std::string port = n + ".p" + std::to_string(p);
                 column(port + "_frame_bytes");
                 if (m_sc.per_queue_series && s->config().queues > 1)
-                    for (unsigned q = 0; q < s->config().queues; ++q) column(port + "q" + std::to_string(q) + "_frame_bytes");
+                    for (unsigned q = 0; q < s->config().queues; ++q)
+                        column(port + "q" + std::to_string(q) + "_frame_bytes");
             }
         }
         h += '\n';
@@ -259,7 +279,8 @@ nlohmann::json platform::summary(double wall_seconds, double cpu_seconds) const 
 
     drop_counters drops;
     std::uint64_t held = 0, hops = 0;
-    json switches = json::object(), nics = json::object(), links = json::object(), hosts = json::object();
+    json switches = json::object(), nics = json::object(), links = json::object(),
+         hosts = json::object();
     for (const auto& sw : m_switches) {
         sw->add_drops(drops);
         held += sw->frames_held();
@@ -289,7 +310,8 @@ nlohmann::json platform::summary(double wall_seconds, double cpu_seconds) const 
         sent += f.sent_frames + f.ack_sent;
         delivered += f.delivered_frames + f.ack_delivered;
         acks_sent += f.ack_sent;
-        delivered_bytes += f.spec.transport == host::transport_kind::TCP ? f.rx_bytes : f.payload_bytes;
+        delivered_bytes +=
+            f.spec.transport == host::transport_kind::TCP ? f.rx_bytes : f.payload_bytes;
     }
     s["frames"] = {{"sent", sent},
                    {"delivered", delivered},
@@ -318,7 +340,9 @@ nlohmann::json platform::summary(double wall_seconds, double cpu_seconds) const 
     }
     if (lat_n == 0) lat_min = 0;
     // The histogram knows a percentile to its bucket's edge, which may lie beyond what was seen.
-    auto lat_q = [&](double q) { return std::clamp(m_flows.latency_quantile(q), double(lat_min), double(lat_max)) / 1e6; };
+    auto lat_q = [&](double q) {
+        return std::clamp(m_flows.latency_quantile(q), double(lat_min), double(lat_max)) / 1e6;
+    };
     s["latency_us"] = {{"mean", lat_n ? lat_sum / double(lat_n) / 1e6 : 0.0},
                        {"min", us(lat_min)},
                        {"p50", lat_q(0.5)},
@@ -341,15 +365,17 @@ nlohmann::json platform::summary(double wall_seconds, double cpu_seconds) const 
     json flows = json::array();
     for (const auto& f : m_flows.all()) {
         const auto& sp = f.spec;
-        flows.push_back({{"id", sp.id},
-                         {"src", m_sc.topo.nodes[sp.src].name},
-                         {"dst", m_sc.topo.nodes[sp.dst].name},
-                         {"sent_frames", f.sent_frames},
-                         {"delivered_frames", f.delivered_frames},
-                         {"delivered_bytes", f.delivered_bytes},
-                         {"ce_frames", f.ce_frames},
-                         {"latency_mean_us", f.delivered_frames ? f.latency_sum / double(f.delivered_frames) / 1e6 : 0.0},
-                         {"latency_max_us", us(f.latency_max)}});
+        flows.push_back(
+            {{"id", sp.id},
+             {"src", m_sc.topo.nodes[sp.src].name},
+             {"dst", m_sc.topo.nodes[sp.dst].name},
+             {"sent_frames", f.sent_frames},
+             {"delivered_frames", f.delivered_frames},
+             {"delivered_bytes", f.delivered_bytes},
+             {"ce_frames", f.ce_frames},
+             {"latency_mean_us",
+              f.delivered_frames ? f.latency_sum / double(f.delivered_frames) / 1e6 : 0.0},
+             {"latency_max_us", us(f.latency_max)}});
         if (sp.transport == host::transport_kind::TCP) {
             const auto& t = f.tcp;
             json& j = flows.back();
@@ -410,7 +436,8 @@ nlohmann::json platform::summary(double wall_seconds, double cpu_seconds) const 
     std::uint64_t count[6] = {}, flow_timeouts[6] = {};
     for (const auto& f : m_flows.all()) {
         const auto& sp = f.spec;
-        if (sp.transport != host::transport_kind::TCP || sp.app_driven || sp.size_bytes == 0) continue;
+        if (sp.transport != host::transport_kind::TCP || sp.app_driven || sp.size_bytes == 0)
+            continue;
         const std::size_t b = size_bin(sp.size_bytes);
         for (std::size_t i : {b, std::size_t(5)}) {
             ++count[i];
@@ -458,12 +485,13 @@ nlohmann::json platform::summary(double wall_seconds, double cpu_seconds) const 
                               {"queries_completed", qct.size()},
                               {"queries_with_timeouts", with_timeouts},
                               {"timeouts", to},
-                              {"qct_us", {{"mean", mean},
-                                          {"min", qct.empty() ? 0.0 : qct.front()},
-                                          {"p50", pct(0.5)},
-                                          {"p95", pct(0.95)},
-                                          {"p99", pct(0.99)},
-                                          {"max", qct.empty() ? 0.0 : qct.back()}}}});
+                              {"qct_us",
+                               {{"mean", mean},
+                                {"min", qct.empty() ? 0.0 : qct.front()},
+                                {"p50", pct(0.5)},
+                                {"p95", pct(0.95)},
+                                {"p99", pct(0.99)},
+                                {"max", qct.empty() ? 0.0 : qct.back()}}}});
         }
         s["incast"] = std::move(groups);
     }
@@ -479,11 +507,13 @@ nlohmann::json platform::summary(double wall_seconds, double cpu_seconds) const 
 
 void platform::write_flows_csv(const std::string& path) const {
     output_file f(path);
-    f.write("id,src,dst,process,rate_bps,packet_bytes,start_us,stop_us,sent_frames,sent_bytes,"
-            "delivered_frames,delivered_bytes,undelivered_frames,throughput_bps,latency_min_us,latency_mean_us,"
-            "latency_max_us,ce_frames,transport,size_bytes,rx_bytes,goodput_bps,fct_us,ack_frames,"
-            "retransmitted_segments,fast_retransmits,timeouts,ecn_reductions,ece_acks,cwnd_bytes,alpha,"
-            "srtt_us,ideal_fct_us,slowdown\n");
+    f.write(
+        "id,src,dst,process,rate_bps,packet_bytes,start_us,stop_us,sent_frames,sent_bytes,"
+        "delivered_frames,delivered_bytes,undelivered_frames,throughput_bps,latency_min_us,latency_"
+        "mean_us,"
+        "latency_max_us,ce_frames,transport,size_bytes,rx_bytes,goodput_bps,fct_us,ack_frames,"
+        "retransmitted_segments,fast_retransmits,timeouts,ecn_reductions,ece_acks,cwnd_bytes,alpha,"
+        "srtt_us,ideal_fct_us,slowdown\n");
     const double sim_s = double(now_ps()) / double(PS_PER_S);
     std::string row;
     auto text = [&row](std::string_view v) {
@@ -537,8 +567,8 @@ void platform::write_flows_csv(const std::string& path) const {
         if (tcp && r.completed) csv::append_us(row, r.completed - r.started);
         row += ',';
         const auto& t = r.tcp;
-        for (const std::uint64_t v : {r.ack_sent, t.retransmitted_segments, t.fast_retransmits, t.timeouts,
-                                      t.ecn_reductions, t.ece_acks, t.cwnd})
+        for (const std::uint64_t v : {r.ack_sent, t.retransmitted_segments, t.fast_retransmits,
+                                      t.timeouts, t.ecn_reductions, t.ece_acks, t.cwnd})
             uint(v);
         real(t.alpha);
         time(t.srtt);
@@ -555,8 +585,8 @@ void platform::write_flows_csv(const std::string& path) const {
     f.close();
 }
 
-ps_t platform::path_time(std::uint32_t src, std::uint32_t dst, double wire_bytes, double last_wire_bytes,
-                         std::uint64_t packets) const {
+ps_t platform::path_time(std::uint32_t src, std::uint32_t dst, double wire_bytes,
+                         double last_wire_bytes, std::uint64_t packets) const {
     // Store-and-forward pipeline: the packets before the last queue behind each other at the
     // slowest link (whole wire slots incl. IFG); the last one then crosses every hop, each
     // receiver acting on its last bit.
@@ -567,7 +597,8 @@ ps_t platform::path_time(std::uint32_t src, std::uint32_t dst, double wire_bytes
     for (std::size_t hop = 0; hop <= topo.nodes.size(); ++hop) {
         const link_desc& l = topo.links[std::size_t(topo.link_at(node, port))];
         const double bit_time = 8 * double(PS_PER_S) / double(l.cfg.rate_bps);
-        t += double(l.cfg.one_way_latency()) + (last_wire_bytes - IFG_BYTES) * bit_time;  // last bit, before the IFG
+        t += double(l.cfg.one_way_latency()) +
+             (last_wire_bytes - IFG_BYTES) * bit_time;  // last bit, before the IFG
         slowest = std::max(slowest, wire_bytes * bit_time);
         node = l.a.node == node && l.a.port == port ? l.b.node : l.a.node;
         if (node == dst) break;
@@ -577,11 +608,14 @@ ps_t platform::path_time(std::uint32_t src, std::uint32_t dst, double wire_bytes
     return static_cast<ps_t>(t + double(packets - 1) * slowest);
 }
 
-ps_t platform::ideal_fct(std::uint32_t src, std::uint32_t dst, std::uint64_t bytes, std::uint32_t mss) const {
-    const double overhead = IPV4_HEADER + TCP_HEADER + ETH_HEADER + FCS_BYTES + PREAMBLE_SFD + IFG_BYTES;
+ps_t platform::ideal_fct(std::uint32_t src, std::uint32_t dst, std::uint64_t bytes,
+                         std::uint32_t mss) const {
+    const double overhead =
+        IPV4_HEADER + TCP_HEADER + ETH_HEADER + FCS_BYTES + PREAMBLE_SFD + IFG_BYTES;
     const std::uint64_t packets = (bytes + mss - 1) / mss;
     const double last = double(bytes - (packets - 1) * mss) + overhead;
-    return path_time(src, dst, double(mss) + overhead, std::max<double>(last, MIN_FRAME_WITH_FCS + PREAMBLE_SFD + IFG_BYTES),
+    return path_time(src, dst, double(mss) + overhead,
+                     std::max<double>(last, MIN_FRAME_WITH_FCS + PREAMBLE_SFD + IFG_BYTES),
                      packets);
 }
 
@@ -624,7 +658,9 @@ void platform::write_traces(const std::string& dir) const {
         if (!any) std::filesystem::create_directories(dir);
         any = true;
         output_file f(dir + "/flow" + std::to_string(r.spec.id) + ".csv");
-        f.write("time_us,cwnd_bytes,ssthresh_bytes,flight_bytes,acked_bytes,alpha,marked_fraction,srtt_us,rtt_sample_us,ece\n");
+        f.write(
+            "time_us,cwnd_bytes,ssthresh_bytes,flight_bytes,acked_bytes,alpha,marked_fraction,srtt_"
+            "us,rtt_sample_us,ece\n");
         for (const auto& t : r.trace) {
             row.clear();
             csv::append_us(row, t.at);
@@ -663,11 +699,13 @@ void on_stop_signal(int sig) {
 
 /// Stop handlers for the duration of one run; the previous ones (the Python worker's, say) are
 /// restored after it. A signal the process ignores stays ignored.
-class stop_signals {
+class stop_signals
+{
 public:
     stop_signals() {
         g_stop_signal = 0;
-        struct sigaction sa {};
+        struct sigaction sa {
+        };
         sa.sa_handler = on_stop_signal;
         sigemptyset(&sa.sa_mask);
         sa.sa_flags = SA_RESTART;
@@ -684,21 +722,25 @@ public:
 
 private:
     static constexpr int SIGNALS[2] = {SIGINT, SIGTERM};
-    struct sigaction m_old[2] {};
+    struct sigaction m_old[2]{};
 };
 
 /// "12.345 ms" in the unit that suits `scale` (the run's duration).
 std::string sim_time_text(ps_t t, ps_t scale) {
     char b[32];
-    if (scale >= PS_PER_S) std::snprintf(b, sizeof b, "%.3f s", double(t) / double(PS_PER_S));
-    else if (scale >= PS_PER_MS) std::snprintf(b, sizeof b, "%.3f ms", double(t) / double(PS_PER_MS));
-    else std::snprintf(b, sizeof b, "%.3f us", double(t) / double(PS_PER_US));
+    if (scale >= PS_PER_S)
+        std::snprintf(b, sizeof b, "%.3f s", double(t) / double(PS_PER_S));
+    else if (scale >= PS_PER_MS)
+        std::snprintf(b, sizeof b, "%.3f ms", double(t) / double(PS_PER_MS));
+    else
+        std::snprintf(b, sizeof b, "%.3f us", double(t) / double(PS_PER_US));
     return b;
 }
 
 /// The progress line on stderr, rewritten in place (\r) at most twice a second. A run that ends
 /// before its first line prints nothing.
-class progress_line {
+class progress_line
+{
 public:
     progress_line(bool on, ps_t duration) : m_on(on), m_duration(duration) {}
 
@@ -711,9 +753,11 @@ public:
         const double done = double(now) / double(m_duration);
         const double eta = done > 0 ? elapsed * (1 - done) / done : 0;
         char line[200];
-        std::snprintf(line, sizeof line, "\r  %s of %s simulated (%.1f%%)  %.2f M frame-hops/s  ETA %d:%02d:%02d  ",
-                      sim_time_text(now, m_duration).c_str(), sim_time_text(m_duration, m_duration).c_str(),
-                      100 * done, since > 0 ? double(frames - m_frames) / since / 1e6 : 0.0, int(eta / 3600),
+        std::snprintf(line, sizeof line,
+                      "\r  %s of %s simulated (%.1f%%)  %.2f M frame-hops/s  ETA %d:%02d:%02d  ",
+                      sim_time_text(now, m_duration).c_str(),
+                      sim_time_text(m_duration, m_duration).c_str(), 100 * done,
+                      since > 0 ? double(frames - m_frames) / since / 1e6 : 0.0, int(eta / 3600),
                       int(eta / 60) % 60, int(eta) % 60);
         std::fputs(line, stderr);
         if (last) std::fputc('\n', stderr);
@@ -741,16 +785,19 @@ void prepare_results_folder(const std::string& dir, bool overwrite) {
         fs::create_directories(dir);
         return;
     }
-    if (!fs::is_directory(dir)) throw config_error("out", "'" + dir + "' exists and is not a folder");
+    if (!fs::is_directory(dir))
+        throw config_error("out", "'" + dir + "' exists and is not a folder");
     if (fs::is_empty(dir)) return;
     if (!overwrite)
-        throw config_error("out", "results folder '" + dir +
-                                      "' is not empty: it holds one run (use --overwrite, or overwrite=True in "
-                                      "Python, to replace it)");
+        throw config_error(
+            "out", "results folder '" + dir +
+                       "' is not empty: it holds one run (use --overwrite, or overwrite=True in "
+                       "Python, to replace it)");
     if (!fs::exists(fs::path(dir) / "summary.json") && !fs::exists(fs::path(dir) / "config.yaml"))
-        throw config_error("out", "'" + dir +
-                                      "' does not look like a results folder (no summary.json or config.yaml); "
-                                      "refusing to clear it");
+        throw config_error(
+            "out", "'" + dir +
+                       "' does not look like a results folder (no summary.json or config.yaml); "
+                       "refusing to clear it");
     for (const auto& e : fs::directory_iterator(dir)) fs::remove_all(e.path());
 }
 
@@ -779,13 +826,17 @@ run_result run_scenario(const scenario& sc, const std::string& out_dir, const ru
         const auto w0 = std::chrono::steady_clock::now();
         sc_core::sc_start(to_sc_time(next - t));
         t = next;
-        const double w = std::chrono::duration<double>(std::chrono::steady_clock::now() - w0).count();
-        slice = std::max(PS_PER_NS, static_cast<ps_t>(double(slice) * std::clamp(SLICE_WALL_S / std::max(w, 1e-6), 0.25, 8.0)));
+        const double w =
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - w0).count();
+        slice = std::max(
+            PS_PER_NS, static_cast<ps_t>(double(slice) *
+                                         std::clamp(SLICE_WALL_S / std::max(w, 1e-6), 0.25, 8.0)));
         top->check_outputs();
         progress.update(t, top->frames_on_wires(), false);
     }
     const double cpu = thread_cpu_seconds() - c0;
-    const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    const double wall =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     progress.update(now_ps(), top->frames_on_wires(), true);
     run_result r;
     r.out_dir = out_dir;
@@ -801,7 +852,8 @@ run_result run_scenario(const scenario& sc, const std::string& out_dir, const ru
         if (sc.flows_csv) top->write_flows_csv(out_dir + "/flows.csv");
         top->write_traces(out_dir + "/traces");
         top->write_queries_csv(out_dir + "/queries.csv");
-        write_file(out_dir + "/summary.json", r.summary.dump(2) + "\n");  // last: its presence means complete files
+        write_file(out_dir + "/summary.json",
+                   r.summary.dump(2) + "\n");  // last: its presence means complete files
     }
     return r;
 }

@@ -21,33 +21,42 @@ void print_summary(const nlohmann::json& s, std::ostream& os) {
     };
     const auto& fr = s["frames"];
     os << "FabricSim " << s["fabricsim_version"].get<std::string>() << " - scenario '"
-       << s["scenario"].get<std::string>() << "', seed " << s["seed"].get<std::uint64_t>() << "\n\n";
+       << s["scenario"].get<std::string>() << "', seed " << s["seed"].get<std::uint64_t>()
+       << "\n\n";
     std::string sim = num(s["sim_time_s"].get<double>() * 1e3, "%.3f ms");
-    if (s.contains("stop_reason")) sim += " (stopped early by " + s["stop_reason"].get<std::string>() + ")";
+    if (s.contains("stop_reason"))
+        sim += " (stopped early by " + s["stop_reason"].get<std::string>() + ")";
     row("simulated time", sim);
     row("wall time", num(s["host_perf"]["wall_time_s"].get<double>(), "%.3f s"));
-    row("frame-hops / wall second", num(s["host_perf"]["frame_hops_per_s"].get<double>() / 1e6, "%.2f M"));
-    row("activations / frame-hop", num(s["kernel"]["activations_per_frame_hop"].get<double>(), "%.3f"));
+    row("frame-hops / wall second",
+        num(s["host_perf"]["frame_hops_per_s"].get<double>() / 1e6, "%.2f M"));
+    row("activations / frame-hop",
+        num(s["kernel"]["activations_per_frame_hop"].get<double>(), "%.3f"));
     row("frames sent", num(fr["sent"].get<double>()));
     row("frames delivered", num(fr["delivered"].get<double>()));
     std::string drops = num(fr["dropped"].get<double>());
     std::string causes;
     for (const auto& [k, v] : fr["dropped_by_cause"].items())
-        if (v.get<std::uint64_t>() > 0) causes += (causes.empty() ? "" : ", ") + k + " " + std::to_string(v.get<std::uint64_t>());
+        if (v.get<std::uint64_t>() > 0)
+            causes +=
+                (causes.empty() ? "" : ", ") + k + " " + std::to_string(v.get<std::uint64_t>());
     if (!causes.empty()) drops += " (" + causes + ")";
     row("frames dropped", drops);
     row("frames in flight at end", num(fr["in_flight"].get<double>()));
-    row("conservation", fr["conserved"].get<bool>() ? "sent = delivered + dropped + in flight" : "VIOLATED");
+    row("conservation",
+        fr["conserved"].get<bool>() ? "sent = delivered + dropped + in flight" : "VIOLATED");
     row("goodput", num(s["goodput_bps"].get<double>() / 1e9, "%.3f Gbps"));
     const auto& lat = s["latency_us"];
     row("one-way latency (us)", "mean " + num(lat["mean"].get<double>(), "%.2f") + "  p50 " +
-                                    num(lat["p50"].get<double>(), "%.2f") + "  p99 " + num(lat["p99"].get<double>(), "%.2f") +
-                                    "  p99.9 " + num(lat["p999"].get<double>(), "%.2f"));
+                                    num(lat["p50"].get<double>(), "%.2f") + "  p99 " +
+                                    num(lat["p99"].get<double>(), "%.2f") + "  p99.9 " +
+                                    num(lat["p999"].get<double>(), "%.2f"));
 
     if (s.contains("pcap"))
         for (const auto& [file, p] : s["pcap"].items())
             if (p["frames_not_captured"].get<std::uint64_t>() > 0)
-                row("pcap size cap reached", file + ": " + num(p["frames_not_captured"].get<double>()) +
+                row("pcap size cap reached", file + ": " +
+                                                 num(p["frames_not_captured"].get<double>()) +
                                                  " frames not captured (results.pcap_max_bytes)");
 
     struct port_row {
@@ -60,30 +69,34 @@ void print_summary(const nlohmann::json& s, std::ostream& os) {
         for (const auto& p : sw["ports"]) {
             std::uint64_t d = 0;
             for (const auto& [k, v] : p["drops"].items()) d += v.get<std::uint64_t>();
-            ports.push_back({swn + ":" + std::to_string(p["port"].get<int>()), p["queue_peak_cell_bytes"].get<double>(),
-                             p["tx_frames"].get<double>(), d});
+            ports.push_back({swn + ":" + std::to_string(p["port"].get<int>()),
+                             p["queue_peak_cell_bytes"].get<double>(), p["tx_frames"].get<double>(),
+                             d});
         }
-    std::stable_sort(ports.begin(), ports.end(), [](const port_row& a, const port_row& b) { return a.peak > b.peak; });
+    std::stable_sort(ports.begin(), ports.end(),
+                     [](const port_row& a, const port_row& b) { return a.peak > b.peak; });
     os << "\n  busiest switch ports (by peak queue)\n";
-    std::snprintf(line, sizeof line, "  %-14s %34s %14s %10s\n", "port", "peak queue (cells x cell size, B)",
-                  "tx frames", "drops");
+    std::snprintf(line, sizeof line, "  %-14s %34s %14s %10s\n", "port",
+                  "peak queue (cells x cell size, B)", "tx frames", "drops");
     os << line;
     for (std::size_t i = 0; i < std::min<std::size_t>(5, ports.size()); ++i) {
-        std::snprintf(line, sizeof line, "  %-14s %34.0f %14.0f %10llu\n", ports[i].name.c_str(), ports[i].peak,
-                      ports[i].tx, (unsigned long long)ports[i].drops);
+        std::snprintf(line, sizeof line, "  %-14s %34.0f %14.0f %10llu\n", ports[i].name.c_str(),
+                      ports[i].peak, ports[i].tx, (unsigned long long)ports[i].drops);
         os << line;
     }
     const auto& flows = s["flows"];
     os << "\n  flows (" << flows.size() << ")\n";
-    std::snprintf(line, sizeof line, "  %-5s %-8s %-8s %12s %12s %12s\n", "id", "src", "dst", "sent", "delivered",
-                  "mean lat us");
+    std::snprintf(line, sizeof line, "  %-5s %-8s %-8s %12s %12s %12s\n", "id", "src", "dst",
+                  "sent", "delivered", "mean lat us");
     os << line;
     for (std::size_t i = 0; i < std::min<std::size_t>(8, flows.size()); ++i) {
         const auto& f = flows[i];
-        std::snprintf(line, sizeof line, "  %-5d %-8s %-8s %12llu %12llu %12.2f\n", f["id"].get<int>(),
-                      f["src"].get<std::string>().c_str(), f["dst"].get<std::string>().c_str(),
+        std::snprintf(line, sizeof line, "  %-5d %-8s %-8s %12llu %12llu %12.2f\n",
+                      f["id"].get<int>(), f["src"].get<std::string>().c_str(),
+                      f["dst"].get<std::string>().c_str(),
                       (unsigned long long)f["sent_frames"].get<std::uint64_t>(),
-                      (unsigned long long)f["delivered_frames"].get<std::uint64_t>(), f["latency_mean_us"].get<double>());
+                      (unsigned long long)f["delivered_frames"].get<std::uint64_t>(),
+                      f["latency_mean_us"].get<double>());
         os << line;
     }
     if (flows.size() > 8) os << "  ... " << flows.size() - 8 << " more in flows.csv\n";
@@ -91,24 +104,27 @@ void print_summary(const nlohmann::json& s, std::ostream& os) {
     if (s.contains("tcp")) {
         const auto& t = s["tcp"];
         os << "\n";
-        std::string v = num(t["flows"].get<double>()) + " connections, " + num(t["timeouts"].get<double>()) +
-                        " retransmission timeouts";
+        std::string v = num(t["flows"].get<double>()) + " connections, " +
+                        num(t["timeouts"].get<double>()) + " retransmission timeouts";
         if (t["sized_flows"].get<std::uint64_t>() > 0)
-            v += "; " + num(t["completed"].get<double>()) + " of " + num(t["sized_flows"].get<double>()) +
-                 " sized flows completed";
+            v += "; " + num(t["completed"].get<double>()) + " of " +
+                 num(t["sized_flows"].get<double>()) + " sized flows completed";
         row("TCP", v);
     }
     if (s.contains("fct")) {
         os << "\n  flow completion time by size (us; slowdown = FCT / idle-network FCT)\n";
-        std::snprintf(line, sizeof line, "  %-12s %7s %7s %10s %10s %10s %9s %9s\n", "size", "flows", "done", "mean",
-                      "p50", "p99", "slow p50", "slow p99");
+        std::snprintf(line, sizeof line, "  %-12s %7s %7s %10s %10s %10s %9s %9s\n", "size",
+                      "flows", "done", "mean", "p50", "p99", "slow p50", "slow p99");
         os << line;
         auto print_bin = [&](const nlohmann::json& b) {
-            std::snprintf(line, sizeof line, "  %-12s %7llu %7llu %10.1f %10.1f %10.1f %9.2f %9.2f\n",
-                          b["bin"].get<std::string>().c_str(), (unsigned long long)b["flows"].get<std::uint64_t>(),
-                          (unsigned long long)b["completed"].get<std::uint64_t>(), b["fct_us"]["mean"].get<double>(),
-                          b["fct_us"]["p50"].get<double>(), b["fct_us"]["p99"].get<double>(),
-                          b["slowdown"]["p50"].get<double>(), b["slowdown"]["p99"].get<double>());
+            std::snprintf(line, sizeof line,
+                          "  %-12s %7llu %7llu %10.1f %10.1f %10.1f %9.2f %9.2f\n",
+                          b["bin"].get<std::string>().c_str(),
+                          (unsigned long long)b["flows"].get<std::uint64_t>(),
+                          (unsigned long long)b["completed"].get<std::uint64_t>(),
+                          b["fct_us"]["mean"].get<double>(), b["fct_us"]["p50"].get<double>(),
+                          b["fct_us"]["p99"].get<double>(), b["slowdown"]["p50"].get<double>(),
+                          b["slowdown"]["p99"].get<double>());
             os << line;
         };
         for (const auto& b : s["fct"]["by_size"]) print_bin(b);
@@ -116,12 +132,13 @@ void print_summary(const nlohmann::json& s, std::ostream& os) {
     }
     if (s.contains("incast")) {
         os << "\n  partition/aggregate queries (QCT in us)\n";
-        std::snprintf(line, sizeof line, "  %-10s %7s %9s %9s %10s %10s %10s\n", "aggregator", "workers", "queries",
-                      "w/ RTO", "p50", "p95", "max");
+        std::snprintf(line, sizeof line, "  %-10s %7s %9s %9s %10s %10s %10s\n", "aggregator",
+                      "workers", "queries", "w/ RTO", "p50", "p95", "max");
         os << line;
         for (const auto& g : s["incast"]) {
             std::snprintf(line, sizeof line, "  %-10s %7llu %9llu %9llu %10.1f %10.1f %10.1f\n",
-                          g["aggregator"].get<std::string>().c_str(), (unsigned long long)g["workers"].get<std::uint64_t>(),
+                          g["aggregator"].get<std::string>().c_str(),
+                          (unsigned long long)g["workers"].get<std::uint64_t>(),
                           (unsigned long long)g["queries_completed"].get<std::uint64_t>(),
                           (unsigned long long)g["queries_with_timeouts"].get<std::uint64_t>(),
                           g["qct_us"]["p50"].get<double>(), g["qct_us"]["p95"].get<double>(),

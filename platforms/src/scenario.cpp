@@ -13,22 +13,27 @@
 
 namespace fabricsim::platforms {
 
-const char* builtin_workload_csv(const std::string& name);  // generated from platforms/workloads/*.csv
+const char* builtin_workload_csv(
+    const std::string& name);  // generated from platforms/workloads/*.csv
 
 namespace {
 
 void add_flow_keys(config_schema& s, const std::string& p) {
-    auto& proc = s.add(p + ".process", value_kind::CHOICE, "cbr",
-                       "Arrival process: cbr (constant rate), poisson, on_off (cbr during on periods)");
+    auto& proc =
+        s.add(p + ".process", value_kind::CHOICE, "cbr",
+              "Arrival process: cbr (constant rate), poisson, on_off (cbr during on periods)");
     proc.choices = {"cbr", "poisson", "on_off"};
     auto& ps = s.add(p + ".packet_size", value_kind::BYTES, "1500B",
-                     "IPv4 packet size (IP + UDP headers + payload); the frame adds 18 B of Ethernet header and FCS (22 B with a VLAN tag)");
+                     "IPv4 packet size (IP + UDP headers + payload); the frame adds 18 B of "
+                     "Ethernet header and FCS (22 B with a VLAN tag)");
     ps.min = 28;
     ps.max = 9000;
     s.add(p + ".start", value_kind::TIME, "0s", "First send time");
-    s.add(p + ".stop", value_kind::TIME, "", "No frame is sent at or after this time (default: run end)")
+    s.add(p + ".stop", value_kind::TIME, "",
+          "No frame is sent at or after this time (default: run end)")
         .optional = true;
-    auto& fr = s.add(p + ".frames", value_kind::INT, "", "Stop after this many frames (default: unlimited)");
+    auto& fr = s.add(p + ".frames", value_kind::INT, "",
+                     "Stop after this many frames (default: unlimited)");
     fr.optional = true;
     fr.min = 1;
     auto& dscp = s.add(p + ".dscp", value_kind::INT, "0", "IPv4 DSCP of the flow's frames");
@@ -37,22 +42,27 @@ void add_flow_keys(config_schema& s, const std::string& p) {
     auto& pcp = s.add(p + ".pcp", value_kind::INT, "0", "802.1Q PCP; non-zero adds a VLAN tag");
     pcp.min = 0;
     pcp.max = 7;
-    s.add(p + ".ecn", value_kind::BOOL, "false", "Frames are ECN-capable (ECT(0)); switches mark CE instead of dropping");
+    s.add(p + ".ecn", value_kind::BOOL, "false",
+          "Frames are ECN-capable (ECT(0)); switches mark CE instead of dropping");
     s.add(p + ".on_time", value_kind::TIME, "1ms", "on_off: mean on-period length").min = 1;
     s.add(p + ".off_time", value_kind::TIME, "1ms", "on_off: mean off-period length").min = 1;
     auto& pd = s.add(p + ".period_dist", value_kind::CHOICE, "exponential",
                      "on_off: distribution of on and off periods");
     pd.choices = {"exponential", "pareto"};
-    auto& sh = s.add(p + ".pareto_shape", value_kind::REAL, "1.5", "on_off with pareto periods: shape a (> 1)");
+    auto& sh = s.add(p + ".pareto_shape", value_kind::REAL, "1.5",
+                     "on_off with pareto periods: shape a (> 1)");
     sh.min = 1.01;
     sh.max = 100;
-    auto& tr = s.add(p + ".transport", value_kind::CHOICE, "udp",
-                     "udp: open-loop source (process/rate/packet_size); tcp: a TCP connection (see tcp.*)");
+    auto& tr = s.add(
+        p + ".transport", value_kind::CHOICE, "udp",
+        "udp: open-loop source (process/rate/packet_size); tcp: a TCP connection (see tcp.*)");
     tr.choices = {"udp", "tcp"};
-    auto& sz = s.add(p + ".size", value_kind::BYTES, "", "tcp: bytes to transfer (default: long-lived, never ends)");
+    auto& sz = s.add(p + ".size", value_kind::BYTES, "",
+                     "tcp: bytes to transfer (default: long-lived, never ends)");
     sz.optional = true;
     sz.min = 1;
-    auto& cc = s.add(p + ".cc", value_kind::CHOICE, "", "tcp: congestion control of this flow (default: tcp.cc)");
+    auto& cc = s.add(p + ".cc", value_kind::CHOICE, "",
+                     "tcp: congestion control of this flow (default: tcp.cc)");
     cc.optional = true;
     cc.choices = {"newreno", "ecn", "dctcp", "cubic"};
     s.add(p + ".trace", value_kind::BOOL, "false",
@@ -61,41 +71,55 @@ void add_flow_keys(config_schema& s, const std::string& p) {
 
 void add_tcp_keys(config_schema& s) {
     auto& cc = s.add("tcp.cc", value_kind::CHOICE, "newreno",
-                     "Congestion control: newreno (RFC 5681/6582), ecn (ECN*: NewReno halving once per window on "
+                     "Congestion control: newreno (RFC 5681/6582), ecn (ECN*: NewReno halving once "
+                     "per window on "
                      "ECE, RFC 3168), dctcp (seed-000 §1.3), cubic (RFC 8312)");
     cc.choices = {"newreno", "ecn", "dctcp", "cubic"};
-    auto& mss = s.add("tcp.mss", value_kind::BYTES, "1460B", "Segment payload; packets are mss + 40 B of IP/TCP headers");
+    auto& mss = s.add("tcp.mss", value_kind::BYTES, "1460B",
+                      "Segment payload; packets are mss + 40 B of IP/TCP headers");
     mss.min = 64;
     mss.max = 8960;
-    auto& iw = s.add("tcp.initial_window", value_kind::INT, "10", "Initial window in segments (RFC 6928)");
+    auto& iw =
+        s.add("tcp.initial_window", value_kind::INT, "10", "Initial window in segments (RFC 6928)");
     iw.min = 1;
     iw.max = 10000;
-    s.add("tcp.initial_ssthresh", value_kind::BYTES, "0B", "Initial slow-start threshold (0 = unlimited)");
-    s.add("tcp.rwnd", value_kind::BYTES, "6MiB", "Receive window: flight never exceeds it (Linux tcp_rmem max)").min = 64;
+    s.add("tcp.initial_ssthresh", value_kind::BYTES, "0B",
+          "Initial slow-start threshold (0 = unlimited)");
+    s.add("tcp.rwnd", value_kind::BYTES, "6MiB",
+          "Receive window: flight never exceeds it (Linux tcp_rmem max)")
+        .min = 64;
     s.add("tcp.min_rto", value_kind::TIME, "10ms",
-          "Minimum retransmission timeout (seed-000: 10 ms in the DCTCP experiments, 300 ms production)")
+          "Minimum retransmission timeout (seed-000: 10 ms in the DCTCP experiments, 300 ms "
+          "production)")
         .min = 1;
-    s.add("tcp.initial_rto", value_kind::TIME, "1s", "RTO before the first RTT sample (RFC 6298)").min = 1;
+    s.add("tcp.initial_rto", value_kind::TIME, "1s", "RTO before the first RTT sample (RFC 6298)")
+        .min = 1;
     s.add("tcp.max_rto", value_kind::TIME, "60s", "Upper limit of the backed-off RTO").min = 1;
-    auto& dt = s.add("tcp.dupack_threshold", value_kind::INT, "3", "Duplicate ACKs that trigger fast retransmit");
+    auto& dt = s.add("tcp.dupack_threshold", value_kind::INT, "3",
+                     "Duplicate ACKs that trigger fast retransmit");
     dt.min = 1;
     dt.max = 100;
     s.add("tcp.sack", value_kind::BOOL, "true",
           "SACK (RFC 2018) with RFC 6675 loss recovery; false = NewReno recovery only (RFC 6582)");
     s.add("tcp.idle_restart", value_kind::BOOL, "true",
-          "After an idle period longer than the RTO, cwnd = min(cwnd, initial window) (RFC 5681 §4.1; Linux default)");
+          "After an idle period longer than the RTO, cwnd = min(cwnd, initial window) (RFC 5681 "
+          "§4.1; Linux default)");
     s.add("tcp.early_retransmit", value_kind::BOOL, "true",
-          "RFC 5827 early retransmit: with fewer than 4 segments outstanding and nothing new to send, oseg-1 duplicate ACKs start recovery (Linux default)");
-    auto& ae = s.add("tcp.ack_every", value_kind::INT, "2", "Receiver ACKs every m-th in-order segment (1 = every one)");
+          "RFC 5827 early retransmit: with fewer than 4 segments outstanding and nothing new to "
+          "send, oseg-1 duplicate ACKs start recovery (Linux default)");
+    auto& ae = s.add("tcp.ack_every", value_kind::INT, "2",
+                     "Receiver ACKs every m-th in-order segment (1 = every one)");
     ae.min = 1;
     ae.max = 64;
     s.add("tcp.delayed_ack_timeout", value_kind::TIME, "1ms",
           "Delayed-ACK timer; kept below tcp.min_rto so it cannot cause spurious timeouts")
         .min = 1;
-    auto& g = s.add("tcp.dctcp.g", value_kind::REAL, "0.0625", "DCTCP alpha gain g (seed-000: 1/16)");
+    auto& g =
+        s.add("tcp.dctcp.g", value_kind::REAL, "0.0625", "DCTCP alpha gain g (seed-000: 1/16)");
     g.min = 1e-6;
     g.max = 1;
-    auto& a0 = s.add("tcp.dctcp.initial_alpha", value_kind::REAL, "1", "DCTCP alpha before the first window (Linux: 1)");
+    auto& a0 = s.add("tcp.dctcp.initial_alpha", value_kind::REAL, "1",
+                     "DCTCP alpha before the first window (Linux: 1)");
     a0.min = 0;
     a0.max = 1;
     s.add("tcp.dctcp.rtt_fair", value_kind::BOOL, "false",
@@ -104,12 +128,16 @@ void add_tcp_keys(config_schema& s) {
                     "CUBIC multiplicative decrease (RFC 8312 and Linux: 0.7)");
     b.min = 0.01;
     b.max = 0.99;
-    auto& c = s.add("tcp.cubic.c", value_kind::REAL, "0.4", "CUBIC C in segments/s^3 (RFC 8312: 0.4)");
+    auto& c =
+        s.add("tcp.cubic.c", value_kind::REAL, "0.4", "CUBIC C in segments/s^3 (RFC 8312: 0.4)");
     c.min = 1e-6;
     c.max = 1e6;
-    s.add("tcp.cubic.fast_convergence", value_kind::BOOL, "true", "CUBIC fast convergence (RFC 8312 §4.6)");
-    s.add("tcp.cubic.tcp_friendly", value_kind::BOOL, "true", "CUBIC TCP-friendly region (RFC 8312 §4.2)");
-    s.add("tcp.cubic.ecn", value_kind::BOOL, "false", "CUBIC flows are ECN-capable and treat ECE as loss");
+    s.add("tcp.cubic.fast_convergence", value_kind::BOOL, "true",
+          "CUBIC fast convergence (RFC 8312 §4.6)");
+    s.add("tcp.cubic.tcp_friendly", value_kind::BOOL, "true",
+          "CUBIC TCP-friendly region (RFC 8312 §4.2)");
+    s.add("tcp.cubic.ecn", value_kind::BOOL, "false",
+          "CUBIC flows are ECN-capable and treat ECE as loss");
 }
 
 /// `items` in a seeded random order in which no element keeps its place (Sattolo's algorithm:
@@ -146,7 +174,8 @@ host::tcp_options read_tcp(const config_node& t) {
     o.rtt.min_rto = t.time("min_rto");
     o.rtt.initial_rto = t.time("initial_rto");
     o.rtt.max_rto = t.time("max_rto");
-    if (o.rtt.max_rto < o.rtt.min_rto) t.fail("max_rto", "is below tcp.min_rto (" + format_time(o.rtt.min_rto) + ")");
+    if (o.rtt.max_rto < o.rtt.min_rto)
+        t.fail("max_rto", "is below tcp.min_rto (" + format_time(o.rtt.min_rto) + ")");
     if (o.rtt.initial_rto < o.rtt.min_rto || o.rtt.initial_rto > o.rtt.max_rto)
         t.fail("initial_rto", "must lie between tcp.min_rto and tcp.max_rto");
     o.sender.rwnd = t.bytes("rwnd");
@@ -170,8 +199,8 @@ void make_tcp(host::flow_spec& f, const host::tcp_options& o) {
     f.ect = o.cc.kind == host::cc_kind::ECN_STAR || o.cc.kind == host::cc_kind::DCTCP ||
             (o.cc.kind == host::cc_kind::CUBIC && o.cc.cubic_ecn);
     f.tcp.receiver.ecn = o.cc.kind == host::cc_kind::DCTCP ? host::ecn_feedback::DCTCP
-                         : f.ect                             ? host::ecn_feedback::RFC3168
-                                                             : host::ecn_feedback::NONE;
+                         : f.ect                           ? host::ecn_feedback::RFC3168
+                                                           : host::ecn_feedback::NONE;
 }
 
 /// The files a scenario reads (workload CSVs), see load_scenario.
@@ -183,13 +212,15 @@ struct file_reader {
     /// `path` made absolute against base_dir (the current directory if "") and normalised.
     std::string resolve(const std::string& path) const {
         const std::filesystem::path p(path);
-        const auto abs = p.is_absolute()    ? p
-                         : base_dir.empty() ? std::filesystem::absolute(p)
-                                            : std::filesystem::absolute(std::filesystem::path(base_dir) / p);
+        const auto abs = p.is_absolute() ? p
+                         : base_dir.empty()
+                             ? std::filesystem::absolute(p)
+                             : std::filesystem::absolute(std::filesystem::path(base_dir) / p);
         return abs.lexically_normal().string();
     }
     /// The content of a resolved path: from `given`, else from the disk; recorded in `read`.
-    const std::string& content(const std::string& resolved, const config_node& n, const std::string& key) {
+    const std::string& content(const std::string& resolved, const config_node& n,
+                               const std::string& key) {
         if (auto it = given.find(resolved); it != given.end()) return read[resolved] = it->second;
         std::ifstream in(resolved, std::ios::binary);
         if (!in) n.fail(key, "cannot read " + resolved);
@@ -201,20 +232,26 @@ struct file_reader {
 
 /// The flow-size distribution a workload names (shipped CDF, analytic, or a CSV file). The
 /// absolute path of a CSV file goes to `path`.
-host::flow_size_distribution size_distribution(const config_node& w, file_reader& files, std::string& path) {
+host::flow_size_distribution size_distribution(const config_node& w, file_reader& files,
+                                               std::string& path) {
     const std::string name = w.str("sizes");
     try {
         if (name == "hull_mix")
-            return host::flow_size_distribution::from_cdf({{1000, 0}, {1000, 0.8}, {1e7, 0.8}, {1e7, 1}}, "hull_mix");
-        if (name == "pareto") return host::flow_size_distribution::pareto(w.real("pareto_shape"), double(w.bytes("pareto_mean")));
+            return host::flow_size_distribution::from_cdf(
+                {{1000, 0}, {1000, 0.8}, {1e7, 0.8}, {1e7, 1}}, "hull_mix");
+        if (name == "pareto")
+            return host::flow_size_distribution::pareto(w.real("pareto_shape"),
+                                                        double(w.bytes("pareto_mean")));
         if (name == "fixed") {
             if (!w.has("size")) w.fail("size", "is required with sizes: fixed");
             return host::flow_size_distribution::fixed(w.bytes("size"));
         }
-        if (const char* csv = builtin_workload_csv(name)) return host::flow_size_distribution::from_csv_text(csv, name);
+        if (const char* csv = builtin_workload_csv(name))
+            return host::flow_size_distribution::from_csv_text(csv, name);
         if (name.find('/') == std::string::npos && name.find('.') == std::string::npos)
             w.fail("sizes", "unknown distribution '" + name +
-                                "' (websearch, datamining, fb_hadoop, hull_mix, pareto, fixed, or a CSV file path)");
+                                "' (websearch, datamining, fb_hadoop, hull_mix, pareto, fixed, or "
+                                "a CSV file path)");
         path = files.resolve(name);
         return host::flow_size_distribution::from_csv_text(files.content(path, w, "sizes"), path);
     } catch (const std::invalid_argument& e) {
@@ -235,10 +272,12 @@ void read_transport(host::flow_spec& f, const config_node& n, const host::tcp_op
     };
     const bool is_tcp = n.str("transport") == "tcp";
     if (is_tcp) {
-        for (const char* k : {"process", "rate", "packet_size", "frames", "on_time", "off_time", "period_dist",
-                              "pareto_shape", "ecn", "stop", "load"})
+        for (const char* k : {"process", "rate", "packet_size", "frames", "on_time", "off_time",
+                              "period_dist", "pareto_shape", "ecn", "stop", "load"})
             if (set(k))
-                n.fail(k, "applies to UDP flows only (a TCP flow's segments follow tcp.mss and its congestion control)");
+                n.fail(k,
+                       "applies to UDP flows only (a TCP flow's segments follow tcp.mss and its "
+                       "congestion control)");
         host::tcp_options o = tcp;
         if (n.has("cc")) o.cc.kind = cc_from(n.str("cc"));
         make_tcp(f, o);
@@ -253,27 +292,35 @@ void read_transport(host::flow_spec& f, const config_node& n, const host::tcp_op
 
 config_schema make_schema() {
     config_schema s;
-    s.add("name", value_kind::STRING, "", "Scenario name (defaults to the file name)").optional = true;
-    auto& seed = s.add("seed", value_kind::INT, "1", "Run seed; every component derives its RNG from it and its name");
+    s.add("name", value_kind::STRING, "", "Scenario name (defaults to the file name)").optional =
+        true;
+    auto& seed = s.add("seed", value_kind::INT, "1",
+                       "Run seed; every component derives its RNG from it and its name");
     seed.min = 0;
     s.add("duration", value_kind::TIME, "1ms", "Simulated time").min = 1000;
 
     auto& kind = s.add("topology.kind", value_kind::CHOICE, "dumbbell",
-                       "Platform generator: dumbbell, incast (one rack), leaf_spine, custom (switches/hosts/links lists)");
+                       "Platform generator: dumbbell, incast (one rack), leaf_spine, custom "
+                       "(switches/hosts/links lists)");
     kind.choices = {"dumbbell", "incast", "leaf_spine", "custom"};
     s.add("topology.host_rate", value_kind::BIT_RATE, "10Gbps", "Speed of host links").min = 1e6;
-    s.add("topology.link_delay", value_kind::TIME, "1us", "Propagation delay of every generated link");
-    auto& cl = s.add("topology.cable_length", value_kind::REAL, "",
-                     "Cable length in metres for every generated link (5 ns/m); overrides link_delay");
+    s.add("topology.link_delay", value_kind::TIME, "1us",
+          "Propagation delay of every generated link");
+    auto& cl =
+        s.add("topology.cable_length", value_kind::REAL, "",
+              "Cable length in metres for every generated link (5 ns/m); overrides link_delay");
     cl.optional = true;
     cl.min = 0;
     cl.max = 1e6;
-    auto& hps = s.add("topology.dumbbell.hosts_per_side", value_kind::INT, "2", "Hosts on each side");
+    auto& hps =
+        s.add("topology.dumbbell.hosts_per_side", value_kind::INT, "2", "Hosts on each side");
     hps.min = 1;
     hps.max = 4096;
     s.add("topology.dumbbell.bottleneck_rate", value_kind::BIT_RATE, "",
-          "Rate of the switch-to-switch link (default: host_rate)").optional = true;
-    auto& ih = s.add("topology.incast.hosts", value_kind::INT, "9", "Hosts in the rack (one ToR switch)");
+          "Rate of the switch-to-switch link (default: host_rate)")
+        .optional = true;
+    auto& ih =
+        s.add("topology.incast.hosts", value_kind::INT, "9", "Hosts in the rack (one ToR switch)");
     ih.min = 2;
     ih.max = 4096;
     auto& lv = s.add("topology.leaf_spine.leaves", value_kind::INT, "2", "Leaf switches");
@@ -286,7 +333,8 @@ config_schema make_schema() {
     hl.min = 1;
     hl.max = 1024;
     s.add("topology.leaf_spine.fabric_rate", value_kind::BIT_RATE, "",
-          "Leaf-spine link rate (default: host_rate); oversubscription = hosts_per_leaf*host_rate/(spines*fabric_rate)")
+          "Leaf-spine link rate (default: host_rate); oversubscription = "
+          "hosts_per_leaf*host_rate/(spines*fabric_rate)")
         .optional = true;
     s.add("topology.switches", value_kind::MAP_LIST, "", "custom: switches");
     s.add("topology.switches[].name", value_kind::STRING, "", "Switch name");
@@ -295,31 +343,39 @@ config_schema make_schema() {
     swp.max = 1024;
     s.add("topology.hosts", value_kind::MAP_LIST, "", "custom: hosts (one NIC port each)");
     s.add("topology.hosts[].name", value_kind::STRING, "", "Host name");
-    s.add("topology.links", value_kind::MAP_LIST, "", "custom: links between ports ('sw0:3' or a host name)");
+    s.add("topology.links", value_kind::MAP_LIST, "",
+          "custom: links between ports ('sw0:3' or a host name)");
     s.add("topology.links[].a", value_kind::STRING, "", "One end");
     s.add("topology.links[].b", value_kind::STRING, "", "Other end");
-    s.add("topology.links[].rate", value_kind::BIT_RATE, "", "Link speed (default: topology.host_rate)")
+    s.add("topology.links[].rate", value_kind::BIT_RATE, "",
+          "Link speed (default: topology.host_rate)")
         .optional = true;
-    s.add("topology.links[].delay", value_kind::TIME, "", "Propagation delay (default: topology.link_delay)")
+    s.add("topology.links[].delay", value_kind::TIME, "",
+          "Propagation delay (default: topology.link_delay)")
         .optional = true;
-    auto& lcl = s.add("topology.links[].cable_length", value_kind::REAL, "", "Cable length in metres (5 ns/m)");
+    auto& lcl = s.add("topology.links[].cable_length", value_kind::REAL, "",
+                      "Cable length in metres (5 ns/m)");
     lcl.optional = true;
     lcl.min = 0;
 
     auto& fec = s.add("phy.fec", value_kind::CHOICE, "auto",
-                      "FEC: auto (none up to 10G and at 40G, RS(528,514) at 25/50/100G, RS(544,514) at 200/400G), "
+                      "FEC: auto (none up to 10G and at 40G, RS(528,514) at 25/50/100G, "
+                      "RS(544,514) at 200/400G), "
                       "none, rs528, rs544");
     fec.choices = {"auto", "none", "rs528", "rs544"};
     s.add("phy.encoding_latency", value_kind::TIME, "",
           "PCS/PMA latency one way (default by rate: 200ns at 1G, 60ns at 10G, 40ns above)")
         .optional = true;
-    s.add("phy.fec_latency", value_kind::TIME, "", "FEC latency one way (default: 100ns rs528, 120ns rs544)")
+    s.add("phy.fec_latency", value_kind::TIME, "",
+          "FEC latency one way (default: 100ns rs528, 120ns rs544)")
         .optional = true;
-    auto& ber = s.add("phy.ber", value_kind::REAL, "0", "Post-FEC bit error rate of every link (seeded)");
+    auto& ber =
+        s.add("phy.ber", value_kind::REAL, "0", "Post-FEC bit error rate of every link (seeded)");
     ber.min = 0;
     ber.max = 1e-2;
     s.add("phy.faults", value_kind::MAP_LIST, "", "Scheduled link down/up events");
-    s.add("phy.faults[].port", value_kind::STRING, "", "Either end of the link ('sw0:3' or a host name)");
+    s.add("phy.faults[].port", value_kind::STRING, "",
+          "Either end of the link ('sw0:3' or a host name)");
     s.add("phy.faults[].down_at", value_kind::TIME, "", "Link goes down");
     s.add("phy.faults[].up_at", value_kind::TIME, "", "Link comes back");
 
@@ -327,33 +383,41 @@ config_schema make_schema() {
     sw::switch_config::describe(s, "switch");
     nic::nic_config::describe(s, "nic");
     s.add("host.lookahead", value_kind::TIME, "10us",
-          "Open-loop sources post frames up to this far ahead (temporal decoupling; timestamps stay exact)")
+          "Open-loop sources post frames up to this far ahead (temporal decoupling; timestamps "
+          "stay exact)")
         .max = 1e9;
 
     s.add("traffic.flows", value_kind::MAP_LIST, "", "Explicit flows");
     s.add("traffic.flows[].src", value_kind::STRING, "", "Source host");
     s.add("traffic.flows[].dst", value_kind::STRING, "", "Destination host");
-    s.add("traffic.flows[].rate", value_kind::BIT_RATE, "1Gbps", "Wire rate while sending (frames incl. preamble+IFG)")
+    s.add("traffic.flows[].rate", value_kind::BIT_RATE, "1Gbps",
+          "Wire rate while sending (frames incl. preamble+IFG)")
         .min = 1e3;
     add_flow_keys(s, "traffic.flows[]");
     s.add("traffic.generate", value_kind::MAP_LIST, "", "Flow patterns over all hosts");
     auto& pat = s.add("traffic.generate[].pattern", value_kind::CHOICE, "",
-                      "permutation (each host to a distinct random host), all_to_all, many_to_one (all to target)");
+                      "permutation (each host to a distinct random host), all_to_all, many_to_one "
+                      "(all to target)");
     pat.choices = {"permutation", "all_to_all", "many_to_one"};
-    auto& load = s.add("traffic.generate[].load", value_kind::REAL, "0.5",
-                       "Offered load per sending host as a fraction of its link rate, split over its flows");
+    auto& load =
+        s.add("traffic.generate[].load", value_kind::REAL, "0.5",
+              "Offered load per sending host as a fraction of its link rate, split over its flows");
     load.min = 1e-6;
     load.max = 1.0;
-    s.add("traffic.generate[].target", value_kind::STRING, "", "many_to_one: the receiving host (default: last host)")
+    s.add("traffic.generate[].target", value_kind::STRING, "",
+          "many_to_one: the receiving host (default: last host)")
         .optional = true;
     add_flow_keys(s, "traffic.generate[]");
 
     s.add("traffic.incast", value_kind::MAP_LIST, "",
-          "Partition/aggregate groups: an aggregator queries workers over persistent TCP connections (tcp.*)");
-    s.add("traffic.incast[].aggregator", value_kind::STRING, "", "Aggregator host (default: the first host)")
+          "Partition/aggregate groups: an aggregator queries workers over persistent TCP "
+          "connections (tcp.*)");
+    s.add("traffic.incast[].aggregator", value_kind::STRING, "",
+          "Aggregator host (default: the first host)")
         .optional = true;
-    auto& nw = s.add("traffic.incast[].workers", value_kind::INT, "",
-                     "Number of workers: the first N other hosts in host order (default: all other hosts)");
+    auto& nw = s.add(
+        "traffic.incast[].workers", value_kind::INT, "",
+        "Number of workers: the first N other hosts in host order (default: all other hosts)");
     nw.optional = true;
     nw.min = 1;
     auto& rq = s.add("traffic.incast[].request_size", value_kind::BYTES, "1600B",
@@ -363,49 +427,66 @@ config_schema make_schema() {
                      "Response per worker (default 2KB, seed-000 §3.1); excludes total_response");
     rs.optional = true;
     rs.min = 1;
-    auto& tot = s.add("traffic.incast[].total_response", value_kind::BYTES, "",
-                      "Response of all workers together, split evenly (seed-000 Fig 2.18: 1MB/N each)");
+    auto& tot =
+        s.add("traffic.incast[].total_response", value_kind::BYTES, "",
+              "Response of all workers together, split evenly (seed-000 Fig 2.18: 1MB/N each)");
     tot.optional = true;
     tot.min = 1;
-    auto& nq = s.add("traffic.incast[].queries", value_kind::INT, "1", "Queries, one after another");
+    auto& nq =
+        s.add("traffic.incast[].queries", value_kind::INT, "1", "Queries, one after another");
     nq.min = 1;
     nq.max = 100000000;
     s.add("traffic.incast[].start", value_kind::TIME, "0s", "First query");
-    s.add("traffic.incast[].think_time", value_kind::TIME, "0s", "From a query's completion to the next query");
-    s.add("traffic.incast[].jitter", value_kind::TIME, "0s", "Each worker delays its response by U[0, jitter]");
-    auto& icc = s.add("traffic.incast[].cc", value_kind::CHOICE, "", "Congestion control (default: tcp.cc)");
+    s.add("traffic.incast[].think_time", value_kind::TIME, "0s",
+          "From a query's completion to the next query");
+    s.add("traffic.incast[].jitter", value_kind::TIME, "0s",
+          "Each worker delays its response by U[0, jitter]");
+    auto& icc = s.add("traffic.incast[].cc", value_kind::CHOICE, "",
+                      "Congestion control (default: tcp.cc)");
     icc.optional = true;
     icc.choices = {"newreno", "ecn", "dctcp", "cubic"};
-    s.add("traffic.incast[].trace", value_kind::BOOL, "false", "Trace the response connections (traces/flow<id>.csv)");
-    auto& idscp = s.add("traffic.incast[].dscp", value_kind::INT, "0", "IPv4 DSCP of requests and responses");
+    s.add("traffic.incast[].trace", value_kind::BOOL, "false",
+          "Trace the response connections (traces/flow<id>.csv)");
+    auto& idscp =
+        s.add("traffic.incast[].dscp", value_kind::INT, "0", "IPv4 DSCP of requests and responses");
     idscp.min = 0;
     idscp.max = 63;
 
     s.add("traffic.workload", value_kind::MAP_LIST, "",
-          "Open-loop TCP flows: Poisson arrivals per sending host at a target load, sizes from a distribution");
-    auto& wp = s.add("traffic.workload[].pattern", value_kind::CHOICE, "all_to_all",
-                     "all_to_all (each flow to a random other host), permutation (each host to a fixed random "
-                     "host), many_to_one (all to target)");
+          "Open-loop TCP flows: Poisson arrivals per sending host at a target load, sizes from a "
+          "distribution");
+    auto& wp = s.add(
+        "traffic.workload[].pattern", value_kind::CHOICE, "all_to_all",
+        "all_to_all (each flow to a random other host), permutation (each host to a fixed random "
+        "host), many_to_one (all to target)");
     wp.choices = {"all_to_all", "permutation", "many_to_one"};
-    s.add("traffic.workload[].target", value_kind::STRING, "", "many_to_one: the receiving host (default: last host)")
+    s.add("traffic.workload[].target", value_kind::STRING, "",
+          "many_to_one: the receiving host (default: last host)")
         .optional = true;
     auto& wl = s.add("traffic.workload[].load", value_kind::REAL, "0.5",
                      "Offered load per sending host as a fraction of its link rate, in wire bytes");
     wl.min = 1e-6;
     wl.max = 1.0;
     s.add("traffic.workload[].sizes", value_kind::STRING, "websearch",
-          "Flow sizes: websearch (DCTCP), datamining (VL2), fb_hadoop, hull_mix (80% 1KB / 20% 10MB), pareto, "
+          "Flow sizes: websearch (DCTCP), datamining (VL2), fb_hadoop, hull_mix (80% 1KB / 20% "
+          "10MB), pareto, "
           "fixed, or a CSV file of 'size_bytes,cdf' points");
-    auto& wsz = s.add("traffic.workload[].size", value_kind::BYTES, "", "sizes: fixed: the flow size");
+    auto& wsz =
+        s.add("traffic.workload[].size", value_kind::BYTES, "", "sizes: fixed: the flow size");
     wsz.optional = true;
     wsz.min = 1;
-    auto& wsh = s.add("traffic.workload[].pareto_shape", value_kind::REAL, "1.05", "sizes: pareto: shape (HULL: 1.05)");
+    auto& wsh = s.add("traffic.workload[].pareto_shape", value_kind::REAL, "1.05",
+                      "sizes: pareto: shape (HULL: 1.05)");
     wsh.min = 1.001;
     wsh.max = 100;
-    s.add("traffic.workload[].pareto_mean", value_kind::BYTES, "100KB", "sizes: pareto: mean (HULL: 100 KB)").min = 1;
+    s.add("traffic.workload[].pareto_mean", value_kind::BYTES, "100KB",
+          "sizes: pareto: mean (HULL: 100 KB)")
+        .min = 1;
     s.add("traffic.workload[].start", value_kind::TIME, "0s", "Arrivals start");
-    s.add("traffic.workload[].stop", value_kind::TIME, "", "Arrivals stop (default: run end)").optional = true;
-    auto& wcc = s.add("traffic.workload[].cc", value_kind::CHOICE, "", "Congestion control (default: tcp.cc)");
+    s.add("traffic.workload[].stop", value_kind::TIME, "", "Arrivals stop (default: run end)")
+        .optional = true;
+    auto& wcc = s.add("traffic.workload[].cc", value_kind::CHOICE, "",
+                      "Congestion control (default: tcp.cc)");
     wcc.optional = true;
     wcc.choices = {"newreno", "ecn", "dctcp", "cubic"};
     auto& wd = s.add("traffic.workload[].dscp", value_kind::INT, "0", "IPv4 DSCP of the flows");
@@ -418,12 +499,15 @@ config_schema make_schema() {
     s.add("results.sample_interval", value_kind::TIME, "10us",
           "Time-series sampling interval for queue occupancy (0 = off)");
     s.add("results.pcap", value_kind::STRING_LIST, "",
-          "Ports whose transmitted frames go to <port>.pcap ('sw0:3', 'h1')").optional = true;
-    auto& snap = s.add("results.pcap_snaplen", value_kind::BYTES, "65535B",
-                       "Bytes kept of each captured frame; longer frames are cut (incl_len < orig_len)");
+          "Ports whose transmitted frames go to <port>.pcap ('sw0:3', 'h1')")
+        .optional = true;
+    auto& snap =
+        s.add("results.pcap_snaplen", value_kind::BYTES, "65535B",
+              "Bytes kept of each captured frame; longer frames are cut (incl_len < orig_len)");
     snap.min = 14;
     snap.max = 262144;
-    s.add("results.pcap_start", value_kind::TIME, "0s", "Capture frames whose first bit leaves at or after this time");
+    s.add("results.pcap_start", value_kind::TIME, "0s",
+          "Capture frames whose first bit leaves at or after this time");
     s.add("results.pcap_stop", value_kind::TIME, "",
           "Capture frames whose first bit leaves before this time (default: the end of the run)")
         .optional = true;
@@ -431,7 +515,8 @@ config_schema make_schema() {
           "Size cap of each pcap file: capture stops there, the summary counts the frames left out")
         .min = 1024;
     s.add("results.max_output_bytes", value_kind::BYTES, "4GiB",
-          "Refuse a run whose results (time series, pcaps, traces, flow tables) are estimated larger")
+          "Refuse a run whose results (time series, pcaps, traces, flow tables) are estimated "
+          "larger")
         .min = 1048576;  // below 1 MiB even a short run's tables would not fit
     s.add("results.flows_csv", value_kind::BOOL, "true", "Write flows.csv");
     s.add("results.format", value_kind::CHOICE, "csv",
@@ -442,12 +527,14 @@ config_schema make_schema() {
     return s;
 }
 
-ps_t cable_delay(double metres) { return static_cast<ps_t>(std::llround(metres * 5000.0)); }
+ps_t cable_delay(double metres) {
+    return static_cast<ps_t>(std::llround(metres * 5000.0));
+}
 
 host::flow_spec read_flow_common(const config_node& n, ps_t duration) {
     host::flow_spec f;
     const std::string proc = n.str("process");
-    f.process = proc == "poisson" ? host::arrival_process::POISSON
+    f.process = proc == "poisson"  ? host::arrival_process::POISSON
                 : proc == "on_off" ? host::arrival_process::ON_OFF
                                    : host::arrival_process::CBR;
     f.packet_bytes = static_cast<std::uint32_t>(n.bytes("packet_size"));
@@ -475,7 +562,9 @@ const config_schema& scenario_schema() {
 
 namespace {
 
-bool is_alnum(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9'); }
+bool is_alnum(char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
+}
 
 /// Why an explicit scenario name cannot name a results folder, or "".
 std::string unsafe_name(const std::string& n) {
@@ -484,7 +573,8 @@ std::string unsafe_name(const std::string& n) {
     if (n[0] == '.' || n[0] == '-') return "'" + n + "' starts with '" + n[0] + "'";
     for (const char c : n) {
         if (c == '/' || c == '\\') return "'" + n + "' contains '" + c + "'";
-        if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) return "contains a control character";
+        if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f)
+            return "contains a control character";
     }
     return {};
 }
@@ -510,9 +600,10 @@ void check_node_name(const config_node& n) {
 void build_topology(scenario& sc, const config_node& t) {
     topology& topo = sc.topo;
     const std::uint64_t host_rate = t.rate("host_rate");
-    const ps_t delay = t.has("cable_length") ? cable_delay(t.real("cable_length")) : t.time("link_delay");
-    auto link = [&](std::uint32_t a, std::uint32_t ap, std::uint32_t b, std::uint32_t bp, std::uint64_t rate,
-                    const std::string& key) {
+    const ps_t delay =
+        t.has("cable_length") ? cable_delay(t.real("cable_length")) : t.time("link_delay");
+    auto link = [&](std::uint32_t a, std::uint32_t ap, std::uint32_t b, std::uint32_t bp,
+                    std::uint64_t rate, const std::string& key) {
         link_desc l;
         l.a = {a, ap};
         l.b = {b, bp};
@@ -526,7 +617,8 @@ void build_topology(scenario& sc, const config_node& t) {
         const auto d = t.child("dumbbell");
         const auto n = static_cast<std::uint32_t>(d.integer("hosts_per_side"));
         const std::uint64_t bn = d.has("bottleneck_rate") ? d.rate("bottleneck_rate") : host_rate;
-        for (std::uint32_t i = 0; i < 2 * n; ++i) topo.add_node("h" + std::to_string(i), node_kind::HOST, 1);
+        for (std::uint32_t i = 0; i < 2 * n; ++i)
+            topo.add_node("h" + std::to_string(i), node_kind::HOST, 1);
         const auto s0 = topo.add_node("s0", node_kind::SWITCH, n + 1);
         const auto s1 = topo.add_node("s1", node_kind::SWITCH, n + 1);
         for (std::uint32_t i = 0; i < n; ++i) {
@@ -536,7 +628,8 @@ void build_topology(scenario& sc, const config_node& t) {
         link(s0, n, s1, n, bn, "topology.dumbbell.bottleneck_rate");
     } else if (kind == "incast") {
         const auto n = static_cast<std::uint32_t>(t.child("incast").integer("hosts"));
-        for (std::uint32_t i = 0; i < n; ++i) topo.add_node("h" + std::to_string(i), node_kind::HOST, 1);
+        for (std::uint32_t i = 0; i < n; ++i)
+            topo.add_node("h" + std::to_string(i), node_kind::HOST, 1);
         const auto tor = topo.add_node("tor", node_kind::SWITCH, n);
         for (std::uint32_t i = 0; i < n; ++i) link(i, 0, tor, i, host_rate, "topology.incast");
     } else if (kind == "leaf_spine") {
@@ -545,26 +638,32 @@ void build_topology(scenario& sc, const config_node& t) {
         const auto S = static_cast<std::uint32_t>(ls.integer("spines"));
         const auto H = static_cast<std::uint32_t>(ls.integer("hosts_per_leaf"));
         const std::uint64_t fr = ls.has("fabric_rate") ? ls.rate("fabric_rate") : host_rate;
-        for (std::uint32_t i = 0; i < L * H; ++i) topo.add_node("h" + std::to_string(i), node_kind::HOST, 1);
+        for (std::uint32_t i = 0; i < L * H; ++i)
+            topo.add_node("h" + std::to_string(i), node_kind::HOST, 1);
         std::vector<std::uint32_t> leaf, spine;
         for (std::uint32_t i = 0; i < L; ++i)
             leaf.push_back(topo.add_node("leaf" + std::to_string(i), node_kind::SWITCH, H + S));
         for (std::uint32_t j = 0; j < S; ++j)
             spine.push_back(topo.add_node("spine" + std::to_string(j), node_kind::SWITCH, L));
         for (std::uint32_t i = 0; i < L; ++i) {
-            for (std::uint32_t k = 0; k < H; ++k) link(i * H + k, 0, leaf[i], k, host_rate, "topology.leaf_spine");
-            for (std::uint32_t j = 0; j < S; ++j) link(leaf[i], H + j, spine[j], i, fr, "topology.leaf_spine");
+            for (std::uint32_t k = 0; k < H; ++k)
+                link(i * H + k, 0, leaf[i], k, host_rate, "topology.leaf_spine");
+            for (std::uint32_t j = 0; j < S; ++j)
+                link(leaf[i], H + j, spine[j], i, fr, "topology.leaf_spine");
         }
     } else {
         for (const auto& h : t.list("hosts")) {
             check_node_name(h);
-            if (topo.find(h.str("name")) >= 0) h.fail("name", "duplicate node name '" + h.str("name") + "'");
+            if (topo.find(h.str("name")) >= 0)
+                h.fail("name", "duplicate node name '" + h.str("name") + "'");
             topo.add_node(h.str("name"), node_kind::HOST, 1);
         }
         for (const auto& s : t.list("switches")) {
             check_node_name(s);
-            if (topo.find(s.str("name")) >= 0) s.fail("name", "duplicate node name '" + s.str("name") + "'");
-            topo.add_node(s.str("name"), node_kind::SWITCH, static_cast<std::uint32_t>(s.integer("ports")));
+            if (topo.find(s.str("name")) >= 0)
+                s.fail("name", "duplicate node name '" + s.str("name") + "'");
+            topo.add_node(s.str("name"), node_kind::SWITCH,
+                          static_cast<std::uint32_t>(s.integer("ports")));
         }
         for (const auto& l : t.list("links")) {
             link_desc d;
@@ -589,9 +688,11 @@ void apply_phy(scenario& sc, const config_node& phy) {
                 : fec == "rs528" ? phy::fec_mode::RS_528_514
                 : fec == "rs544" ? phy::fec_mode::RS_544_514
                                  : phy::fec_mode::NONE;
-        c.encoding_latency = phy.has("encoding_latency") ? phy.time("encoding_latency")
-                                                         : phy::default_encoding_latency(c.rate_bps);
-        c.fec_latency = phy.has("fec_latency") ? phy.time("fec_latency") : phy::default_fec_latency(c.fec, c.rate_bps);
+        c.encoding_latency = phy.has("encoding_latency")
+                                 ? phy.time("encoding_latency")
+                                 : phy::default_encoding_latency(c.rate_bps);
+        c.fec_latency = phy.has("fec_latency") ? phy.time("fec_latency")
+                                               : phy::default_fec_latency(c.fec, c.rate_bps);
         c.ber = phy.real("ber");
     }
     for (const auto& f : phy.list("faults")) {
@@ -616,7 +717,8 @@ std::uint32_t host_by_name(const scenario& sc, const config_node& n, const std::
     return static_cast<std::uint32_t>(i);
 }
 
-void build_traffic(scenario& sc, const config_node& tr, const host::tcp_options& tcp, file_reader& files) {
+void build_traffic(scenario& sc, const config_node& tr, const host::tcp_options& tcp,
+                   file_reader& files) {
     for (const auto& f : tr.list("flows")) {
         host::flow_spec spec = read_flow_common(f, sc.duration);
         read_transport(spec, f, tcp, "traffic.flows[]");
@@ -635,14 +737,16 @@ void build_traffic(scenario& sc, const config_node& tr, const host::tcp_options&
         std::vector<std::pair<std::uint32_t, std::uint32_t>> pairs;
         if (pattern == "permutation") {
             if (hosts.size() < 2) g.fail("pattern", "needs at least two hosts");
-            const auto perm = derangement(hosts, rng(sc.seed, "traffic.generate[" + std::to_string(gi) + "]"));
+            const auto perm =
+                derangement(hosts, rng(sc.seed, "traffic.generate[" + std::to_string(gi) + "]"));
             for (std::size_t i = 0; i < hosts.size(); ++i) pairs.push_back({hosts[i], perm[i]});
         } else if (pattern == "all_to_all") {
             for (auto s : hosts)
                 for (auto d : hosts)
                     if (s != d) pairs.push_back({s, d});
         } else {
-            const std::uint32_t target = g.has("target") ? host_by_name(sc, g, "target") : hosts.back();
+            const std::uint32_t target =
+                g.has("target") ? host_by_name(sc, g, "target") : hosts.back();
             for (auto s : hosts)
                 if (s != target) pairs.push_back({s, target});
         }
@@ -654,7 +758,8 @@ void build_traffic(scenario& sc, const config_node& tr, const host::tcp_options&
             spec.src = s;
             spec.dst = d;
             const double rate = load * double(sc.topo.port_rate(s, 0)) / per_src[s];
-            spec.rate_bps = std::max<std::uint64_t>(1000, static_cast<std::uint64_t>(std::llround(rate)));
+            spec.rate_bps =
+                std::max<std::uint64_t>(1000, static_cast<std::uint64_t>(std::llround(rate)));
             spec.id = static_cast<std::uint32_t>(sc.flows.size());
             sc.flows.push_back(spec);
         }
@@ -675,12 +780,14 @@ void build_traffic(scenario& sc, const config_node& tr, const host::tcp_options&
         if (stop <= start) w.fail("stop", "must be after start (" + format_time(start) + ")");
         const std::uint64_t max_flows = static_cast<std::uint64_t>(w.integer("max_flows"));
         // Wire bytes per payload byte of full segments (headers, FCS, preamble, IFG).
-        const double wire_per_byte = double(o.cc.mss + IPV4_HEADER + TCP_HEADER + ETH_HEADER + FCS_BYTES +
-                                            PREAMBLE_SFD + IFG_BYTES) / double(o.cc.mss);
+        const double wire_per_byte = double(o.cc.mss + IPV4_HEADER + TCP_HEADER + ETH_HEADER +
+                                            FCS_BYTES + PREAMBLE_SFD + IFG_BYTES) /
+                                     double(o.cc.mss);
         const std::string pattern = w.str("pattern");
         std::vector<std::uint32_t> fixed_dst(sc.topo.nodes.size(), 0);
         std::uint32_t target = 0;
-        if (pattern == "many_to_one") target = w.has("target") ? host_by_name(sc, w, "target") : hosts.back();
+        if (pattern == "many_to_one")
+            target = w.has("target") ? host_by_name(sc, w, "target") : hosts.back();
         if (hosts.size() < 2) w.fail("pattern", "needs at least two hosts");
         if (pattern == "permutation") {
             const auto perm = derangement(hosts, rng(sc.seed, base + ".permutation"));
@@ -713,12 +820,14 @@ void build_traffic(scenario& sc, const config_node& tr, const host::tcp_options&
                 f.dscp = static_cast<std::uint8_t>(w.integer("dscp"));
                 made.push_back(f);
                 if (made.size() > max_flows)
-                    w.fail("max_flows", "the workload would generate more than " + std::to_string(max_flows) +
+                    w.fail("max_flows", "the workload would generate more than " +
+                                            std::to_string(max_flows) +
                                             " flows; raise max_flows or lower load or duration");
             }
         }
-        std::stable_sort(made.begin(), made.end(),
-                         [](const host::flow_spec& a, const host::flow_spec& b) { return a.start < b.start; });
+        std::stable_sort(
+            made.begin(), made.end(),
+            [](const host::flow_spec& a, const host::flow_spec& b) { return a.start < b.start; });
         for (auto& f : made) {
             f.id = static_cast<std::uint32_t>(sc.flows.size());
             sc.flows.push_back(f);
@@ -730,14 +839,16 @@ void build_traffic(scenario& sc, const config_node& tr, const host::tcp_options&
         std::vector<std::uint32_t> others;
         for (auto h : hosts)
             if (h != is.aggregator) others.push_back(h);
-        const std::size_t n = g.has("workers") ? static_cast<std::size_t>(g.integer("workers")) : others.size();
+        const std::size_t n =
+            g.has("workers") ? static_cast<std::size_t>(g.integer("workers")) : others.size();
         if (n > others.size() || n == 0)
             g.fail("workers", "asks for " + std::to_string(n) + " workers but the topology has " +
                                   std::to_string(others.size()) + " other hosts");
         is.workers.assign(others.begin(), others.begin() + static_cast<long>(n));
         if (g.has("response_size") && g.has("total_response"))
             g.fail("total_response", "give either response_size or total_response, not both");
-        is.response_bytes = g.has("total_response") ? std::max<std::uint64_t>(1, g.bytes("total_response") / n)
+        is.response_bytes = g.has("total_response")
+                                ? std::max<std::uint64_t>(1, g.bytes("total_response") / n)
                             : g.has("response_size") ? g.bytes("response_size")
                                                      : 2048;
         is.request_bytes = g.bytes("request_size");
@@ -770,7 +881,8 @@ void build_traffic(scenario& sc, const config_node& tr, const host::tcp_options&
 
 }  // namespace
 
-scenario load_scenario(const YAML::Node& root_in, const std::string& name, const std::string& base_dir,
+scenario load_scenario(const YAML::Node& root_in, const std::string& name,
+                       const std::string& base_dir,
                        const std::map<std::string, std::string>& files) {
     const config_schema& schema = scenario_schema();
     YAML::Node root = root_in && !root_in.IsNull() ? root_in : YAML::Node(YAML::NodeType::Map);
@@ -811,14 +923,16 @@ scenario load_scenario(const YAML::Node& root_in, const std::string& name, const
     sc.flows_csv = res.boolean("flows_csv");
     for (const auto& p : res.str_list("pcap")) {
         const endpoint e = sc.topo.parse_endpoint(p, res.path("pcap"));
-        if (sc.topo.link_at(e.node, e.port) < 0) res.fail("pcap", "no link is attached to '" + p + "'");
+        if (sc.topo.link_at(e.node, e.port) < 0)
+            res.fail("pcap", "no link is attached to '" + p + "'");
         sc.pcap.push_back({p, e});
     }
     sc.pcap_bounds.snaplen = static_cast<std::uint32_t>(res.bytes("pcap_snaplen"));
     sc.pcap_bounds.start = res.time("pcap_start");
     if (res.has("pcap_stop")) {
         sc.pcap_bounds.stop = res.time("pcap_stop");
-        if (sc.pcap_bounds.stop <= sc.pcap_bounds.start) res.fail("pcap_stop", "must be later than results.pcap_start");
+        if (sc.pcap_bounds.stop <= sc.pcap_bounds.start)
+            res.fail("pcap_stop", "must be later than results.pcap_start");
     }
     sc.pcap_bounds.max_bytes = res.bytes("pcap_max_bytes");
     sc.max_output_bytes = res.bytes("max_output_bytes");

@@ -37,8 +37,8 @@ endpoint topology::parse_endpoint(const std::string& text, const std::string& ke
         throw config_error(key, "'" + text + "' is a switch: name a port as '" + name + ":N'");
     }
     if (e.port >= nodes[e.node].ports)
-        throw config_error(key, "'" + text + "': " + name + " has only " + std::to_string(nodes[e.node].ports) +
-                                    " port(s)");
+        throw config_error(key, "'" + text + "': " + name + " has only " +
+                                    std::to_string(nodes[e.node].ports) + " port(s)");
     return e;
 }
 
@@ -82,14 +82,17 @@ void topology::validate() const {
             if (e->node >= nodes.size()) throw config_error(l.key, "dangling link endpoint");
             auto [it, fresh] = used.emplace(std::make_pair(e->node, e->port), l.key);
             if (!fresh)
-                throw config_error(l.key, "port " + endpoint_name(*e) + " is already used by " + it->second);
+                throw config_error(
+                    l.key, "port " + endpoint_name(*e) + " is already used by " + it->second);
         }
-        if (l.a.node == l.b.node) throw config_error(l.key, "a link cannot connect a node to itself");
+        if (l.a.node == l.b.node)
+            throw config_error(l.key, "a link cannot connect a node to itself");
     }
     const auto hs = hosts();
     if (hs.empty()) throw config_error("topology", "has no hosts");
     for (auto h : hs)
-        if (link_at(h, 0) < 0) throw config_error("topology", "host '" + nodes[h].name + "' is not linked");
+        if (link_at(h, 0) < 0)
+            throw config_error("topology", "host '" + nodes[h].name + "' is not linked");
     // Reachability: hosts do not forward, so search through switches only.
     const auto r = routes();
     for (auto src : hs) {
@@ -104,13 +107,15 @@ void topology::validate() const {
                 ok = it != r.end() && it->second.count(dst) != 0;
             }
             if (!ok)
-                throw config_error("topology", "host '" + nodes[dst].name + "' is unreachable from '" +
-                                                   nodes[src].name + "'");
+                throw config_error(
+                    "topology",
+                    "host '" + nodes[dst].name + "' is unreachable from '" + nodes[src].name + "'");
         }
     }
 }
 
-std::map<std::uint32_t, std::map<std::uint32_t, std::vector<std::uint16_t>>> topology::routes() const {
+std::map<std::uint32_t, std::map<std::uint32_t, std::vector<std::uint16_t>>> topology::routes()
+    const {
     // Adjacency: per node, (port, neighbour).
     std::vector<std::vector<std::pair<std::uint32_t, std::uint32_t>>> adj(nodes.size());
     for (const auto& l : links) {
@@ -141,7 +146,8 @@ std::map<std::uint32_t, std::map<std::uint32_t, std::vector<std::uint16_t>>> top
             if (dist[s] == INF) continue;
             std::vector<std::uint16_t> ports;
             for (auto [port, nb] : adj[s])
-                if (dist[nb] != INF && dist[nb] + 1 == dist[s] && (nb == h || nodes[nb].kind == node_kind::SWITCH))
+                if (dist[nb] != INF && dist[nb] + 1 == dist[s] &&
+                    (nb == h || nodes[nb].kind == node_kind::SWITCH))
                     ports.push_back(static_cast<std::uint16_t>(port));
             std::sort(ports.begin(), ports.end());
             if (!ports.empty()) out[s][h] = std::move(ports);

@@ -11,7 +11,8 @@
 
 namespace fabricsim::test {
 
-inline frame& make_frame(std::uint32_t ip_bytes, std::uint32_t dst_ip = 0x0a000002, std::uint32_t flow = 0) {
+inline frame& make_frame(std::uint32_t ip_bytes, std::uint32_t dst_ip = 0x0a000002,
+                         std::uint32_t flow = 0) {
     frame& f = frame_pool::global().acquire();
     f.src_ip = 0x0a000001;
     f.dst_ip = dst_ip;

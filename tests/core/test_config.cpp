@@ -34,7 +34,8 @@ std::string error_of(const std::string& yaml) {
 }  // namespace
 
 TEST_CASE("valid trees pass and typed reads apply defaults", "[config]") {
-    const auto root = load_yaml_string("switch: {buffer: 2MiB}\nflows: [{src: h0, rate: 5Gbps}, {src: h1}]");
+    const auto root =
+        load_yaml_string("switch: {buffer: 2MiB}\nflows: [{src: h0, rate: 5Gbps}, {src: h1}]");
     const auto s = schema();
     REQUIRE_NOTHROW(s.validate(root));
     config_node top(s, root, "", "");
@@ -51,7 +52,8 @@ TEST_CASE("valid trees pass and typed reads apply defaults", "[config]") {
 TEST_CASE("errors name the full key path and the reason", "[config]") {
     CHECK(error_of("switch: {bufer: 1MiB}").find("switch.bufer: unknown key") == 0);
     CHECK(error_of("switch: {buffer: 2}").find("switch.buffer: '2' needs a byte unit") == 0);
-    CHECK(error_of("switch: {buffer: 2GiB}").find("switch.buffer: '2GiB' is above the maximum 1024MiB") == 0);
+    CHECK(error_of("switch: {buffer: 2GiB}")
+              .find("switch.buffer: '2GiB' is above the maximum 1024MiB") == 0);
     CHECK(error_of("switch: {mode: magic}").find("switch.mode: 'magic' is not one of") == 0);
     CHECK(error_of("flows: [{src: a}, {src: b, rate: fast}]").find("flows[1].rate:") == 0);
     CHECK(error_of("flows: [{rate: 1Gbps}]") == "flows[0].src: required key is missing");
@@ -93,7 +95,8 @@ std::string error_of_load(const std::string& yaml) {
 }  // namespace
 
 TEST_CASE("a repeated key is refused naming its path and both places", "[config]") {
-    CHECK(error_of_load("duration: 1ms\nswitch:\n  buffer: 1MiB\n  mode: cut_through\n  buffer: 2MiB\n") ==
+    CHECK(error_of_load(
+              "duration: 1ms\nswitch:\n  buffer: 1MiB\n  mode: cut_through\n  buffer: 2MiB\n") ==
           "switch.buffer: duplicate key (lines 3 and 5)");
     CHECK(error_of_load("flows: [{src: a}, {src: b, rate: 1Gbps, src: c}]") ==
           "flows[1].src: duplicate key (line 1, columns 20 and 41)");
@@ -103,7 +106,8 @@ TEST_CASE("a repeated key is refused naming its path and both places", "[config]
         apply_override(root, "switch={buffer: 1MiB, buffer: 2MiB}");
         FAIL("no error");
     } catch (const config_error& e) {
-        CHECK(std::string(e.what()) == "switch.buffer: duplicate key (line 1, columns 2 and 16 of the value set)");
+        CHECK(std::string(e.what()) ==
+              "switch.buffer: duplicate key (line 1, columns 2 and 16 of the value set)");
     }
 }
 
@@ -144,11 +148,13 @@ TEST_CASE("the echo is typed by the schema, in JSON and in YAML 1.1-safe text", 
     s.add("flows[].src", value_kind::STRING, "", "source");
     s.add("flows[].frames", value_kind::INT, "", "frames").optional = true;
     s.add("flows[].rate", value_kind::BIT_RATE, "1Gbps", "rate");
-    const auto root = load_yaml_string("name: '123'\nflag: yes\nflows: [{src: 'no', frames: 5}]\npcap: [y, '0x1']");
+    const auto root = load_yaml_string(
+        "name: '123'\nflag: yes\nflows: [{src: 'no', frames: 5}]\npcap: [y, '0x1']");
     s.validate(root);
     const auto echo = with_defaults(s, root);
     const nlohmann::json j = echo_json(s, echo);
-    const auto expected = nlohmann::json::parse(R"({"name": "123", "flag": true, "n": 1, "x": 8.0, "g": 1e-06,
+    const auto expected =
+        nlohmann::json::parse(R"({"name": "123", "flag": true, "n": 1, "x": 8.0, "g": 1e-06,
         "ecn": {"mode": "off"}, "pcap": ["y", "0x1"], "flows": [{"src": "no", "frames": 5, "rate": "1Gbps"}]})");
     CHECK(j == expected);
     CHECK(j["x"].is_number_float());

@@ -22,7 +22,8 @@ std::string us(ps_t t) {
 }  // namespace
 
 TEST_CASE("CSV reals are the shortest text that reads back exactly", "[csv]") {
-    for (const double v : {0.1, 1.0 / 3, 2297644800.0, 141.07343423044398, 1e-300, 6.02e23, -2.5, 1199999.999999})
+    for (const double v :
+         {0.1, 1.0 / 3, 2297644800.0, 141.07343423044398, 1e-300, 6.02e23, -2.5, 1199999.999999})
         CHECK(std::strtod(real(v).c_str(), nullptr) == v);
     CHECK(real(0) == "0");
     CHECK(real(0.1) == "0.1");
@@ -56,7 +57,8 @@ TEST_CASE("a failed write is an error naming the file", "[csv]") {
     output_file f("/dev/full");  // every write fails with ENOSPC once flushed
     f.write(std::string(100000, 'x'));
     CHECK_THROWS_WITH(f.close(), "cannot write /dev/full: No space left on device");
-    CHECK_THROWS_WITH(write_file("/dev/full", "{}\n"), "cannot write /dev/full: No space left on device");
+    CHECK_THROWS_WITH(write_file("/dev/full", "{}\n"),
+                      "cannot write /dev/full: No space left on device");
     CHECK_THROWS_WITH(output_file("/nonexistent/dir/x.csv"),
                       "cannot write /nonexistent/dir/x.csv: No such file or directory");
 }

@@ -8,7 +8,9 @@
 using namespace fabricsim;
 
 namespace {
-std::uint16_t be16(const std::uint8_t* p) { return std::uint16_t(p[0] << 8 | p[1]); }
+std::uint16_t be16(const std::uint8_t* p) {
+    return std::uint16_t(p[0] << 8 | p[1]);
+}
 std::uint16_t ones_sum(const std::uint8_t* p, std::size_t n) {
     std::uint32_t acc = 0;
     for (std::size_t i = 0; i + 1 < n; i += 2) acc += be16(p + i);

@@ -31,7 +31,8 @@ struct client {
     ps_t max_delay;
     int left;
     model_timer timer = model_timer::bind<client, &client::on_timer>(this);
-    client(int i, ps_t max_d, int n) : id(i), state(0x9E3779B97F4A7C15ull * std::uint64_t(i + 1)), max_delay(max_d), left(n) {}
+    client(int i, ps_t max_d, int n)
+        : id(i), state(0x9E3779B97F4A7C15ull * std::uint64_t(i + 1)), max_delay(max_d), left(n) {}
     ps_t next_delay() {
         state = state * 6364136223846793005ull + 1442695040888963407ull;
         return (state >> 33) % max_delay;  // 0 is allowed: a zero-delay re-arm
@@ -77,7 +78,8 @@ void run_random_workload(bool run_ahead) {
     const int clients = 50, per_client = 400;
     std::vector<std::unique_ptr<client>> cs;
     // Delays up to 40 us: many land beyond the wheel's span and take the far path.
-    for (int i = 0; i < clients; ++i) cs.push_back(std::make_unique<client>(i, i % 5 == 0 ? 40'000'000 : 3'000'000, per_client));
+    for (int i = 0; i < clients; ++i)
+        cs.push_back(std::make_unique<client>(i, i % 5 == 0 ? 40'000'000 : 3'000'000, per_client));
     observer obs("obs", 7'777'777);
     for (auto& c : cs) c->timer.arm_at(c->next_delay());
     if (run_ahead) scheduler::instance().run_ahead_until(1'000'000'000'000);
@@ -86,11 +88,14 @@ void run_random_workload(bool run_ahead) {
     for (std::size_t k = 1; k < g_fired.size(); ++k) REQUIRE(g_fired[k - 1].at <= g_fired[k].at);
     std::map<int, std::vector<ps_t>> per;
     for (const fire& f : g_fired) per[f.id].push_back(f.at);
-    for (int i = 0; i < clients; ++i) CHECK(per[i] == expected_times(i, i % 5 == 0 ? 40'000'000 : 3'000'000, per_client));
+    for (int i = 0; i < clients; ++i)
+        CHECK(per[i] == expected_times(i, i % 5 == 0 ? 40'000'000 : 3'000'000, per_client));
     CHECK(obs.looks > 10);
     CHECK(counters().activations == std::uint64_t(clients * per_client));
-    if (run_ahead) CHECK(scheduler::instance().kernel_wakeups() <= std::uint64_t(obs.looks) + 2);
-    else CHECK(scheduler::instance().kernel_wakeups() > std::uint64_t(clients * per_client) / 2);
+    if (run_ahead)
+        CHECK(scheduler::instance().kernel_wakeups() <= std::uint64_t(obs.looks) + 2);
+    else
+        CHECK(scheduler::instance().kernel_wakeups() > std::uint64_t(clients * per_client) / 2);
 }
 
 /// The random workload with run-ahead, but simulated in uneven slices with a pause at each
@@ -99,7 +104,8 @@ void run_random_workload(bool run_ahead) {
 void run_sliced_workload() {
     const int clients = 50, per_client = 400;
     std::vector<std::unique_ptr<client>> cs;
-    for (int i = 0; i < clients; ++i) cs.push_back(std::make_unique<client>(i, i % 5 == 0 ? 40'000'000 : 3'000'000, per_client));
+    for (int i = 0; i < clients; ++i)
+        cs.push_back(std::make_unique<client>(i, i % 5 == 0 ? 40'000'000 : 3'000'000, per_client));
     for (auto& c : cs) c->timer.arm_at(c->next_delay());
     scheduler& s = scheduler::instance();
     s.run_ahead_until(20'000'000'000);
@@ -115,7 +121,8 @@ void run_sliced_workload() {
     REQUIRE(g_fired.size() == std::size_t(clients * per_client));
     std::map<int, std::vector<ps_t>> per;
     for (const fire& f : g_fired) per[f.id].push_back(f.at);
-    for (int i = 0; i < clients; ++i) CHECK(per[i] == expected_times(i, i % 5 == 0 ? 40'000'000 : 3'000'000, per_client));
+    for (int i = 0; i < clients; ++i)
+        CHECK(per[i] == expected_times(i, i % 5 == 0 ? 40'000'000 : 3'000'000, per_client));
     CHECK(s.kernel_wakeups() == 1);
 }
 
@@ -127,23 +134,27 @@ struct recorder {
 
 }  // namespace
 
-TEST_CASE("scheduler: timers fire exactly, in time order, with the kernel waking per expiry", "[core][scheduler]") {
+TEST_CASE("scheduler: timers fire exactly, in time order, with the kernel waking per expiry",
+          "[core][scheduler]") {
     run_random_workload(false);
 }
 
-TEST_CASE("scheduler: running ahead of the kernel fires the same timers at the same times", "[core][scheduler]") {
+TEST_CASE("scheduler: running ahead of the kernel fires the same timers at the same times",
+          "[core][scheduler]") {
     run_random_workload(true);
 }
 
-TEST_CASE("scheduler: pausing at slice ends changes neither the firings nor the wake-up count", "[core][scheduler]") {
+TEST_CASE("scheduler: pausing at slice ends changes neither the firings nor the wake-up count",
+          "[core][scheduler]") {
     run_sliced_workload();
 }
 
-TEST_CASE("scheduler: an earlier arm wins, a later one is ignored, cancel forgets", "[core][scheduler]") {
+TEST_CASE("scheduler: an earlier arm wins, a later one is ignored, cancel forgets",
+          "[core][scheduler]") {
     recorder a, b, c, far;
     a.timer.arm_at(5'000);
-    a.timer.arm_at(3'000);   // earlier wins
-    a.timer.arm_at(9'000);   // later: ignored while pending
+    a.timer.arm_at(3'000);  // earlier wins
+    a.timer.arm_at(9'000);  // later: ignored while pending
     b.timer.arm_at(4'000);
     b.timer.cancel();
     c.timer.arm_at(100'000'000);  // 100 us: beyond the wheel
@@ -159,7 +170,8 @@ TEST_CASE("scheduler: an earlier arm wins, a later one is ignored, cancel forget
     CHECK(scheduler::instance().pending_timers() == 0);
 }
 
-TEST_CASE("scheduler: run-ahead stops at the end of its window and at sc_start boundaries", "[core][scheduler]") {
+TEST_CASE("scheduler: run-ahead stops at the end of its window and at sc_start boundaries",
+          "[core][scheduler]") {
     recorder r;
     struct stepper {
         recorder* rec;

@@ -38,7 +38,7 @@ TEST_CASE("serialization time is exact and rounds up", "[units]") {
     CHECK(serialization_ps(1538, 10'000'000'000ull) == 1'230'400u);  // 1500 B IP packet on the wire
     CHECK(serialization_ps(84, 100'000'000'000ull) == 6'720u);       // 64 B frame at 100G
     CHECK(serialization_ps(1538, 400'000'000'000ull) == 30'760u);
-    CHECK(serialization_ps(1, 3'000'000'000ull) == 2'667u);           // 2666.67 ps rounded up
+    CHECK(serialization_ps(1, 3'000'000'000ull) == 2'667u);  // 2666.67 ps rounded up
     CHECK(ceil_to_period(2'520'800, 1000) == 2'521'000u);
     CHECK(ceil_to_period(2'521'000, 1000) == 2'521'000u);
 }
@@ -46,8 +46,8 @@ TEST_CASE("serialization time is exact and rounds up", "[units]") {
 TEST_CASE("period_rounder matches ceil_to_period", "[units]") {
     // The multiply-based rounding must be exact for any time and period, including near 2^64.
     std::uint64_t x = 0x9E3779B97F4A7C15ull;  // splitmix-style sequence, deterministic
-    for (const ps_t period : {ps_t(0), ps_t(1), ps_t(3), ps_t(800), ps_t(1000), ps_t(1024), ps_t(3333),
-                              ps_t(999'999'937), (ps_t(1) << 40) + 7}) {
+    for (const ps_t period : {ps_t(0), ps_t(1), ps_t(3), ps_t(800), ps_t(1000), ps_t(1024),
+                              ps_t(3333), ps_t(999'999'937), (ps_t(1) << 40) + 7}) {
         const period_rounder r(period);
         for (ps_t t = 0; t < 3000; ++t) REQUIRE(r(t) == ceil_to_period(t, period));
         for (int i = 0; i < 20000; ++i) {
@@ -60,7 +60,8 @@ TEST_CASE("period_rounder matches ceil_to_period", "[units]") {
     }
 }
 
-TEST_CASE("numbers are decimal: scientific notation and '+' pass; hex, inf and nan do not", "[units]") {
+TEST_CASE("numbers are decimal: scientific notation and '+' pass; hex, inf and nan do not",
+          "[units]") {
     std::string why;
     CHECK(*parse_time("1e3us", why) == 1'000'000'000u);
     CHECK(*parse_time("+1.5us", why) == 1'500'000u);
@@ -89,7 +90,8 @@ TEST_CASE("integers and reals are strict decimal", "[units]") {
     CHECK(why == "'010' has a leading zero (octal is not accepted)");
     CHECK_FALSE(parse_integer("9223372036854775808", why));
     CHECK(why == "'9223372036854775808' is out of range");
-    for (const char* bad : {"", "+", "-", "1.0", "1e3", " 1", "+-1", "1_000"}) CHECK_FALSE(parse_integer(bad, why));
+    for (const char* bad : {"", "+", "-", "1.0", "1e3", " 1", "+-1", "1_000"})
+        CHECK_FALSE(parse_integer(bad, why));
     CHECK(*parse_real("0.0625", why) == 0.0625);
     CHECK(*parse_real("1e-6", why) == 1e-6);
     CHECK(*parse_real("8", why) == 8.0);

@@ -203,8 +203,7 @@ TEST_CASE("newreno: RTO sets the loss window and ssthresh, repeated timeouts hol
 // ---------------------------------------------------------------------------------------------
 // ECN*
 
-TEST_CASE("ecn_star: ECE halves once per window, CWR requested, NewReno ignores ECE",
-          "[cc][ecn]") {
+TEST_CASE("ecn_star: ECE halves once per window, CWR requested, NewReno ignores ECE", "[cc][ecn]") {
     SECTION("ECN*") {
         conn c(make(cc_kind::ECN_STAR, 20, 20));
         conn ref(make(cc_kind::ECN_STAR, 20, 20));
@@ -296,8 +295,7 @@ TEST_CASE("dctcp: alpha <- (1-g) alpha + g F once per window of data", "[cc][dct
     }
 }
 
-TEST_CASE("dctcp: ECE cuts cwnd(1 - alpha/2) at most once per window, floor 2 MSS",
-          "[cc][dctcp]") {
+TEST_CASE("dctcp: ECE cuts cwnd(1 - alpha/2) at most once per window, floor 2 MSS", "[cc][dctcp]") {
     SECTION("cut with the measured alpha, once per window") {
         conn c(make(cc_kind::DCTCP, 100, 100));
         for (int w = 0; w < 10; ++w) c.round(10);
@@ -471,8 +469,12 @@ TEST_CASE("cubic: fast convergence lowers W_max when congestion recurs below the
     cc_params p = make(cc_kind::CUBIC, 100, 100);
     p.cubic_ecn = true;  // ECE is a congestion event, which gives exact windows without recovery
     bool fast = true;
-    SECTION("fast convergence on") { fast = true; }
-    SECTION("fast convergence off") { fast = false; }
+    SECTION("fast convergence on") {
+        fast = true;
+    }
+    SECTION("fast convergence off") {
+        fast = false;
+    }
     p.cubic_fast_convergence = fast;
     conn c(p);
     CHECK(c.cc.ecn_capable());

@@ -22,7 +22,8 @@ struct rx_harness {
     /// Segment number k (MSS bytes at k*MSS) arriving at time k us.
     unsigned seg(unsigned k, bool ce = false, bool cwr = false) {
         ack_decision out[2];
-        const unsigned n = r.on_segment(k * US, std::uint64_t(k) * MSS, MSS, ce, cwr, 1000 + k, out);
+        const unsigned n =
+            r.on_segment(k * US, std::uint64_t(k) * MSS, MSS, ce, cwr, 1000 + k, out);
         for (unsigned i = 0; i < n; ++i) acks.push_back(out[i]);
         return n;
     }
@@ -55,7 +56,9 @@ TEST_CASE("tcp receiver: delayed ACK every second segment, timer for a lone segm
     CHECK_FALSE(h.r.on_delayed_ack_timer(1000 * US, a));  // nothing pending
 }
 
-TEST_CASE("tcp receiver: out-of-order data gets immediate duplicate ACKs, the hole fill an immediate ACK", "[tcp]") {
+TEST_CASE(
+    "tcp receiver: out-of-order data gets immediate duplicate ACKs, the hole fill an immediate ACK",
+    "[tcp]") {
     rx_harness h(rx_params(2));
     h.seg(0);
     CHECK(h.seg(2) == 1);  // gap at segment 1
@@ -148,13 +151,14 @@ TEST_CASE("tcp sender: initial window, slow start by ACK, timer armed and restar
     CHECK(s.cc().cwnd() == 12ull * MSS);  // slow start: + min(acked, 2 MSS)
     CHECK(s.rtt().srtt() == 100 * US - 1);
     CHECK(s.rto_deadline() == 100 * US + s.rtt().rto());  // 5.3 restart
-    CHECK(s.rtt().rto() == 10 * PS_PER_MS);             // clamped to min_rto
+    CHECK(s.rtt().rto() == 10 * PS_PER_MS);               // clamped to min_rto
     v = drain(s, 100 * US);
     CHECK(v.size() == 4);  // 2 freed + 2 of growth
     CHECK(s.flight() == 12ull * MSS);
 }
 
-TEST_CASE("tcp sender: finite stream segments, last short segment, timer stops when all is acked", "[tcp]") {
+TEST_CASE("tcp sender: finite stream segments, last short segment, timer stops when all is acked",
+          "[tcp]") {
     tcp_sender s(tcp_sender_params{}, cc(), rtt());
     s.write(3000);
     auto v = drain(s, 0);
@@ -175,14 +179,16 @@ TEST_CASE("tcp sender: the receive window caps the flight", "[tcp]") {
     CHECK(drain(s, 0).size() == 3);
 }
 
-TEST_CASE("tcp sender: without SACK, three duplicate ACKs fast-retransmit snd_una outside the window", "[tcp]") {
+TEST_CASE(
+    "tcp sender: without SACK, three duplicate ACKs fast-retransmit snd_una outside the window",
+    "[tcp]") {
     tcp_sender_params p;
     p.sack = false;
     tcp_sender s(p, cc(), rtt());
     s.set_unlimited();
-    drain(s, 0);                                    // 10 segments
-    s.on_ack(100 * US, MSS, false, 1);              // segment 0 acked, 1 lost
-    drain(s, 100 * US);                             // window 11: 2 more -> flight 11
+    drain(s, 0);                        // 10 segments
+    s.on_ack(100 * US, MSS, false, 1);  // segment 0 acked, 1 lost
+    drain(s, 100 * US);                 // window 11: 2 more -> flight 11
     for (int i = 0; i < 2; ++i) s.on_ack(101 * US, MSS, false, 0);
     CHECK(s.get_stats().fast_retransmits == 0);
     s.on_ack(102 * US, MSS, false, 0);
@@ -250,7 +256,8 @@ void sack_dupack(tcp_sender& s, ps_t at, std::uint64_t b, std::uint64_t e) {
 }
 }  // namespace
 
-TEST_CASE("tcp sender: SACK recovery (RFC 6675) retransmits the hole, then sends by pipe", "[tcp]") {
+TEST_CASE("tcp sender: SACK recovery (RFC 6675) retransmits the hole, then sends by pipe",
+          "[tcp]") {
     tcp_sender s(tcp_sender_params{}, cc(), rtt());
     s.set_unlimited();
     drain(s, 0);                        // segments 0..9
@@ -259,7 +266,7 @@ TEST_CASE("tcp sender: SACK recovery (RFC 6675) retransmits the hole, then sends
     sack_dupack(s, 101 * US, 2, 3);
     sack_dupack(s, 102 * US, 2, 4);
     CHECK_FALSE(s.cc().in_recovery());
-    sack_dupack(s, 103 * US, 2, 5);     // 3 segments SACKed above the hole: it is lost
+    sack_dupack(s, 103 * US, 2, 5);  // 3 segments SACKed above the hole: it is lost
     REQUIRE(s.cc().in_recovery());
     CHECK(s.get_stats().fast_retransmits == 1);
     CHECK(s.cc().ssthresh() == 11ull * MSS / 2);
@@ -271,7 +278,7 @@ TEST_CASE("tcp sender: SACK recovery (RFC 6675) retransmits the hole, then sends
     // pipe = 7 unSACKed segments above the hole + the retransmission = 8 MSS > ssthresh 5.5 MSS.
     CHECK(s.pipe() == 8ull * MSS);
     CHECK_FALSE(s.next_segment(103 * US, seg));
-    sack_dupack(s, 104 * US, 2, 9);     // pipe = 3 + 1 = 4 MSS: room for one new segment
+    sack_dupack(s, 104 * US, 2, 9);  // pipe = 3 + 1 = 4 MSS: room for one new segment
     CHECK(s.pipe() == 4ull * MSS);
     REQUIRE(s.next_segment(104 * US, seg));
     CHECK(seg.seq == 12ull * MSS);
@@ -308,13 +315,18 @@ TEST_CASE("tcp sender: a lost retransmission is resent once later data is SACKed
 
 namespace {
 /// A duplicate ACK for snd_una = 1 MSS with SACK blocks given in segments.
-void sack_blocks(tcp_sender& s, ps_t at, std::vector<std::uint64_t> seg_edges, std::uint64_t ack = 1) {
+void sack_blocks(tcp_sender& s, ps_t at, std::vector<std::uint64_t> seg_edges,
+                 std::uint64_t ack = 1) {
     for (auto& e : seg_edges) e *= MSS;
-    s.on_ack(at, ack * MSS, false, 0, static_cast<unsigned>(seg_edges.size() / 2), seg_edges.data());
+    s.on_ack(at, ack * MSS, false, 0, static_cast<unsigned>(seg_edges.size() / 2),
+             seg_edges.data());
 }
 }  // namespace
 
-TEST_CASE("tcp sender: each retransmission is watched; an early one lost is found after a later one arrives", "[tcp]") {
+TEST_CASE(
+    "tcp sender: each retransmission is watched; an early one lost is found after a later one "
+    "arrives",
+    "[tcp]") {
     tcp_sender s(tcp_sender_params{}, cc(), rtt());
     s.set_unlimited();
     drain(s, 0);                        // 0..9
@@ -333,7 +345,7 @@ TEST_CASE("tcp sender: each retransmission is watched; an early one lost is foun
     CHECK(seg.seq == 3ull * MSS);
     CHECK(seg.retransmission);
     CHECK_FALSE(s.next_segment(104 * US, seg));
-    sack_blocks(s, 105 * US, {2, 3, 4, 11});     // pipe 3 MSS: new data 12 and 13
+    sack_blocks(s, 105 * US, {2, 3, 4, 11});  // pipe 3 MSS: new data 12 and 13
     REQUIRE(s.next_segment(105 * US, seg));
     CHECK(seg.seq == 12ull * MSS);
     REQUIRE(s.next_segment(105 * US, seg));
@@ -350,7 +362,10 @@ TEST_CASE("tcp sender: each retransmission is watched; an early one lost is foun
     CHECK_FALSE(seg.retransmission);
 }
 
-TEST_CASE("tcp sender: with no new data, recovery resends a hole not yet deemed lost (RFC 6675 NextSeg rule 3)", "[tcp]") {
+TEST_CASE(
+    "tcp sender: with no new data, recovery resends a hole not yet deemed lost (RFC 6675 NextSeg "
+    "rule 3)",
+    "[tcp]") {
     tcp_sender s(tcp_sender_params{}, cc(), rtt());
     s.write(12ull * MSS);
     drain(s, 0);
@@ -369,7 +384,10 @@ TEST_CASE("tcp sender: with no new data, recovery resends a hole not yet deemed 
     CHECK_FALSE(s.next_segment(106 * US, seg));  // once only
 }
 
-TEST_CASE("tcp sender: early retransmit (RFC 5827) with three segments outstanding and nothing new to send", "[tcp]") {
+TEST_CASE(
+    "tcp sender: early retransmit (RFC 5827) with three segments outstanding and nothing new to "
+    "send",
+    "[tcp]") {
     for (const bool er : {true, false}) {
         tcp_sender_params p;
         p.early_retransmit = er;
@@ -379,7 +397,7 @@ TEST_CASE("tcp sender: early retransmit (RFC 5827) with three segments outstandi
         s.on_ack(100 * US, MSS, false, 1);  // 1, 2, 3 outstanding; 1 is lost
         sack_blocks(s, 101 * US, {2, 3});
         CHECK_FALSE(s.cc().in_recovery());
-        sack_blocks(s, 102 * US, {2, 4});   // oseg - 1 = 2 duplicates
+        sack_blocks(s, 102 * US, {2, 4});  // oseg - 1 = 2 duplicates
         CHECK(s.cc().in_recovery() == er);
         CHECK(s.get_stats().early_retransmits == (er ? 1u : 0u));
         tcp_segment seg;
@@ -388,7 +406,8 @@ TEST_CASE("tcp sender: early retransmit (RFC 5827) with three segments outstandi
     }
 }
 
-TEST_CASE("tcp sender: slow-start restart after an idle RTO keeps at most the initial window", "[tcp]") {
+TEST_CASE("tcp sender: slow-start restart after an idle RTO keeps at most the initial window",
+          "[tcp]") {
     tcp_sender s(tcp_sender_params{}, cc(cc_kind::NEWRENO, 4), rtt());
     s.write(20ull * MSS);
     drain(s, 0);

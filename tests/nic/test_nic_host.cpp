@@ -74,7 +74,8 @@ TEST_CASE("NIC: TX latency, line-rate spacing, RX FCS check and host delivery", 
     const auto& r = flows[id];
     CHECK(r.sent_frames == 3);
     CHECK(r.delivered_frames == 3);
-    // 500 ns TX + 1.2208 us last bit + 1 us cable + 500 ns RX, for every frame (line rate, no queue).
+    // 500 ns TX + 1.2208 us last bit + 1 us cable + 500 ns RX, for every frame (line rate, no
+    // queue).
     CHECK(r.latency_min == 3'220'800u);
     CHECK(r.latency_max == 3'220'800u);
     CHECK(r.last_rx == 2 * 1'230'400u + 3'220'800u);

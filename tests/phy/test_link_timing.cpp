@@ -76,8 +76,8 @@ TEST_CASE("frames overlapping a down interval are lost", "[phy]") {
     c.down = {{2 * PS_PER_US, 3 * PS_PER_US}};
     link_timing t(c, 1, "l");
     frame f = ip_frame(1500);
-    CHECK_FALSE(t.transmit(f, 0).lost);                // ends at 1.2304 us
-    CHECK(t.transmit(f, 1 * PS_PER_US).lost);           // runs into the interval
+    CHECK_FALSE(t.transmit(f, 0).lost);        // ends at 1.2304 us
+    CHECK(t.transmit(f, 1 * PS_PER_US).lost);  // runs into the interval
     CHECK(t.transmit(f, 2'500'000).lost);
     CHECK_FALSE(t.transmit(f, 3 * PS_PER_US).lost);
     link_config bad = c;

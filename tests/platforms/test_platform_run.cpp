@@ -8,7 +8,8 @@
 using namespace fabricsim;
 using namespace fabricsim::platforms;
 
-TEST_CASE("conservation on a congested leaf-spine: sent = delivered + dropped + in flight", "[platforms][integration]") {
+TEST_CASE("conservation on a congested leaf-spine: sent = delivered + dropped + in flight",
+          "[platforms][integration]") {
     // 2:1 oversubscribed fabric at 90% host load, small port caps: drops at the spines and leaves.
     const auto sc = load_scenario(load_yaml_string(R"(
 duration: 2ms

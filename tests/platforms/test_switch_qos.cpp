@@ -32,22 +32,31 @@ constexpr double frame_time_us = wire_bytes * 8 / line_rate * 1e6;  // 1.2304 us
 
 /// Runs one scenario (no results folder, no time series) and checks frame conservation.
 json run(const std::string& yaml, const std::string& name) {
-    const auto sc = load_scenario(load_yaml_string(yaml + "\nresults: {sample_interval: 0s}\n"), name);
+    const auto sc =
+        load_scenario(load_yaml_string(yaml + "\nresults: {sample_interval: 0s}\n"), name);
     const auto r = run_scenario(sc, "");
     const json& fr = r.summary["frames"];
     INFO(fr.dump());
     CHECK(fr["conserved"].get<bool>());
-    CHECK(fr["sent"].get<std::uint64_t>() ==
-          fr["delivered"].get<std::uint64_t>() + fr["dropped"].get<std::uint64_t>() +
-              fr["in_flight"].get<std::uint64_t>());
+    CHECK(fr["sent"].get<std::uint64_t>() == fr["delivered"].get<std::uint64_t>() +
+                                                 fr["dropped"].get<std::uint64_t>() +
+                                                 fr["in_flight"].get<std::uint64_t>());
     return r.summary;
 }
 
 /// Egress port p of the single switch of an incast topology (port p faces host hp).
-const json& port(const json& s, unsigned p) { return s["switches"]["tor"]["ports"][p]; }
-const json& queue(const json& s, unsigned p, unsigned q) { return port(s, p)["queues"][q]; }
-std::uint64_t u64(const json& j) { return j.get<std::uint64_t>(); }
-double num(const json& j) { return j.get<double>(); }
+const json& port(const json& s, unsigned p) {
+    return s["switches"]["tor"]["ports"][p];
+}
+const json& queue(const json& s, unsigned p, unsigned q) {
+    return port(s, p)["queues"][q];
+}
+std::uint64_t u64(const json& j) {
+    return j.get<std::uint64_t>();
+}
+double num(const json& j) {
+    return j.get<double>();
+}
 
 /// Sum of every drop cause but `cause` (they must all be 0 where a test names the only cause).
 std::uint64_t drops_except(const json& drops, const std::string& cause) {
@@ -72,13 +81,14 @@ void check_dynamic_threshold(unsigned s_queues, double alpha) {
     for (unsigned i = 0; i < rx; ++i)
         flows += "    - {src: h" + std::to_string(i) + ", dst: h" + std::to_string(rx) +
                  ", rate: 10Gbps, dscp: " + std::to_string(8 * (i / 2)) + "}\n";
-    const json s = run("duration: 2ms\n"
-                       "topology: {kind: incast, host_rate: 10Gbps, incast: {hosts: " +
-                           std::to_string(rx + 1) +
-                           "}}\n"
-                           "switch: {buffer: 1MiB, port_cap: 0B, mmu: {queue_alpha: " +
-                           std::to_string(alpha) + "}}\ntraffic:\n  flows:\n" + flows,
-                       "dt");
+    const json s =
+        run("duration: 2ms\n"
+            "topology: {kind: incast, host_rate: 10Gbps, incast: {hosts: " +
+                std::to_string(rx + 1) +
+                "}}\n"
+                "switch: {buffer: 1MiB, port_cap: 0B, mmu: {queue_alpha: " +
+                std::to_string(alpha) + "}}\ntraffic:\n  flows:\n" + flows,
+            "dt");
     const double b = num(s["switches"]["tor"]["pools"]["lossy"]["size_cells"]);
     REQUIRE(b == 5041);  // 1 MiB / 208 B, no reserves
     const double expected = alpha * b / (1 + s_queues * alpha);
@@ -107,15 +117,18 @@ void check_dynamic_threshold(unsigned s_queues, double alpha) {
 
 // ---------------------------------------------------------------- MMU dynamic thresholds
 
-TEST_CASE("dynamic threshold: one saturated queue holds alpha B over (1 + alpha)", "[switch_qos][mmu]") {
+TEST_CASE("dynamic threshold: one saturated queue holds alpha B over (1 + alpha)",
+          "[switch_qos][mmu]") {
     check_dynamic_threshold(1, 2.0);  // 2/3 of B = 3360.7 cells
 }
 
-TEST_CASE("dynamic threshold: two saturated queues hold alpha B over (1 + 2 alpha) each", "[switch_qos][mmu]") {
+TEST_CASE("dynamic threshold: two saturated queues hold alpha B over (1 + 2 alpha) each",
+          "[switch_qos][mmu]") {
     check_dynamic_threshold(2, 1.0);  // B/3 = 1680.3 cells
 }
 
-TEST_CASE("dynamic threshold: four saturated queues hold alpha B over (1 + 4 alpha) each", "[switch_qos][mmu]") {
+TEST_CASE("dynamic threshold: four saturated queues hold alpha B over (1 + 4 alpha) each",
+          "[switch_qos][mmu]") {
     check_dynamic_threshold(4, 2.0);  // 2B/9 = 1120.2 cells
 }
 
@@ -145,10 +158,12 @@ traffic:
     const double total = num(p["tx_bytes"]);
     REQUIRE(total > 2.4e6);  // ~2 ms at 10G
     INFO(p["queues"].dump());
-    for (unsigned q = 0; q < 3; ++q) CHECK(num(p["queues"][q]["tx_bytes"]) / total == Approx((q + 1) / 6.0).epsilon(0.01));
+    for (unsigned q = 0; q < 3; ++q)
+        CHECK(num(p["queues"][q]["tx_bytes"]) / total == Approx((q + 1) / 6.0).epsilon(0.01));
 }
 
-TEST_CASE("wrr discards the unused quantum so 1038 B frames share 1:2:4", "[switch_qos][scheduler]") {
+TEST_CASE("wrr discards the unused quantum so 1038 B frames share 1:2:4",
+          "[switch_qos][scheduler]") {
     // 1000 B packets are 1038 B on the wire. Quanta 1542/3084/4626 B (WRR needs >= 1542 B) fit
     // 1, 2 and 4 frames per round with no carry-over: shares 1/7, 2/7, 4/7 (DWRR, carrying the
     // remainder, would give 1:2:3).
@@ -174,10 +189,12 @@ traffic:
     REQUIRE(total > 2.4e6);
     INFO(p["queues"].dump());
     const double share[] = {1 / 7.0, 2 / 7.0, 4 / 7.0};
-    for (unsigned q = 0; q < 3; ++q) CHECK(num(p["queues"][q]["tx_bytes"]) / total == Approx(share[q]).epsilon(0.01));
+    for (unsigned q = 0; q < 3; ++q)
+        CHECK(num(p["queues"][q]["tx_bytes"]) / total == Approx(share[q]).epsilon(0.01));
 }
 
-TEST_CASE("strict priority starves the lower queue while the higher one is backlogged", "[switch_qos][scheduler]") {
+TEST_CASE("strict priority starves the lower queue while the higher one is backlogged",
+          "[switch_qos][scheduler]") {
     // Queue 0 (DSCP 0) alone at line rate until 500 us; then two 10G flows overload queue 1
     // (DSCP 32 -> tc 4 -> queue 1 of 2). The low queue sends only what it sent before:
     // ceil(500 us / 1.2304 us) = 407 frames, +-1 for the start edge.
@@ -204,7 +221,8 @@ traffic:
 
 // ---------------------------------------------------------------- MQ-ECN and per-queue thresholds
 
-TEST_CASE("mq-ecn threshold scale converges to 1 over N with N busy equal queues", "[switch_qos][ecn]") {
+TEST_CASE("mq-ecn threshold scale converges to 1 over N with N busy equal queues",
+          "[switch_qos][ecn]") {
     // Three receivers, each its own port (MQ-ECN state is per port): h8 has N = 1 busy queue
     // (two 10G senders), h9 N = 2, h10 N = 4 (one 10G sender per queue). Equal 1538 B quanta.
     // Seed-001 O11: T_round = N x 1538 B x 8 / C and K_i = K_std / N. The CBR queues stay
@@ -256,7 +274,8 @@ traffic:
     }
 }
 
-TEST_CASE("minimum per-queue threshold scale is W_i over the sum of non-strict W", "[switch_qos][ecn]") {
+TEST_CASE("minimum per-queue threshold scale is W_i over the sum of non-strict W",
+          "[switch_qos][ecn]") {
     // Seed-001 Eq. 2: K_i = W_i / sum W x K over the DWRR group; the strict queue 3 keeps K.
     // The scale is static (no traffic needed beyond a few frames): exact.
     const json s = run(R"(
@@ -274,7 +293,8 @@ traffic:
     const json& p = port(s, 1);
     INFO(p["queues"].dump());
     const double expected[] = {1538.0 / 9228, 3076.0 / 9228, 4614.0 / 9228, 1.0};
-    for (unsigned q = 0; q < 4; ++q) CHECK(num(p["queues"][q]["ecn_threshold_scale"]) == Approx(expected[q]).epsilon(1e-12));
+    for (unsigned q = 0; q < 4; ++q)
+        CHECK(num(p["queues"][q]["ecn_threshold_scale"]) == Approx(expected[q]).epsilon(1e-12));
     CHECK(!p.contains("mq_ecn"));
 }
 
@@ -303,7 +323,8 @@ traffic:
 
 // ---------------------------------------------------------------- step marking (DCTCP K)
 
-TEST_CASE("step marking marks ECT frames only above K and drops non-ECT ones as aqm_drop", "[switch_qos][ecn]") {
+TEST_CASE("step marking marks ECT frames only above K and drops non-ECT ones as aqm_drop",
+          "[switch_qos][ecn]") {
     // K = 32 KB on the instantaneous queue incl. the arriving frame: 21 frames (31878 B) pass,
     // the 22nd (33396 B) is above K. Ports: h6 overloaded by two 10G ECT flows, h7 loaded to 90%
     // by two 4.5G ECT flows, h8 overloaded by two 10G non-ECT flows (non_ect: drop).
@@ -353,7 +374,8 @@ traffic:
         CHECK(u64(q["ce_marked"]) == 0);
         CHECK(drops_except(q["drops"], "aqm_drop") == 0);
         const double sent = num(s["flows"][4]["sent_frames"]) + num(s["flows"][5]["sent_frames"]);
-        const double delivered = num(s["flows"][4]["delivered_frames"]) + num(s["flows"][5]["delivered_frames"]);
+        const double delivered =
+            num(s["flows"][4]["delivered_frames"]) + num(s["flows"][5]["delivered_frames"]);
         // Not delivered = AQM drops + at most 21 queued + a few on the links.
         CHECK(num(q["drops"]["aqm_drop"]) <= sent - delivered);
         CHECK(num(q["drops"]["aqm_drop"]) >= sent - delivered - k_frames - 8);
@@ -383,25 +405,31 @@ traffic:
 }  // namespace
 
 // One elaboration per process, so the two marking points are two test cases.
-TEST_CASE("enqueue marking: arrival i sees about i/2 frames, so 2 x 21 pass unmarked", "[switch_qos][ecn]") {
+TEST_CASE("enqueue marking: arrival i sees about i/2 frames, so 2 x 21 pass unmarked",
+          "[switch_qos][ecn]") {
     CHECK(std::abs(unmarked_in_overload("{mode: step, k: 32KB, mark_on: enqueue}") - 42) <= 2);
 }
 
-TEST_CASE("dequeue marking judges the queue a frame leaves behind: only ~20 pass", "[switch_qos][ecn]") {
+TEST_CASE("dequeue marking judges the queue a frame leaves behind: only ~20 pass",
+          "[switch_qos][ecn]") {
     // Departure j leaves j + 1 frames behind (itself included), above K = 21 frames from j = 21.
     CHECK(std::abs(unmarked_in_overload("{mode: step, k: 32KB, mark_on: dequeue}") - 20) <= 2);
 }
 
-TEST_CASE("RED marks with a probability rising linearly between min_th and max_th", "[switch_qos][ecn]") {
+TEST_CASE("RED marks with a probability rising linearly between min_th and max_th",
+          "[switch_qos][ecn]") {
     // max_p 1, weight 1: below 30 KB (19.8 frames) nothing is marked (~39 arrivals while the queue
     // grows to it); between 30 and 90 KB (~80 arrivals) each is marked with (q - min)/(max - min),
     // 1/2 on average, so ~40 more pass; above 90 KB all are marked. Expect ~79; the binomial
     // spread is ~4 frames, and the run is seeded, so 79 +- 12 cannot flake. A step at min_th
     // would give ~39, a step at max_th ~118.
-    CHECK(std::abs(unmarked_in_overload("{mode: red, min_th: 30KB, max_th: 90KB, max_p: 1.0, weight: 1}") - 79) <= 12);
+    CHECK(std::abs(unmarked_in_overload(
+                       "{mode: red, min_th: 30KB, max_th: 90KB, max_p: 1.0, weight: 1}") -
+                   79) <= 12);
 }
 
-TEST_CASE("step marking with non_ect pass lets non-ECT frames queue beyond K", "[switch_qos][ecn]") {
+TEST_CASE("step marking with non_ect pass lets non-ECT frames queue beyond K",
+          "[switch_qos][ecn]") {
     // Same overload with non_ect: pass: no AQM drop, no mark (not ECT); the queue grows to the
     // MMU's dynamic limit (alpha 8: 8/9 of the 1 MiB buffer) and only that drops.
     const json s = run(R"(
@@ -472,7 +500,8 @@ TEST_CASE("per-queue marking scope leaves a light queue unmarked", "[switch_qos]
     CHECK(u64(queue(s, 4, 1)["ce_marked"]) == 0);
 }
 
-TEST_CASE("per-port marking scope marks a light queue behind a congested one", "[switch_qos][ecn]") {
+TEST_CASE("per-port marking scope marks a light queue behind a congested one",
+          "[switch_qos][ecn]") {
     // Seed-001 §1.5 / MQ-ECN §2.2.3: the port's occupancy is above K after ~26 us, so the light
     // flow on that port is marked from its 3rd frame on (one frame per 12.3 us); the light flow
     // on the other port is not.
@@ -528,7 +557,8 @@ traffic:
     {
         const json& p = port(s, 3);
         INFO(p["phantom_queue"].dump());
-        CHECK(num(queue(s, 3, 0)["peak_frame_bytes"]) <= frame_bytes);  // marks come from the phantom queue
+        CHECK(num(queue(s, 3, 0)["peak_frame_bytes"]) <=
+              frame_bytes);  // marks come from the phantom queue
         CHECK(unmarked(s, 1) >= 1);
         CHECK(unmarked(s, 1) <= 32);
         CHECK(u64(s["flows"][1]["delivered_frames"]) > 1550);
@@ -558,7 +588,8 @@ traffic:
     CHECK(delivered_bps == Approx(5e9).epsilon(0.01));
 }
 
-TEST_CASE("queue shaper limits one queue and dwrr gives the rest to the others", "[switch_qos][shaper]") {
+TEST_CASE("queue shaper limits one queue and dwrr gives the rest to the others",
+          "[switch_qos][shaper]") {
     // Queue 2 (DSCP 16) shaped to 2 Gbps, queue 0 (DSCP 0) unshaped, both offered 10G: queue 2
     // sends 2 Gbps, and the scheduler, skipping it while it has no tokens, gives queue 0 the
     // other 8 Gbps (an unshaped DWRR would split 5/5). Wire rates over 4 ms, within 1%.
@@ -577,7 +608,9 @@ traffic:
                        "queue_shaper");
     const json& p = port(s, 2);
     INFO(p["queues"].dump());
-    const auto rate = [&](unsigned q) { return num(p["queues"][q]["tx_frames"]) * wire_bytes * 8 / 4e-3; };
+    const auto rate = [&](unsigned q) {
+        return num(p["queues"][q]["tx_frames"]) * wire_bytes * 8 / 4e-3;
+    };
     CHECK(rate(2) == Approx(2e9).epsilon(0.01));
     CHECK(rate(0) == Approx(8e9).epsilon(0.01));
 }
@@ -672,7 +705,8 @@ const json& check_pg3(const json& s) {
 }
 }  // namespace
 
-TEST_CASE("lossless pg headroom fills to pg_headroom then drops headroom_pg_full", "[switch_qos][mmu]") {
+TEST_CASE("lossless pg headroom fills to pg_headroom then drops headroom_pg_full",
+          "[switch_qos][mmu]") {
     // Headroom pool 200 KB (962 cells) > the PG's 241: the PG limit binds; the fit test stops
     // within one frame (8 cells) below it.
     const json s = run_headroom("200KB");
@@ -685,7 +719,8 @@ TEST_CASE("lossless pg headroom fills to pg_headroom then drops headroom_pg_full
     CHECK(drops_except(s["frames"]["dropped_by_cause"], "headroom_pg_full") == 0);
 }
 
-TEST_CASE("lossless pg headroom capped by a smaller headroom pool drops headroom_pool_full", "[switch_qos][mmu]") {
+TEST_CASE("lossless pg headroom capped by a smaller headroom pool drops headroom_pool_full",
+          "[switch_qos][mmu]") {
     // Headroom pool 30 KB (145 cells) < the PG's 241: the pool binds first.
     const json s = run_headroom("30KB");
     const json& pg = check_pg3(s);

@@ -32,12 +32,17 @@ std::vector<cut> cuts(const std::string& tcp, const std::string& ecn, nlohmann::
     const std::string dir = "/tmp/fabricsim_tcp_model_" + std::to_string(::getpid());
     std::filesystem::remove_all(dir);  // a results folder holds one run
     const auto sc = load_scenario(
-        load_yaml_string("duration: 300ms\n"
-                         "topology: {kind: incast, host_rate: 10Gbps, link_delay: 20us, incast: {hosts: 3}}\n"
-                         "switch: {queues: 1, ecn: " + ecn + "}\n"
-                         "tcp: " + tcp + "\n"
-                         "traffic: {generate: [{pattern: many_to_one, transport: tcp, trace: true}]}\n"
-                         "results: {sample_interval: 0s}\n"),
+        load_yaml_string(
+            "duration: 300ms\n"
+            "topology: {kind: incast, host_rate: 10Gbps, link_delay: 20us, incast: {hosts: 3}}\n"
+            "switch: {queues: 1, ecn: " +
+            ecn +
+            "}\n"
+            "tcp: " +
+            tcp +
+            "\n"
+            "traffic: {generate: [{pattern: many_to_one, transport: tcp, trace: true}]}\n"
+            "results: {sample_interval: 0s}\n"),
         "tcp_model");
     summary = run_scenario(sc, dir).summary;
     REQUIRE(summary["frames"]["conserved"].get<bool>());

@@ -113,17 +113,18 @@ double sawtooth_alpha(double w) {
 /// N long-lived DCTCP flows into one 10G port (incast rack), K = 40, g = 1/16, RTT ~100 us.
 void check_sawtooth(unsigned n) {
     const unsigned k = 40;
-    const auto r = run("duration: 40ms\n"
-                       "topology: {kind: incast, host_rate: 10Gbps, link_delay: 24us, incast: {hosts: " +
-                           std::to_string(n + 1) +
-                           "}}\n"
-                           "switch: {queues: 1, ecn: {mode: step, k: " +
-                           std::to_string(k) +
-                           "pkt}}\n"
-                           "tcp: {cc: dctcp, ack_every: 1, dctcp: {g: 0.0625}}\n"
-                           "traffic: {generate: [{pattern: many_to_one, transport: tcp}]}\n"
-                           "results: {sample_interval: 1us}\n",
-                       "sawtooth" + std::to_string(n));
+    const auto r =
+        run("duration: 40ms\n"
+            "topology: {kind: incast, host_rate: 10Gbps, link_delay: 24us, incast: {hosts: " +
+                std::to_string(n + 1) +
+                "}}\n"
+                "switch: {queues: 1, ecn: {mode: step, k: " +
+                std::to_string(k) +
+                "pkt}}\n"
+                "tcp: {cc: dctcp, ack_every: 1, dctcp: {g: 0.0625}}\n"
+                "traffic: {generate: [{pattern: many_to_one, transport: tcp}]}\n"
+                "results: {sample_interval: 1us}\n",
+            "sawtooth" + std::to_string(n));
     // C x RTT in packets from the measured base RTT (propagation + serialisation + NIC/pipeline).
     const double rtt_us = r.summary["flows"][0]["tcp"]["min_rtt_us"].get<double>();
     const double c_rtt = 10e9 * rtt_us * 1e-6 / (WIRE * 8);
@@ -132,10 +133,12 @@ void check_sawtooth(unsigned n) {
     const double amplitude = n * (w_star + 1) * alpha / 2;  // eq. 2.8 (exact form)
     const auto q = queue_of(r, "tor.p" + std::to_string(n) + "_frame_bytes", 10000);
     double alpha_mean = 0;
-    for (unsigned i = 0; i < n; ++i) alpha_mean += r.summary["flows"][i]["tcp"]["alpha"].get<double>() / n;
-    INFO("N=" << n << " C*RTT=" << c_rtt << " W*=" << w_star << " Qmax=" << q.max << " (K+N=" << k + n
-              << ") Qmin=" << q.min << " amplitude=" << q.max - q.min << " (model " << amplitude
-              << ") alpha=" << alpha_mean << " (model " << alpha << ", sqrt(2/W*)=" << std::sqrt(2 / w_star) << ")");
+    for (unsigned i = 0; i < n; ++i)
+        alpha_mean += r.summary["flows"][i]["tcp"]["alpha"].get<double>() / n;
+    INFO("N=" << n << " C*RTT=" << c_rtt << " W*=" << w_star << " Qmax=" << q.max
+              << " (K+N=" << k + n << ") Qmin=" << q.min << " amplitude=" << q.max - q.min
+              << " (model " << amplitude << ") alpha=" << alpha_mean << " (model " << alpha
+              << ", sqrt(2/W*)=" << std::sqrt(2 / w_star) << ")");
     // Tolerances: Q_max within 2 packets (windows and marks are whole packets, the queue is
     // sampled every 1 us); amplitude and alpha within 25% (the model assumes perfectly
     // synchronised flows; the thesis calls it "fairly accurate" for N < 10, Fig 2.12).
@@ -153,17 +156,21 @@ void check_sawtooth(unsigned n) {
 /// Fig 3.9), as a fraction of the payload line rate, from the bytes acked between 150 and 400 ms
 /// (at a 480 us RTT, congestion avoidance needs ~100 ms to reach the 200-packet windows).
 double utilisation(const std::string& cc) {
-    const auto r = run("duration: 400ms\n"
-                       "topology: {kind: incast, host_rate: 10Gbps, link_delay: 120us, incast: {hosts: 3}}\n"
-                       "switch: {queues: 1, ecn: {mode: step, k: 4pkt}}\n"
-                       "tcp: {cc: " + cc + ", ack_every: 1, dctcp: {g: 0.05}}\n"
-                       "traffic: {generate: [{pattern: many_to_one, transport: tcp, trace: true}]}\n"
-                       "results: {sample_interval: 0s}\n",
-                       "util_" + cc);
+    const auto r =
+        run("duration: 400ms\n"
+            "topology: {kind: incast, host_rate: 10Gbps, link_delay: 120us, incast: {hosts: 3}}\n"
+            "switch: {queues: 1, ecn: {mode: step, k: 4pkt}}\n"
+            "tcp: {cc: " +
+                cc +
+                ", ack_every: 1, dctcp: {g: 0.05}}\n"
+                "traffic: {generate: [{pattern: many_to_one, transport: tcp, trace: true}]}\n"
+                "results: {sample_interval: 0s}\n",
+            "util_" + cc);
     const double t0 = 150e3, t1 = 400e3;
     double bytes = 0;
     for (int f = 0; f < 2; ++f) {
-        const auto acked = csv_columns(r.dir + "/traces/flow" + std::to_string(f) + ".csv", "time_us", "acked_bytes");
+        const auto acked = csv_columns(r.dir + "/traces/flow" + std::to_string(f) + ".csv",
+                                       "time_us", "acked_bytes");
         auto at = [&](double t) {
             double v = 0;
             for (const auto& [x, y] : acked)
@@ -177,11 +184,16 @@ double utilisation(const std::string& cc) {
 
 }  // namespace
 
-TEST_CASE("oracle: DCTCP sawtooth with 2 flows (seed-000 §2.1)", "[oracle]") { check_sawtooth(2); }
+TEST_CASE("oracle: DCTCP sawtooth with 2 flows (seed-000 §2.1)", "[oracle]") {
+    check_sawtooth(2);
+}
 
-TEST_CASE("oracle: DCTCP sawtooth with 10 flows (seed-000 §2.1)", "[oracle]") { check_sawtooth(10); }
+TEST_CASE("oracle: DCTCP sawtooth with 10 flows (seed-000 §2.1)", "[oracle]") {
+    check_sawtooth(10);
+}
 
-TEST_CASE("oracle: DCTCP keeps >= 94% throughput at K = 1% of BDP (seed-000 §2.2, Fig 3.8/3.9)", "[oracle]") {
+TEST_CASE("oracle: DCTCP keeps >= 94% throughput at K = 1% of BDP (seed-000 §2.2, Fig 3.8/3.9)",
+          "[oracle]") {
     const double u = utilisation("dctcp");
     INFO("DCTCP utilisation " << u);
     CHECK(u >= 0.94);
@@ -204,19 +216,25 @@ namespace {
 /// TCP runs on the same switch with drop-tail (ECN off, as the testbed's TCP baseline).
 run_output queue_run(const std::string& cc) {
     const std::string ecn = cc == "dctcp" ? "{mode: step, k: 20pkt}" : "{mode: off}";
-    return run("duration: 1500ms\n"
-               "topology: {kind: incast, host_rate: 1Gbps, link_delay: 24us, incast: {hosts: 3}}\n"
-               "switch: {queues: 1, buffer: 4MiB, port_cap: 0B, mmu: {queue_alpha: 0.17}, ecn: " + ecn + "}\n"
-               "tcp: {cc: " + cc + "}\n"
-               "traffic: {generate: [{pattern: many_to_one, transport: tcp}]}\n"
-               "results: {sample_interval: 100us}\n",
-               "queue_" + cc);
+    return run(
+        "duration: 1500ms\n"
+        "topology: {kind: incast, host_rate: 1Gbps, link_delay: 24us, incast: {hosts: 3}}\n"
+        "switch: {queues: 1, buffer: 4MiB, port_cap: 0B, mmu: {queue_alpha: 0.17}, ecn: " +
+            ecn +
+            "}\n"
+            "tcp: {cc: " +
+            cc +
+            "}\n"
+            "traffic: {generate: [{pattern: many_to_one, transport: tcp}]}\n"
+            "results: {sample_interval: 100us}\n",
+        "queue_" + cc);
 }
 
 }  // namespace
 
-TEST_CASE("oracle: with the same buffer TCP fills it while DCTCP holds the queue near K (seed-000 §3.2)",
-          "[oracle]") {
+TEST_CASE(
+    "oracle: with the same buffer TCP fills it while DCTCP holds the queue near K (seed-000 §3.2)",
+    "[oracle]") {
     const auto r = queue_run("dctcp");
     const auto q = queue_of(r, "tor.p2_frame_bytes", 100e3);
     INFO("DCTCP queue mean " << q.mean << " max " << q.max << " pkts");
@@ -228,10 +246,12 @@ TEST_CASE("oracle: with the same buffer TCP fills it while DCTCP holds the queue
     CHECK(r.summary["goodput_bps"].get<double>() > 0.9 * 1e9 * 1460 / WIRE);
 }
 
-TEST_CASE("oracle: TCP NewReno fills the dynamic-threshold buffer (seed-000 §3.2, Fig 1.2)", "[oracle]") {
+TEST_CASE("oracle: TCP NewReno fills the dynamic-threshold buffer (seed-000 §3.2, Fig 1.2)",
+          "[oracle]") {
     const auto r = queue_run("newreno");
     const auto q = queue_of(r, "tor.p2_frame_bytes", 100e3);
-    const double limit_pkts = 0.17 * 4 * 1048576.0 / 1.17 / (8 * 208);  // alpha B/(1+alpha) in 8-cell frames
+    const double limit_pkts =
+        0.17 * 4 * 1048576.0 / 1.17 / (8 * 208);  // alpha B/(1+alpha) in 8-cell frames
     INFO("TCP queue mean " << q.mean << " max " << q.max << " pkts, DT limit " << limit_pkts);
     // DCTCP's queue is ~K + N = 22 packets (previous test); TCP's is over 10x larger on average
     // and reaches the dynamic-threshold limit, where it is tail-dropped.
@@ -241,22 +261,25 @@ TEST_CASE("oracle: TCP NewReno fills the dynamic-threshold buffer (seed-000 §3.
     CHECK(r.summary["goodput_bps"].get<double>() > 0.9 * 1e9 * 1460 / WIRE);
 }
 
-TEST_CASE("oracle: a joining DCTCP flow converges to its fair share on the seed's time scale (seed-000 §2.3, Fig 3.11)",
-          "[oracle]") {
+TEST_CASE(
+    "oracle: a joining DCTCP flow converges to its fair share on the seed's time scale (seed-000 "
+    "§2.3, Fig 3.11)",
+    "[oracle]") {
     // Fig 3.11: 10 Gbps, d = 200 us, K = 35 (W_max ~ 200 packets), g = 1/sqrt(W_max); flow 2 starts
     // with cwnd 1 and alpha 1 while flow 1 is in steady state; the thesis measures 55 ms until
     // both windows are within 10% of the fair share. Accepted: 0.5x to 2x of that.
     const double join_us = 150e3;
-    const auto r = run("duration: 500ms\n"
-                       "topology: {kind: incast, host_rate: 10Gbps, link_delay: 50us, incast: {hosts: 3}}\n"
-                       "switch: {queues: 1, ecn: {mode: step, k: 35pkt}}\n"
-                       "tcp: {cc: dctcp, ack_every: 1, initial_window: 1, dctcp: {g: 0.0707, initial_alpha: 1}}\n"
-                       "traffic:\n"
-                       "  flows:\n"
-                       "    - {src: h0, dst: h2, transport: tcp, trace: true}\n"
-                       "    - {src: h1, dst: h2, transport: tcp, trace: true, start: 150ms}\n"
-                       "results: {sample_interval: 0s}\n",
-                       "convergence");
+    const auto r = run(
+        "duration: 500ms\n"
+        "topology: {kind: incast, host_rate: 10Gbps, link_delay: 50us, incast: {hosts: 3}}\n"
+        "switch: {queues: 1, ecn: {mode: step, k: 35pkt}}\n"
+        "tcp: {cc: dctcp, ack_every: 1, initial_window: 1, dctcp: {g: 0.0707, initial_alpha: 1}}\n"
+        "traffic:\n"
+        "  flows:\n"
+        "    - {src: h0, dst: h2, transport: tcp, trace: true}\n"
+        "    - {src: h1, dst: h2, transport: tcp, trace: true, start: 150ms}\n"
+        "results: {sample_interval: 0s}\n",
+        "convergence");
     const auto w1 = csv_columns(r.dir + "/traces/flow0.csv", "time_us", "cwnd_bytes");
     const auto w2 = csv_columns(r.dir + "/traces/flow1.csv", "time_us", "cwnd_bytes");
     // Fair share: mean window of both flows over the last 100 ms.
@@ -284,7 +307,8 @@ TEST_CASE("oracle: a joining DCTCP flow converges to its fair share on the seed'
             break;
         }
     }
-    INFO("fair window " << fair / 1460 << " pkts; converged after " << converged_us / 1000 << " ms");
+    INFO("fair window " << fair / 1460 << " pkts; converged after " << converged_us / 1000
+                        << " ms");
     REQUIRE(converged_us > 0);
     CHECK(converged_us >= 27.5e3);
     CHECK(converged_us <= 110e3);

@@ -14,7 +14,9 @@ namespace {
 
 constexpr std::uint64_t GBPS = 1'000'000'000;
 
-double just_above(double x) { return std::nextafter(x, std::numeric_limits<double>::infinity()); }
+double just_above(double x) {
+    return std::nextafter(x, std::numeric_limits<double>::infinity());
+}
 
 }  // namespace
 
@@ -51,7 +53,7 @@ TEST_CASE("red_probability: scale multiplies both thresholds", "[aqm][red]") {
     CHECK(red_probability(p, 15, 0.5) == Approx(0.2));
     CHECK(red_probability(p, 15.5, 0.5) == 1.0);
     CHECK(red_probability(p, 15.5) == Approx(0.055));  // unscaled: 0.2·5.5/20
-    const red_params k{20, 20, 1.0, 1.0};  // step K 20 -> 10
+    const red_params k{20, 20, 1.0, 1.0};              // step K 20 -> 10
     CHECK(red_probability(k, 10, 0.5) == 0.0);
     CHECK(red_probability(k, 10.5, 0.5) == 1.0);
     CHECK(red_probability(k, 10.5) == 0.0);
@@ -81,9 +83,9 @@ TEST_CASE("red_average: weight 1 is the instantaneous queue", "[aqm][red]") {
 
 TEST_CASE("red_average: weight 0.5 EWMA worked by hand", "[aqm][red]") {
     red_average a(0.5);
-    CHECK(a.update(10) == Approx(5.0));    // 0.5·0 + 0.5·10
-    CHECK(a.update(20) == Approx(12.5));   // 0.5·5 + 0.5·20
-    CHECK(a.update(0) == Approx(6.25));    // 0.5·12.5 + 0
+    CHECK(a.update(10) == Approx(5.0));   // 0.5·0 + 0.5·10
+    CHECK(a.update(20) == Approx(12.5));  // 0.5·5 + 0.5·20
+    CHECK(a.update(0) == Approx(6.25));   // 0.5·12.5 + 0
     CHECK(a.update(6.25) == Approx(6.25));
     CHECK(a.value() == Approx(6.25));
     CHECK_THROWS_AS(red_average(0.0), std::invalid_argument);
@@ -102,10 +104,10 @@ TEST_CASE("MQ-ECN: T_round EWMA and clamped scale worked by hand", "[aqm][mqecn]
     e.queue_activated(0, 0, q0);
     e.queue_finished_round(0, 24 * PS_PER_US, q0);  // 0.75·0 + 0.25·24 = 6 us
     CHECK(e.t_round_ps() == Approx(6.0 * PS_PER_US));
-    CHECK(e.scale(0) == 1.0);  // 12/6 = 2, clamped
+    CHECK(e.scale(0) == 1.0);                       // 12/6 = 2, clamped
     e.queue_finished_round(0, 48 * PS_PER_US, q0);  // 0.75·6 + 0.25·24 = 10.5 us
     CHECK(e.t_round_ps() == Approx(10.5 * PS_PER_US));
-    CHECK(e.scale(0) == 1.0);  // 12/10.5 = 1.143, clamped
+    CHECK(e.scale(0) == 1.0);                       // 12/10.5 = 1.143, clamped
     e.queue_finished_round(0, 72 * PS_PER_US, q0);  // 0.75·10.5 + 0.25·24 = 13.875 us
     CHECK(e.t_round_ps() == Approx(13.875 * PS_PER_US));
     CHECK(e.scale(0) == Approx(32.0 / 37.0));  // 12/13.875 = 0.8649, not clamped
@@ -162,7 +164,8 @@ TEST_CASE("MQ-ECN O11: unequal quanta give K_i = K_std·Q_i/sum(Q)", "[aqm][mqec
     CHECK(e.scale(0) + e.scale(1) == Approx(1.0).epsilon(0.01));
 }
 
-TEST_CASE("MQ-ECN: idle decay by beta^floor(idle/T_idle), applied lazily in port_busy", "[aqm][mqecn]") {
+TEST_CASE("MQ-ECN: idle decay by beta^floor(idle/T_idle), applied lazily in port_busy",
+          "[aqm][mqecn]") {
     const ps_t t_idle = 12 * PS_PER_US;
     auto make = [&] {
         mq_ecn_estimator e({1500}, GBPS, 0.75, t_idle);
@@ -255,11 +258,12 @@ TEST_CASE("phantom queue: counter worked by hand with HULL numbers", "[aqm][hull
     CHECK(pq.counter_bytes(tick) == Approx(1405));
     CHECK_FALSE(pq.on_frame(1500, 2 * tick));  // ticks 0.8, 1.6 us: 1500 - 190 + 1500 = 2810
     CHECK(pq.counter_bytes(2 * tick) == Approx(2810));
-    CHECK_FALSE(pq.on_frame(1500, 2 * PS_PER_US));  // no tick in (1.6, 2.0]: meets 2810 <= 3000, leaves 4310
+    CHECK_FALSE(pq.on_frame(
+        1500, 2 * PS_PER_US));  // no tick in (1.6, 2.0]: meets 2810 <= 3000, leaves 4310
     CHECK(pq.counter_bytes(3 * tick - 1) == Approx(4310));
     CHECK(pq.counter_bytes(3 * tick) == Approx(4215));
     CHECK(pq.counter_bytes(100 * PS_PER_US) == 0.0);  // const look-ahead: 123 ticks drain it
-    CHECK(pq.on_frame(1500, 3 * tick));               // meets 4215 > 3000 (look-ahead changed nothing)
+    CHECK(pq.on_frame(1500, 3 * tick));  // meets 4215 > 3000 (look-ahead changed nothing)
     CHECK(pq.counter_bytes(3 * tick) == Approx(5715));
     CHECK(pq.frames() == 4);
     CHECK(pq.marked() == 1);
@@ -357,7 +361,8 @@ TEST_CASE("min_threshold_scales: W_q / sum of non-strict W, strict queues 1", "[
     CHECK(s[2] == Approx(3.0 / 6));
     CHECK(s[3] == 1.0);
     // O7 instance: 8 equal queues, K_std 16 pkt -> 2 pkt each.
-    const auto e = min_threshold_scales(std::vector<std::uint32_t>(8, 1500), std::vector<bool>(8, false));
+    const auto e =
+        min_threshold_scales(std::vector<std::uint32_t>(8, 1500), std::vector<bool>(8, false));
     for (double v : e) CHECK(16 * v == Approx(2.0));
     CHECK((min_threshold_scales({0, 0}, {true, true}) == std::vector<double>{1.0, 1.0}));
     CHECK_THROWS_AS(min_threshold_scales({1500}, {false, false}), std::invalid_argument);

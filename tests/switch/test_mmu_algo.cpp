@@ -16,14 +16,15 @@ mmu_config small(std::uint64_t total, unsigned ports, unsigned queues) {
     c.total_cells = total;
     c.ports = ports;
     c.queues = queues;
-    for (auto& p : c.pg) p.shared = {false, 0, 1u << 30};  // ingress out of the way unless a test sets it
+    for (auto& p : c.pg)
+        p.shared = {false, 0, 1u << 30};  // ingress out of the way unless a test sets it
     for (auto& q : c.queue) q.shared = {true, 1.0, 0};
     return c;
 }
 
 /// Admits 1-cell (64 B) frames until the first drop; returns how many got in.
-int fill(mmu& m, unsigned in, unsigned pg, unsigned out, unsigned q, std::uint32_t bytes, drop_cause& why,
-         std::vector<mmu_ticket>* kept = nullptr) {
+int fill(mmu& m, unsigned in, unsigned pg, unsigned out, unsigned q, std::uint32_t bytes,
+         drop_cause& why, std::vector<mmu_ticket>* kept = nullptr) {
     int n = 0;
     mmu_ticket t;
     while (m.admit(in, pg, out, q, bytes, t, why)) {
@@ -53,17 +54,20 @@ TEST_CASE("mmu: a frame takes ceil((bytes + overhead) / cell) cells", "[switch][
         c.cell_overhead_bytes = cell % 257;
         mmu any(c);
         for (std::uint32_t b = 1; b <= 16384; b += (cell % 7) + 1)
-            if (any.cells_for(b) != (b + c.cell_overhead_bytes + cell - 1) / cell) FAIL("cell " << cell << " bytes " << b);
+            if (any.cells_for(b) != (b + c.cell_overhead_bytes + cell - 1) / cell)
+                FAIL("cell " << cell << " bytes " << b);
     }
 }
 
-TEST_CASE("mmu: reserve first, then the dynamic threshold alpha x free shared cells", "[switch][mmu]") {
+TEST_CASE("mmu: reserve first, then the dynamic threshold alpha x free shared cells",
+          "[switch][mmu]") {
     mmu_config c = small(1000, 2, 1);
     c.queue[0].min_cells = 10;  // 2 ports x 10 reserved -> 980 shared
     mmu m(c);
     REQUIRE(m.pool_cells(LOSSY_POOL) == 980);
     drop_cause why{};
-    // alpha 1, 1-cell frames: shared k+1 <= 980 - k admits up to k = 489, so 490 shared + 10 reserved.
+    // alpha 1, 1-cell frames: shared k+1 <= 980 - k admits up to k = 489, so 490 shared + 10
+    // reserved.
     CHECK(fill(m, 1, 0, 0, 0, 64, why) == 500);
     CHECK(why == drop_cause::EGRESS_QUEUE_LIMIT);
     CHECK(m.queue_occupancy(0, 0).cells == 500);
@@ -71,7 +75,8 @@ TEST_CASE("mmu: reserve first, then the dynamic threshold alpha x free shared ce
     CHECK(m.queue_limit_cells(0) == 490);
 }
 
-TEST_CASE("mmu: 'fit' rejects the frame that would cross the threshold, 'cross' admits it", "[switch][mmu]") {
+TEST_CASE("mmu: 'fit' rejects the frame that would cross the threshold, 'cross' admits it",
+          "[switch][mmu]") {
     mmu_config c = small(980, 2, 1);
     drop_cause why{};
     SECTION("fit") {
@@ -101,12 +106,14 @@ TEST_CASE("mmu: S saturated queues settle at alpha B / (1 + S alpha)", "[switch]
             for (int round = 0; round < 20000; ++round)
                 for (unsigned p = 0; p < s_queues; ++p) m.admit(0, 0, p, 0, 64, t, why);
             const double expect = alpha * 10000.0 / (1.0 + s_queues * alpha);
-            for (unsigned p = 0; p < s_queues; ++p) CHECK(double(m.queue_occupancy(p, 0).cells) == Approx(expect).margin(1.0));
+            for (unsigned p = 0; p < s_queues; ++p)
+                CHECK(double(m.queue_occupancy(p, 0).cells) == Approx(expect).margin(1.0));
         }
     }
 }
 
-TEST_CASE("mmu: static thresholds, ingress PG limit and pool exhaustion name their cause", "[switch][mmu]") {
+TEST_CASE("mmu: static thresholds, ingress PG limit and pool exhaustion name their cause",
+          "[switch][mmu]") {
     drop_cause why{};
     SECTION("static egress threshold") {
         mmu_config c = small(1000, 1, 2);
@@ -205,7 +212,8 @@ TEST_CASE("mmu: release returns every counter to zero and keeps the watermarks",
     mmu_ticket t;
     const std::uint32_t sizes[] = {64, 300, 1500, 9000, 700};
     for (int i = 0; i < 200; ++i)
-        if (m.admit(unsigned(i % 3), unsigned(i % 8), unsigned((i + 1) % 3), unsigned(i % 4), sizes[i % 5], t, why))
+        if (m.admit(unsigned(i % 3), unsigned(i % 8), unsigned((i + 1) % 3), unsigned(i % 4),
+                    sizes[i % 5], t, why))
             kept.push_back(t);
     REQUIRE(kept.size() > 50);
     const std::uint64_t peak = m.peak_cells();
@@ -222,7 +230,8 @@ TEST_CASE("mmu: release returns every counter to zero and keeps the watermarks",
     CHECK(m.egress_pool(LOSSY_POOL).cells == 0);
 }
 
-TEST_CASE("mmu: configurations that leave no shared cell are rejected with the numbers", "[switch][mmu]") {
+TEST_CASE("mmu: configurations that leave no shared cell are rejected with the numbers",
+          "[switch][mmu]") {
     mmu_config c = small(100, 4, 8);
     CHECK(c.validate().empty());
     c.queue[0].min_cells = 20;  // 4 ports x 20 = 80 reserved

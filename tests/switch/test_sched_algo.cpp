@@ -5,8 +5,8 @@
 #include <cmath>
 #include <cstdlib>
 #include <deque>
-#include <new>
 #include <limits>
+#include <new>
 #include <stdexcept>
 #include <tuple>
 #include <utility>
@@ -32,15 +32,33 @@ void* operator new(std::size_t n) {
     if (void* p = counted_malloc(n)) return p;
     throw std::bad_alloc();
 }
-void* operator new[](std::size_t n) { return operator new(n); }
-void* operator new(std::size_t n, const std::nothrow_t&) noexcept { return counted_malloc(n); }
-void* operator new[](std::size_t n, const std::nothrow_t&) noexcept { return counted_malloc(n); }
-void operator delete(void* p) noexcept { std::free(p); }
-void operator delete[](void* p) noexcept { std::free(p); }
-void operator delete(void* p, std::size_t) noexcept { std::free(p); }
-void operator delete[](void* p, std::size_t) noexcept { std::free(p); }
-void operator delete(void* p, const std::nothrow_t&) noexcept { std::free(p); }
-void operator delete[](void* p, const std::nothrow_t&) noexcept { std::free(p); }
+void* operator new[](std::size_t n) {
+    return operator new(n);
+}
+void* operator new(std::size_t n, const std::nothrow_t&) noexcept {
+    return counted_malloc(n);
+}
+void* operator new[](std::size_t n, const std::nothrow_t&) noexcept {
+    return counted_malloc(n);
+}
+void operator delete(void* p) noexcept {
+    std::free(p);
+}
+void operator delete[](void* p) noexcept {
+    std::free(p);
+}
+void operator delete(void* p, std::size_t) noexcept {
+    std::free(p);
+}
+void operator delete[](void* p, std::size_t) noexcept {
+    std::free(p);
+}
+void operator delete(void* p, const std::nothrow_t&) noexcept {
+    std::free(p);
+}
+void operator delete[](void* p, const std::nothrow_t&) noexcept {
+    std::free(p);
+}
 
 namespace {
 
@@ -138,9 +156,9 @@ TEST_CASE("queue_scheduler: DWRR hand-worked service order and deficits", "[sche
     //  6 q0 ends; q1 +3000 -> 1500      7 q1 -> 0
     //  8 q1 ends; q0 0 + 1500 -> 500    (period of 7 steps from here: as steps 2..8)
     const std::vector<std::tuple<int, std::int64_t, std::int64_t>> expected = {
-        {0, 500, 0},  {1, 500, 1500}, {1, 500, 0}, {0, 1000, 0}, {0, 0, 0},    {1, 0, 1500},
-        {1, 0, 0},    {0, 500, 0},    {1, 500, 1500}, {1, 500, 0}, {0, 1000, 0}, {0, 0, 0},
-        {1, 0, 1500}, {1, 0, 0},      {0, 500, 0}};
+        {0, 500, 0},  {1, 500, 1500}, {1, 500, 0},  {0, 1000, 0},   {0, 0, 0},
+        {1, 0, 1500}, {1, 0, 0},      {0, 500, 0},  {1, 500, 1500}, {1, 500, 0},
+        {0, 1000, 0}, {0, 0, 0},      {1, 0, 1500}, {1, 0, 0},      {0, 500, 0}};
     for (std::size_t i = 0; i < expected.size(); ++i) {
         INFO("step " << i + 1);
         const int q = p.step();
@@ -151,11 +169,11 @@ TEST_CASE("queue_scheduler: DWRR hand-worked service order and deficits", "[sche
     CHECK(p.sent[1] == 12000);
 
     // Round ends at the pick that found the head too large, i.e. at the previous tx_end.
-    const ps_t f1 = 1000 * PS_PER_BYTE_10G;        // after step 1
-    const ps_t f2 = f1 + 3000 * PS_PER_BYTE_10G;   // after step 3
-    const ps_t f3 = f2 + 2000 * PS_PER_BYTE_10G;   // after step 5
-    const std::vector<event> first = {{'A', 0, 0}, {'A', 1, 0}, {'F', 0, f1}, {'F', 1, f2},
-                                      {'F', 0, f3}};
+    const ps_t f1 = 1000 * PS_PER_BYTE_10G;       // after step 1
+    const ps_t f2 = f1 + 3000 * PS_PER_BYTE_10G;  // after step 3
+    const ps_t f3 = f2 + 2000 * PS_PER_BYTE_10G;  // after step 5
+    const std::vector<event> first = {
+        {'A', 0, 0}, {'A', 1, 0}, {'F', 0, f1}, {'F', 1, f2}, {'F', 0, f3}};
     REQUIRE(p.obs.log.size() >= first.size());
     CHECK(std::vector<event>(p.obs.log.begin(), p.obs.log.begin() + 5) == first);
 }
@@ -431,8 +449,8 @@ TEST_CASE("queue_scheduler: observer sees activations and round ends at the righ
     v.q[0].pop_front();
     s.served(0, 600, true, 820, 1300);
     CHECK(s.pick(v, 1300) == -1);
-    const std::vector<event> want = {{'A', 0, 10},  {'A', 1, 20},  {'F', 0, 580},
-                                     {'F', 1, 820}, {'F', 0, 1300}};
+    const std::vector<event> want = {
+        {'A', 0, 10}, {'A', 1, 20}, {'F', 0, 580}, {'F', 1, 820}, {'F', 0, 1300}};
     CHECK(obs.log == want);
     CHECK(s.rounds(0) == 2);
     CHECK(s.rounds(1) == 1);

@@ -37,7 +37,8 @@ TEST_CASE("ECMP keeps a flow on one port and spreads flows", "[switch][ecmp]") {
 
 TEST_CASE("host table keeps every route through growth and replacement", "[switch][routes]") {
     forwarding_table t(1);
-    for (std::uint32_t h = 0; h < 1000; ++h) t.add_route(0x0a000000 + h * 256, {static_cast<std::uint16_t>(h % 7)});
+    for (std::uint32_t h = 0; h < 1000; ++h)
+        t.add_route(0x0a000000 + h * 256, {static_cast<std::uint16_t>(h % 7)});
     CHECK(t.size() == 1000);
     t.add_route(0x0a000000 + 5 * 256, {42});  // replaces
     CHECK(t.size() == 1000);

@@ -43,7 +43,8 @@ struct bench {
 
 }  // namespace
 
-TEST_CASE("store-and-forward: exact latency through an idle switch, one event per hop", "[switch][tb]") {
+TEST_CASE("store-and-forward: exact latency through an idle switch, one event per hop",
+          "[switch][tb]") {
     sw::switch_config cfg;  // 1 GHz, 300 ns pipeline
     bench b(1, cfg);
     b.src[0]->items = {{0, &test::make_frame(1500, DST, 0)}, {0, &test::make_frame(1500, DST, 1)}};
@@ -70,7 +71,8 @@ TEST_CASE("contention queues the second frame and costs one extra event", "[swit
     CHECK(b.sink.got[1].at == 2'521'000u + 1'230'400u + 2'220'800u);  // waits for the wire
     CHECK(b.dut->port(2).stats_of(0).waited == 1);
     CHECK(counters().activations - before == 2 + 1 + 2);
-    CHECK(b.dut->buffer().port_occupancy(2).peak_cells == 8u);  // ceil(1518 / 208): the first frame never waited
+    CHECK(b.dut->buffer().port_occupancy(2).peak_cells ==
+          8u);  // ceil(1518 / 208): the first frame never waited
 }
 
 TEST_CASE("port cap and shared buffer tail-drop with named causes", "[switch][tb]") {
@@ -79,7 +81,8 @@ TEST_CASE("port cap and shared buffer tail-drop with named causes", "[switch][tb
     bench b(4, cfg);
     for (unsigned i = 0; i < 4; ++i) b.src[i]->items = {{0, &test::make_frame(1500, DST, i)}};
     sc_core::sc_start(to_sc_time(20 * PS_PER_US));
-    // All arrive together: one goes straight out, two fit the cap (1 released + 2 queued), one drops.
+    // All arrive together: one goes straight out, two fit the cap (1 released + 2 queued), one
+    // drops.
     CHECK(b.sink.got.size() == 3);
     CHECK(b.dut->port(4).drops()[drop_cause::PORT_CAP] == 1);
     CHECK(frame_pool::global().outstanding() == 0);
@@ -90,7 +93,8 @@ TEST_CASE("no route and FCS errors are dropped at ingress", "[switch][tb]") {
     bench b(1, cfg);
     frame& bad = test::make_frame(1500, DST);
     bad.fcs_error = true;
-    b.src[0]->items = {{0, &test::make_frame(1500, 0x0a0000ff)}, {0, &bad}, {0, &test::make_frame(100, DST)}};
+    b.src[0]->items = {
+        {0, &test::make_frame(1500, 0x0a0000ff)}, {0, &bad}, {0, &test::make_frame(100, DST)}};
     sc_core::sc_start(to_sc_time(20 * PS_PER_US));
     CHECK(b.sink.got.size() == 1);
     drop_counters d;

@@ -13,22 +13,36 @@ namespace fabricsim {
 
 namespace {
 
-std::string join(const std::string& a, const std::string& b) { return a.empty() ? b : a + "." + b; }
+std::string join(const std::string& a, const std::string& b) {
+    return a.empty() ? b : a + "." + b;
+}
 
 const char* kind_name(value_kind k) {
     switch (k) {
-        case value_kind::BOOL: return "bool";
-        case value_kind::INT: return "int";
-        case value_kind::REAL: return "real";
-        case value_kind::STRING: return "string";
-        case value_kind::CHOICE: return "choice";
-        case value_kind::STRING_LIST: return "list of strings";
-        case value_kind::BIT_RATE: return "bit rate";
-        case value_kind::BYTES: return "bytes";
-        case value_kind::SIZE: return "bytes or pkt";
-        case value_kind::TIME: return "time";
-        case value_kind::FREQUENCY: return "frequency";
-        case value_kind::MAP_LIST: return "list";
+        case value_kind::BOOL:
+            return "bool";
+        case value_kind::INT:
+            return "int";
+        case value_kind::REAL:
+            return "real";
+        case value_kind::STRING:
+            return "string";
+        case value_kind::CHOICE:
+            return "choice";
+        case value_kind::STRING_LIST:
+            return "list of strings";
+        case value_kind::BIT_RATE:
+            return "bit rate";
+        case value_kind::BYTES:
+            return "bytes";
+        case value_kind::SIZE:
+            return "bytes or pkt";
+        case value_kind::TIME:
+            return "time";
+        case value_kind::FREQUENCY:
+            return "frequency";
+        case value_kind::MAP_LIST:
+            return "list";
     }
     return "?";
 }
@@ -36,23 +50,30 @@ const char* kind_name(value_kind k) {
 std::string fmt_bound(value_kind k, double v) {
     std::ostringstream os;
     switch (k) {
-        case value_kind::BIT_RATE: return format_rate(static_cast<std::uint64_t>(v));
+        case value_kind::BIT_RATE:
+            return format_rate(static_cast<std::uint64_t>(v));
         case value_kind::BYTES:
-        case value_kind::SIZE: return format_bytes(static_cast<std::uint64_t>(v));
-        case value_kind::TIME: return format_time(static_cast<ps_t>(v));
-        default: os << v; return os.str();
+        case value_kind::SIZE:
+            return format_bytes(static_cast<std::uint64_t>(v));
+        case value_kind::TIME:
+            return format_time(static_cast<ps_t>(v));
+        default:
+            os << v;
+            return os.str();
     }
 }
 
 /// Parses a scalar of a unit kind to its base-unit value; throws config_error.
 double parse_scalar(const param_spec& p, const YAML::Node& v, const std::string& dpath) {
-    if (!v.IsScalar()) throw config_error(dpath, std::string("expected a ") + kind_name(p.kind) + " value");
+    if (!v.IsScalar())
+        throw config_error(dpath, std::string("expected a ") + kind_name(p.kind) + " value");
     const std::string s = v.Scalar();
     std::string why;
     switch (p.kind) {
         case value_kind::BOOL: {
             bool b;
-            if (!YAML::convert<bool>::decode(v, b)) throw config_error(dpath, "'" + s + "' is not true/false");
+            if (!YAML::convert<bool>::decode(v, b))
+                throw config_error(dpath, "'" + s + "' is not true/false");
             return b ? 1 : 0;
         }
         case value_kind::INT: {
@@ -65,7 +86,8 @@ double parse_scalar(const param_spec& p, const YAML::Node& v, const std::string&
             if (!r) throw config_error(dpath, why);
             return *r;
         }
-        case value_kind::STRING: return 0;
+        case value_kind::STRING:
+            return 0;
         case value_kind::CHOICE: {
             for (const auto& c : p.choices)
                 if (c == s) return 0;
@@ -99,7 +121,8 @@ double parse_scalar(const param_spec& p, const YAML::Node& v, const std::string&
             return *r;
         }
         case value_kind::STRING_LIST:
-        case value_kind::MAP_LIST: break;
+        case value_kind::MAP_LIST:
+            break;
     }
     throw config_error(dpath, "internal: not a scalar kind");
 }
@@ -156,7 +179,8 @@ void config_schema::validate_map(const YAML::Node& n, const std::string& spath,
                 rest = rest.substr(0, rest.find_first_of(".["));
                 if (hint.find(rest) == std::string::npos) hint += (hint.empty() ? "" : ", ") + rest;
             }
-            throw config_error(dp, "unknown key" + (hint.empty() ? "" : " (known here: " + hint + ")"));
+            throw config_error(dp,
+                               "unknown key" + (hint.empty() ? "" : " (known here: " + hint + ")"));
         }
     }
 }
@@ -173,9 +197,10 @@ void config_schema::validate_value(const param_spec& p, const YAML::Node& v,
                 const std::string prefix = p.path + "[].";
                 if (path.compare(0, prefix.size(), prefix) != 0) continue;
                 const std::string key = path.substr(prefix.size());
-                if (key.find('.') != std::string::npos || key.find('[') != std::string::npos) continue;
-                if (spec.default_value.empty() && !spec.optional && spec.kind != value_kind::MAP_LIST &&
-                    !v[i][key])
+                if (key.find('.') != std::string::npos || key.find('[') != std::string::npos)
+                    continue;
+                if (spec.default_value.empty() && !spec.optional &&
+                    spec.kind != value_kind::MAP_LIST && !v[i][key])
                     throw config_error(dp + "." + key, "required key is missing");
             }
         }
@@ -190,8 +215,12 @@ void config_schema::validate_value(const param_spec& p, const YAML::Node& v,
         return;
     }
     const double x = parse_scalar(p, v, dpath);
-    if (x < p.min) throw config_error(dpath, "'" + v.Scalar() + "' is below the minimum " + fmt_bound(p.kind, p.min));
-    if (x > p.max) throw config_error(dpath, "'" + v.Scalar() + "' is above the maximum " + fmt_bound(p.kind, p.max));
+    if (x < p.min)
+        throw config_error(dpath,
+                           "'" + v.Scalar() + "' is below the minimum " + fmt_bound(p.kind, p.min));
+    if (x > p.max)
+        throw config_error(dpath,
+                           "'" + v.Scalar() + "' is above the maximum " + fmt_bound(p.kind, p.max));
 }
 
 bool config_schema::explain(std::ostream& os, const std::string& key) const {
@@ -200,8 +229,10 @@ bool config_schema::explain(std::ostream& os, const std::string& key) const {
         if (!key.empty() && path.compare(0, key.size(), key) != 0) continue;
         any = true;
         os << path << "  (" << kind_name(p.kind) << ")\n    " << p.help << "\n";
-        if (!p.default_value.empty()) os << "    default: " << p.default_value << "\n";
-        else if (p.kind != value_kind::MAP_LIST) os << (p.optional ? "    optional\n" : "    required\n");
+        if (!p.default_value.empty())
+            os << "    default: " << p.default_value << "\n";
+        else if (p.kind != value_kind::MAP_LIST)
+            os << (p.optional ? "    optional\n" : "    required\n");
         if (std::isfinite(p.min) || std::isfinite(p.max)) {
             os << "    range: ";
             os << (std::isfinite(p.min) ? fmt_bound(p.kind, p.min) : "-inf") << " .. ";
@@ -220,10 +251,14 @@ bool config_schema::explain(std::ostream& os, const std::string& key) const {
 
 config_node::config_node(const config_schema& schema, YAML::Node node, std::string schema_path,
                          std::string display_path)
-    : m_schema(&schema), m_node(std::move(node)), m_spath(std::move(schema_path)),
+    : m_schema(&schema),
+      m_node(std::move(node)),
+      m_spath(std::move(schema_path)),
       m_dpath(std::move(display_path)) {}
 
-std::string config_node::path(const std::string& key) const { return join(m_dpath, key); }
+std::string config_node::path(const std::string& key) const {
+    return join(m_dpath, key);
+}
 
 void config_node::fail(const std::string& key, const std::string& reason) const {
     throw config_error(path(key), reason);
@@ -235,7 +270,8 @@ bool config_node::has(const std::string& key) const {
 
 YAML::Node config_node::value(const std::string& key, const param_spec** spec) const {
     // A dotted key would look up a literal YAML key the validator rejects: read it via child().
-    if (key.find('.') != std::string::npos) throw config_error(path(key), "internal: read nested keys through child()");
+    if (key.find('.') != std::string::npos)
+        throw config_error(path(key), "internal: read nested keys through child()");
     const param_spec* p = m_schema->find(join(m_spath, key));
     if (!p) throw config_error(path(key), "internal: parameter missing from the schema");
     *spec = p;
@@ -276,7 +312,8 @@ std::vector<std::string> config_node::str_list(const std::string& key) const {
     const param_spec* p;
     auto v = value(key, &p);
     std::vector<std::string> out;
-    if (v.IsScalar()) out.push_back(v.Scalar());
+    if (v.IsScalar())
+        out.push_back(v.Scalar());
     else if (v.IsSequence())
         for (const auto& e : v) out.push_back(e.Scalar());
     return out;
@@ -327,8 +364,8 @@ namespace {
 
 std::string where(const YAML::Mark& a, const YAML::Mark& b) {
     if (a.line == b.line)
-        return "line " + std::to_string(a.line + 1) + ", columns " + std::to_string(a.column + 1) + " and " +
-               std::to_string(b.column + 1);
+        return "line " + std::to_string(a.line + 1) + ", columns " + std::to_string(a.column + 1) +
+               " and " + std::to_string(b.column + 1);
     return "lines " + std::to_string(a.line + 1) + " and " + std::to_string(b.line + 1);
 }
 
@@ -344,7 +381,9 @@ void check_unique_keys(const YAML::Node& n, const std::string& dpath, const std:
             const std::string key = kv.first.IsScalar() ? kv.first.Scalar() : std::string();
             const std::string dp = join(dpath, key);
             const auto [it, fresh] = seen.emplace(key, kv.first.Mark());
-            if (!fresh) throw config_error(dp, "duplicate key (" + where(it->second, kv.first.Mark()) + source + ")");
+            if (!fresh)
+                throw config_error(
+                    dp, "duplicate key (" + where(it->second, kv.first.Mark()) + source + ")");
             check_unique_keys(kv.second, dp, source);
         }
     }
@@ -371,7 +410,8 @@ void apply_override(YAML::Node& root, const std::string& assignment) {
     std::string done;
     while (pos < key.size()) {
         std::size_t end = key.find_first_of(".[", pos);
-        std::string part = key.substr(pos, end == std::string::npos ? std::string::npos : end - pos);
+        std::string part =
+            key.substr(pos, end == std::string::npos ? std::string::npos : end - pos);
         if (part.empty()) throw config_error(key, "malformed key path");
         done = join(done, part);
         YAML::Node cur = chain.back();
@@ -419,7 +459,8 @@ YAML::Node load_yaml_file(const std::string& path) {
     } catch (const YAML::BadFile&) {
         throw config_error("", "cannot read scenario file '" + path + "'");
     } catch (const YAML::Exception& e) {
-        throw config_error("", path + ":" + std::to_string(e.mark.line + 1) + ": YAML syntax error: " + e.msg);
+        throw config_error(
+            "", path + ":" + std::to_string(e.mark.line + 1) + ": YAML syntax error: " + e.msg);
     }
 }
 
@@ -429,7 +470,8 @@ YAML::Node load_yaml_string(const std::string& text) {
         check_unique_keys(root, "", "");
         return root;
     } catch (const YAML::Exception& e) {
-        throw config_error("", "line " + std::to_string(e.mark.line + 1) + ": YAML syntax error: " + e.msg);
+        throw config_error(
+            "", "line " + std::to_string(e.mark.line + 1) + ": YAML syntax error: " + e.msg);
     }
 }
 
@@ -441,7 +483,8 @@ void fill_defaults(const config_schema& schema, YAML::Node out, const std::strin
         if (path.compare(0, prefix.size(), prefix) != 0) continue;
         const std::string rest = path.substr(prefix.size());
         const auto dot = rest.find('.');
-        if (rest.find('[') != std::string::npos && (dot == std::string::npos || rest.find('[') < dot))
+        if (rest.find('[') != std::string::npos &&
+            (dot == std::string::npos || rest.find('[') < dot))
             continue;  // list element parameters: handled with their list
         if (dot == std::string::npos) {
             if (p.kind == value_kind::MAP_LIST) {
@@ -454,7 +497,8 @@ void fill_defaults(const config_schema& schema, YAML::Node out, const std::strin
         } else {
             const std::string section = rest.substr(0, dot);
             if (!sections_done.insert(section).second) continue;
-            if (!out[section] || out[section].IsNull()) out[section] = YAML::Node(YAML::NodeType::Map);
+            if (!out[section] || out[section].IsNull())
+                out[section] = YAML::Node(YAML::NodeType::Map);
             YAML::Node child = out[section];
             fill_defaults(schema, child, prefix + section);
         }
@@ -486,7 +530,8 @@ Json typed_scalar(const param_spec& p, const YAML::Node& v) {
         case value_kind::REAL:
             if (const auto d = parse_real(v.Scalar(), why)) return *d;
             break;
-        default: break;
+        default:
+            break;
     }
     return v.Scalar();
 }
@@ -529,7 +574,8 @@ std::string yaml_real(double d) {
 }
 
 void emit(YAML::Emitter& out, const nlohmann::ordered_json& j) {
-    if (j.empty() && (j.is_object() || j.is_array())) out << YAML::Flow;  // "[]", not a line of its own
+    if (j.empty() && (j.is_object() || j.is_array()))
+        out << YAML::Flow;  // "[]", not a line of its own
     if (j.is_object()) {
         out << YAML::BeginMap;
         for (const auto& [k, v] : j.items()) {

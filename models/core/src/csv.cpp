@@ -8,8 +8,9 @@ namespace fabricsim::csv {
 void append_real(std::string& out, double v) {
     char buf[64];
     const double a = std::fabs(v);
-    const auto r = a == 0 || (a >= 1e-6 && a < 1e16) ? std::to_chars(buf, buf + sizeof buf, v, std::chars_format::fixed)
-                                                      : std::to_chars(buf, buf + sizeof buf, v);
+    const auto r = a == 0 || (a >= 1e-6 && a < 1e16)
+                       ? std::to_chars(buf, buf + sizeof buf, v, std::chars_format::fixed)
+                       : std::to_chars(buf, buf + sizeof buf, v);
     out.append(buf, r.ptr);
 }
 

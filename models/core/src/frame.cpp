@@ -6,17 +6,23 @@
 
 namespace fabricsim {
 
-void frame::reset() { *this = frame{}; }
+void frame::reset() {
+    *this = frame{};
+}
 
 std::uint32_t frame::header_bytes() const {
     std::uint32_t h = ETH_HEADER + (vlan_tagged ? VLAN_TAG : 0);
     switch (kind) {
         case frame_kind::IPV4_UDP:
-        case frame_kind::CREDIT: return h + IPV4_HEADER + UDP_HEADER;
-        case frame_kind::IPV4_TCP: return h + IPV4_HEADER + TCP_HEADER + tcp_option_bytes();
+        case frame_kind::CREDIT:
+            return h + IPV4_HEADER + UDP_HEADER;
+        case frame_kind::IPV4_TCP:
+            return h + IPV4_HEADER + TCP_HEADER + tcp_option_bytes();
         case frame_kind::PAUSE:
-        case frame_kind::PFC: return h + 2;  // opcode
-        case frame_kind::CNM: return h + 4;  // version/reserved + QntzFb
+        case frame_kind::PFC:
+            return h + 2;  // opcode
+        case frame_kind::CNM:
+            return h + 4;  // version/reserved + QntzFb
     }
     return h;
 }
@@ -51,9 +57,18 @@ struct writer {
     std::uint8_t* p;
     std::uint8_t* end;
     void u8(std::uint8_t v) { *p++ = v; }
-    void u16(std::uint16_t v) { *p++ = std::uint8_t(v >> 8); *p++ = std::uint8_t(v); }
-    void u32(std::uint32_t v) { u16(std::uint16_t(v >> 16)); u16(std::uint16_t(v)); }
-    void mac(const mac_addr& m) { std::memcpy(p, m.data(), 6); p += 6; }
+    void u16(std::uint16_t v) {
+        *p++ = std::uint8_t(v >> 8);
+        *p++ = std::uint8_t(v);
+    }
+    void u32(std::uint32_t v) {
+        u16(std::uint16_t(v >> 16));
+        u16(std::uint16_t(v));
+    }
+    void mac(const mac_addr& m) {
+        std::memcpy(p, m.data(), 6);
+        p += 6;
+    }
 };
 
 std::uint32_t sum16(const std::uint8_t* b, std::size_t n, std::uint32_t acc = 0) {
@@ -95,9 +110,9 @@ std::size_t frame::to_bytes(std::uint8_t* out, std::size_t capacity) const {
         }
         case frame_kind::CNM: {
             w.u16(ethertype::CNM);
-            w.u8(0);                          // version 0, reserved
+            w.u8(0);                            // version 0, reserved
             w.u8(std::uint8_t(cnm_fb & 0x3F));  // reserved + QntzFb (6 bits)
-            w.u16(0);                         // reserved
+            w.u16(0);                           // reserved
             for (int i = 7; i >= 0; --i) w.u8(std::uint8_t(cnm_cpid >> (8 * i)));
             w.u16(std::uint16_t(cnm_qoffset));
             w.u16(std::uint16_t(cnm_qdelta));
@@ -105,7 +120,8 @@ std::size_t frame::to_bytes(std::uint8_t* out, std::size_t capacity) const {
         }
         case frame_kind::IPV4_UDP:
         case frame_kind::IPV4_TCP:
-        case frame_kind::CREDIT: break;
+        case frame_kind::CREDIT:
+            break;
     }
     w.u16(ethertype::IPV4);
     std::uint8_t* ip = w.p;

@@ -17,7 +17,9 @@ output_file::~output_file() {
     if (m_file) std::fclose(m_file);
 }
 
-void output_file::record_error() { m_errno = errno ? errno : EIO; }
+void output_file::record_error() {
+    m_errno = errno ? errno : EIO;
+}
 
 void output_file::check() const {
     if (m_errno) throw write_error(m_path, m_errno);

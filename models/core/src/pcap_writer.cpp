@@ -13,7 +13,8 @@ std::uint8_t* put(std::uint8_t* p, T v) {
 }
 }  // namespace
 
-pcap_writer::pcap_writer(const std::string& path, const pcap_options& opt) : m_file(path), m_opt(opt), m_buf(16384) {
+pcap_writer::pcap_writer(const std::string& path, const pcap_options& opt)
+    : m_file(path), m_opt(opt), m_buf(16384) {
     std::uint8_t h[FILE_HEADER_BYTES];
     std::uint8_t* p = put<std::uint32_t>(h, 0xa1b23c4d);  // nanosecond-resolution pcap
     p = put<std::uint16_t>(p, 2);

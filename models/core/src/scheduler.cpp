@@ -40,7 +40,8 @@ std::uint64_t scheduler::next_wheel_tick() const {
     std::uint64_t bits = m_occupied[word] & (~std::uint64_t(0) << (start & 63));
     for (std::uint64_t i = 0; i <= WORDS; ++i) {
         if (bits) {
-            const std::uint64_t slot = (word << 6) | static_cast<std::uint64_t>(__builtin_ctzll(bits));
+            const std::uint64_t slot =
+                (word << 6) | static_cast<std::uint64_t>(__builtin_ctzll(bits));
             return m_cursor + ((slot - start) & MASK);
         }
         word = (word + 1) % WORDS;
@@ -79,7 +80,8 @@ ps_t scheduler::next_expiry() {
     ps_t at = NO_TICK;
     const std::uint64_t tick = next_wheel_tick();
     if (tick != NO_TICK)
-        for (const model_timer* p = m_slot[tick & MASK]; p; p = p->m_next) at = std::min(at, p->m_at);
+        for (const model_timer* p = m_slot[tick & MASK]; p; p = p->m_next)
+            at = std::min(at, p->m_at);
     drop_stale_far();
     if (!m_far.empty()) at = std::min(at, m_far.front().at);
     return at;
@@ -96,7 +98,9 @@ void scheduler::run() {
     ps_t horizon = kernel_now + 1;
     ps_t reach = horizon;
     if (m_run_ahead_end > kernel_now) {
-        reach = std::max(horizon, std::min(m_run_ahead_end, kernel_now + to_ps(sc_core::sc_time_to_pending_activity())));
+        reach = std::max(
+            horizon,
+            std::min(m_run_ahead_end, kernel_now + to_ps(sc_core::sc_time_to_pending_activity())));
         horizon = m_pause_at > kernel_now ? std::max(horizon, std::min(reach, m_pause_at)) : reach;
     }
     detail::g_model_now = kernel_now;

@@ -6,21 +6,36 @@ namespace fabricsim {
 
 std::string_view drop_cause_name(drop_cause c) {
     switch (c) {
-        case drop_cause::FCS_ERROR: return "fcs_error";
-        case drop_cause::LINK_DOWN: return "link_down";
-        case drop_cause::NO_ROUTE: return "no_route";
-        case drop_cause::TTL_EXPIRED: return "ttl_expired";
-        case drop_cause::SHARED_BUFFER_FULL: return "shared_buffer_full";
-        case drop_cause::PORT_CAP: return "port_cap";
-        case drop_cause::NIC_TX_QUEUE_FULL: return "nic_tx_queue_full";
-        case drop_cause::INGRESS_PG_LIMIT: return "ingress_pg_limit";
-        case drop_cause::INGRESS_POOL_FULL: return "ingress_pool_full";
-        case drop_cause::HEADROOM_PG_FULL: return "headroom_pg_full";
-        case drop_cause::HEADROOM_POOL_FULL: return "headroom_pool_full";
-        case drop_cause::EGRESS_QUEUE_LIMIT: return "egress_queue_limit";
-        case drop_cause::EGRESS_POOL_FULL: return "egress_pool_full";
-        case drop_cause::AQM_DROP: return "aqm_drop";
-        case drop_cause::COUNT: break;
+        case drop_cause::FCS_ERROR:
+            return "fcs_error";
+        case drop_cause::LINK_DOWN:
+            return "link_down";
+        case drop_cause::NO_ROUTE:
+            return "no_route";
+        case drop_cause::TTL_EXPIRED:
+            return "ttl_expired";
+        case drop_cause::SHARED_BUFFER_FULL:
+            return "shared_buffer_full";
+        case drop_cause::PORT_CAP:
+            return "port_cap";
+        case drop_cause::NIC_TX_QUEUE_FULL:
+            return "nic_tx_queue_full";
+        case drop_cause::INGRESS_PG_LIMIT:
+            return "ingress_pg_limit";
+        case drop_cause::INGRESS_POOL_FULL:
+            return "ingress_pool_full";
+        case drop_cause::HEADROOM_PG_FULL:
+            return "headroom_pg_full";
+        case drop_cause::HEADROOM_POOL_FULL:
+            return "headroom_pool_full";
+        case drop_cause::EGRESS_QUEUE_LIMIT:
+            return "egress_queue_limit";
+        case drop_cause::EGRESS_POOL_FULL:
+            return "egress_pool_full";
+        case drop_cause::AQM_DROP:
+            return "aqm_drop";
+        case drop_cause::COUNT:
+            break;
     }
     return "unknown";
 }

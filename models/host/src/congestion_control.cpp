@@ -40,9 +40,12 @@ congestion_control::congestion_control(const cc_params& p)
 bool congestion_control::ecn_capable() const {
     switch (m_p.kind) {
         case cc_kind::ECN_STAR:
-        case cc_kind::DCTCP: return true;
-        case cc_kind::CUBIC: return m_p.cubic_ecn;
-        case cc_kind::NEWRENO: break;
+        case cc_kind::DCTCP:
+            return true;
+        case cc_kind::CUBIC:
+            return m_p.cubic_ecn;
+        case cc_kind::NEWRENO:
+            break;
     }
     return false;
 }
@@ -66,7 +69,8 @@ ack_outcome congestion_control::on_ack(const ack_event& e) {
     if (m_in_recovery) {
         if (e.snd_una_after >= m_recover) {
             // RFC 6582 §3.2 step 3, option 1: avoid a burst when little data is outstanding.
-            const std::uint64_t flight_after = e.snd_nxt > e.snd_una_after ? e.snd_nxt - e.snd_una_after : 0;
+            const std::uint64_t flight_after =
+                e.snd_nxt > e.snd_una_after ? e.snd_nxt - e.snd_una_after : 0;
             m_cwnd = std::min(m_ssthresh, std::max<std::uint64_t>(flight_after, m_p.mss) + m_p.mss);
             m_in_recovery = false;
             m_ca_acked = 0;
@@ -75,7 +79,8 @@ ack_outcome congestion_control::on_ack(const ack_event& e) {
         // Partial ACK (step 5): deflate by the newly acked bytes, add back one MSS if >= 1 MSS.
         const std::uint64_t add_back = e.acked_bytes >= m_p.mss ? m_p.mss : 0;
         const std::uint64_t grown = m_cwnd + add_back;
-        m_cwnd = grown > e.acked_bytes ? std::max<std::uint64_t>(grown - e.acked_bytes, m_p.mss) : m_p.mss;
+        m_cwnd = grown > e.acked_bytes ? std::max<std::uint64_t>(grown - e.acked_bytes, m_p.mss)
+                                       : m_p.mss;
         return ack_outcome::PARTIAL_ACK;
     }
 
@@ -120,13 +125,18 @@ void congestion_control::dctcp_observe(const ack_event& e) {
 void congestion_control::ece_reduce(const ack_event& e) {
     std::uint64_t target = m_cwnd;
     switch (m_p.kind) {
-        case cc_kind::ECN_STAR: target = m_cwnd / 2; break;
-        case cc_kind::DCTCP: target = scaled(m_cwnd, 1.0 - m_alpha / 2); break;
+        case cc_kind::ECN_STAR:
+            target = m_cwnd / 2;
+            break;
+        case cc_kind::DCTCP:
+            target = scaled(m_cwnd, 1.0 - m_alpha / 2);
+            break;
         case cc_kind::CUBIC:
             cubic_on_congestion();
             target = scaled(m_cwnd, m_p.cubic_beta);
             break;
-        case cc_kind::NEWRENO: return;
+        case cc_kind::NEWRENO:
+            return;
     }
     m_ssthresh = std::max(target, two_mss());
     m_cwnd = std::min(m_cwnd, m_ssthresh);

@@ -13,7 +13,9 @@ namespace fabricsim::host {
 namespace {
 // Every flow's receiver listens on one port; the sender's port tells the flows apart.
 constexpr std::uint16_t SERVER_PORT = 5001;
-std::uint16_t client_port(std::uint32_t flow) { return static_cast<std::uint16_t>(10000 + flow % 50000); }
+std::uint16_t client_port(std::uint32_t flow) {
+    return static_cast<std::uint16_t>(10000 + flow % 50000);
+}
 }  // namespace
 
 host::host(const sc_core::sc_module_name& name, const host_identity& id, nic::nic_device& nic,
@@ -33,16 +35,19 @@ void host::add_source(std::uint32_t flow_id, std::uint32_t dst_ip, const mac_add
     const flow_spec& spec = rec.spec;
     if (spec.transport == transport_kind::TCP) {
         rec.tx_slot = static_cast<std::uint32_t>(m_tx.size());
-        m_tx.push_back({flow_id, tcp_sender(spec.tcp.sender, spec.tcp.cc, spec.tcp.rtt), dst_ip, gateway_mac});
+        m_tx.push_back(
+            {flow_id, tcp_sender(spec.tcp.sender, spec.tcp.cc, spec.tcp.rtt), dst_ip, gateway_mac});
         m_tx.back().ect = m_tx.back().snd.cc().ecn_capable();
         return;
     }
     rec.tx_slot = static_cast<std::uint32_t>(m_sources.size());
-    m_sources.push_back({traffic_source(spec, m_seed, std::string(name()) + ".flow" + std::to_string(flow_id)),
-                         dst_ip, gateway_mac});
+    m_sources.push_back(
+        {traffic_source(spec, m_seed, std::string(name()) + ".flow" + std::to_string(flow_id)),
+         dst_ip, gateway_mac});
 }
 
-void host::add_tcp_receiver(std::uint32_t flow_id, std::uint32_t src_ip, const mac_addr& gateway_mac) {
+void host::add_tcp_receiver(std::uint32_t flow_id, std::uint32_t src_ip,
+                            const mac_addr& gateway_mac) {
     flow_record& rec = m_flows[flow_id];
     rec.rx_slot = static_cast<std::uint32_t>(m_rx.size());
     m_rx.push_back({flow_id, tcp_receiver(rec.spec.tcp.receiver), src_ip, gateway_mac});
@@ -97,13 +102,17 @@ void host::on_timer() {
 
 void host::fire(const timer& t, ps_t now) {
     switch (t.kind) {
-        case timer_kind::UDP_SEND: send_udp(t.slot, t.at); break;
+        case timer_kind::UDP_SEND:
+            send_udp(t.slot, t.at);
+            break;
         case timer_kind::TCP_START: {
             tcp_tx& x = m_tx[t.slot];
             flow_record& rec = m_flows[x.flow];
             rec.started = t.at;
-            if (rec.spec.size_bytes == 0) x.snd.set_unlimited();
-            else x.snd.write(rec.spec.size_bytes);
+            if (rec.spec.size_bytes == 0)
+                x.snd.set_unlimited();
+            else
+                x.snd.write(rec.spec.size_bytes);
             pump(t.slot, t.at);
             break;
         }
@@ -194,8 +203,8 @@ void host::send_udp(std::uint32_t slot, ps_t at) {
     if (nxt != ~ps_t(0)) push_timer(nxt, timer_kind::UDP_SEND, slot);
 }
 
-frame& host::new_frame(const flow_spec& spec, std::uint32_t dst_ip, const mac_addr& dst_mac, std::uint16_t sport,
-                       std::uint16_t dport) {
+frame& host::new_frame(const flow_spec& spec, std::uint32_t dst_ip, const mac_addr& dst_mac,
+                       std::uint16_t sport, std::uint16_t dport) {
     frame& f = frame_pool::global().acquire();
     f.src_mac = m_id.mac;
     f.dst_mac = dst_mac;
@@ -210,8 +219,8 @@ frame& host::new_frame(const flow_spec& spec, std::uint32_t dst_ip, const mac_ad
     return f;
 }
 
-frame& host::new_tcp_frame(std::uint32_t flow, std::uint32_t dst_ip, const mac_addr& dst_mac, std::uint16_t sport,
-                           std::uint16_t dport) {
+frame& host::new_tcp_frame(std::uint32_t flow, std::uint32_t dst_ip, const mac_addr& dst_mac,
+                           std::uint16_t sport, std::uint16_t dport) {
     frame& f = new_frame(m_flows[flow].spec, dst_ip, dst_mac, sport, dport);
     f.tcp_window = 0xFFFF;
     return f;
@@ -303,8 +312,10 @@ void host::nic_rx(frame& f, ps_t at) {
 }
 
 void host::process_rx(frame& f, ps_t now) {
-    if (f.payload_bytes > 0) on_tcp_data(f, now);
-    else on_tcp_ack(f, now);
+    if (f.payload_bytes > 0)
+        on_tcp_data(f, now);
+    else
+        on_tcp_ack(f, now);
     frame_pool::global().release(f);
 }
 
@@ -315,10 +326,11 @@ void host::on_tcp_data(frame& f, ps_t now) {
     if (ce) rec.ce_frames++;
     tcp_rx& r = m_rx[rec.rx_slot];
     ack_decision acks[2];
-    const unsigned n = r.rcv.on_segment(now, f.seq_no, f.payload_bytes, ce, (f.tcp_flags & tcp_flag::CWR) != 0,
-                                        f.created, acks);
+    const unsigned n = r.rcv.on_segment(now, f.seq_no, f.payload_bytes, ce,
+                                        (f.tcp_flags & tcp_flag::CWR) != 0, f.created, acks);
     rec.rx_bytes = r.rcv.rcv_nxt();
-    if (rec.completed == 0 && rec.spec.size_bytes != 0 && rec.rx_bytes >= rec.spec.size_bytes) rec.completed = now;
+    if (rec.completed == 0 && rec.spec.size_bytes != 0 && rec.rx_bytes >= rec.spec.size_bytes)
+        rec.completed = now;
     for (unsigned i = 0; i < n; ++i) send_ack(r, acks[i], now);
     if (rec.msg_end != 0 && rec.rx_bytes >= rec.msg_end) {
         rec.msg_end = 0;
@@ -339,8 +351,9 @@ void host::on_tcp_ack(frame& f, ps_t now) {
     x.snd.on_ack(now, f.ack_no, ece, f.ts_echo, f.sack_blocks, f.sack_edges.data());
     if (rec.spec.trace) {
         const auto& cc = x.snd.cc();
-        rec.trace.push_back({now, cc.cwnd(), cc.ssthresh(), x.snd.flight(), x.snd.snd_una(), cc.alpha(), cc.last_f(),
-                             x.snd.rtt().srtt(), f.ts_echo && now > f.ts_echo ? now - f.ts_echo : 0, ece});
+        rec.trace.push_back({now, cc.cwnd(), cc.ssthresh(), x.snd.flight(), x.snd.snd_una(),
+                             cc.alpha(), cc.last_f(), x.snd.rtt().srtt(),
+                             f.ts_echo && now > f.ts_echo ? now - f.ts_echo : 0, ece});
     }
     pump(rec.tx_slot, now);
 }

@@ -6,8 +6,9 @@
 
 namespace fabricsim::host {
 
-partition_aggregate::partition_aggregate(const incast_spec& spec, std::vector<host*> hosts, flow_table& flows,
-                                         std::uint64_t seed, const std::string& name)
+partition_aggregate::partition_aggregate(const incast_spec& spec, std::vector<host*> hosts,
+                                         flow_table& flows, std::uint64_t seed,
+                                         const std::string& name)
     : m_spec(spec), m_hosts(std::move(hosts)), m_flows(flows), m_rng(seed, name) {
     m_worker_of_flow.assign(flows.size(), -1);
     for (std::size_t i = 0; i < m_spec.workers.size(); ++i) {
@@ -18,7 +19,9 @@ partition_aggregate::partition_aggregate(const incast_spec& spec, std::vector<ho
     m_queries.reserve(m_spec.queries);
 }
 
-void partition_aggregate::start() { begin_query(m_spec.start); }
+void partition_aggregate::start() {
+    begin_query(m_spec.start);
+}
 
 std::uint64_t partition_aggregate::response_timeouts() const {
     std::uint64_t n = 0;
@@ -40,9 +43,11 @@ void partition_aggregate::on_message(std::uint32_t flow, ps_t at) {
     if (w >= 0) {
         // A worker has the whole request: it answers, after its jitter.
         ps_t delay = 0;
-        if (m_spec.jitter > 0) delay = static_cast<ps_t>(std::floor(m_rng.uniform() * double(m_spec.jitter)));
+        if (m_spec.jitter > 0)
+            delay = static_cast<ps_t>(std::floor(m_rng.uniform() * double(m_spec.jitter)));
         const auto i = static_cast<std::size_t>(w);
-        m_hosts[m_spec.workers[i]]->app_write(m_spec.response_flows[i], m_spec.response_bytes, at + delay);
+        m_hosts[m_spec.workers[i]]->app_write(m_spec.response_flows[i], m_spec.response_bytes,
+                                              at + delay);
         return;
     }
     if (++m_responses < m_spec.workers.size()) return;

@@ -16,7 +16,9 @@ rtt_estimator::rtt_estimator(const rtt_params& p) : m_p(p), m_rto(0) {
     m_rto = std::min(m_p.initial_rto, m_p.max_rto);
 }
 
-ps_t rtt_estimator::clamp(ps_t rto) const { return std::clamp(rto, m_p.min_rto, m_p.max_rto); }
+ps_t rtt_estimator::clamp(ps_t rto) const {
+    return std::clamp(rto, m_p.min_rto, m_p.max_rto);
+}
 
 void rtt_estimator::on_sample(ps_t r) {
     r = std::max<ps_t>(r, 1);

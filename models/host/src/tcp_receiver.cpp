@@ -24,9 +24,12 @@ std::uint64_t tcp_receiver::out_of_order_bytes() const {
 
 bool tcp_receiver::ece_now() const {
     switch (m_p.ecn) {
-        case ecn_feedback::NONE: return false;
-        case ecn_feedback::RFC3168: return m_ece_latched;
-        case ecn_feedback::DCTCP: return m_ce_state;
+        case ecn_feedback::NONE:
+            return false;
+        case ecn_feedback::RFC3168:
+            return m_ece_latched;
+        case ecn_feedback::DCTCP:
+            return m_ce_state;
     }
     return false;
 }
@@ -59,8 +62,8 @@ ack_decision tcp_receiver::make_ack() {
     return a;
 }
 
-unsigned tcp_receiver::on_segment(ps_t now, std::uint64_t seq, std::uint32_t len, bool ce, bool cwr, ps_t ts,
-                                  ack_decision out[2]) {
+unsigned tcp_receiver::on_segment(ps_t now, std::uint64_t seq, std::uint32_t len, bool ce, bool cwr,
+                                  ps_t ts, ack_decision out[2]) {
     unsigned n = 0;
     m_stats.segments++;
     if (ce) m_stats.ce_segments++;

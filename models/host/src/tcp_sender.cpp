@@ -58,13 +58,15 @@ std::uint64_t tcp_sender::pipe_below(std::uint64_t lost) const {
     const std::uint64_t edge = std::max(lost, m_snd_una);
     const std::uint64_t top = std::max(m_snd_nxt, edge);
     std::uint64_t p = (top - edge) - sacked_in(edge, top);  // neither lost nor SACKed
-    for (const auto& x : m_rtx) p += (x.end - x.begin) - sacked_in(x.begin, x.end);  // retransmitted
+    for (const auto& x : m_rtx)
+        p += (x.end - x.begin) - sacked_in(x.begin, x.end);  // retransmitted
     return p;
 }
 
 void tcp_sender::add_retransmission(std::uint64_t b, std::uint64_t e) {
-    auto it = std::lower_bound(m_rtx.begin(), m_rtx.end(), b,
-                               [](const retransmission& x, std::uint64_t v) { return x.begin < v; });
+    auto it =
+        std::lower_bound(m_rtx.begin(), m_rtx.end(), b,
+                         [](const retransmission& x, std::uint64_t v) { return x.begin < v; });
     m_rtx.insert(it, retransmission{b, e, m_snd_nxt});
 }
 
@@ -74,7 +76,8 @@ void tcp_sender::update_retransmissions(std::uint64_t ack) {
     for (auto& x : m_rtx) {
         x.begin = std::max(x.begin, ack);
         if (x.end <= x.begin || sacked_in(x.begin, x.end) == x.end - x.begin) continue;  // arrived
-        if (high_sacked > x.mark && sacked_in(x.begin, x.begin + 1) == 0) {  // data sent later arrived
+        if (high_sacked > x.mark &&
+            sacked_in(x.begin, x.begin + 1) == 0) {  // data sent later arrived
             m_stats.lost_retransmits++;
             continue;
         }
@@ -88,7 +91,8 @@ std::uint32_t tcp_sender::recovery_threshold() {
     const bool nothing_new = (!m_unlimited && m_snd_nxt >= m_written) || flight() + mss > m_p.rwnd;
     if (m_p.early_retransmit && nothing_new) {
         const std::uint64_t oseg = (flight() + mss - 1) / mss;
-        if (oseg >= 2 && oseg < 4 && oseg - 1 < m_p.dupack_threshold) return static_cast<std::uint32_t>(oseg - 1);
+        if (oseg >= 2 && oseg < 4 && oseg - 1 < m_p.dupack_threshold)
+            return static_cast<std::uint32_t>(oseg - 1);
     }
     return m_p.dupack_threshold;
 }
@@ -174,7 +178,8 @@ bool tcp_sender::next_segment(ps_t now, tcp_segment& out) {
     }
     if (sack_recovery()) return next_sack_segment(now, out);
     if (m_snd_nxt >= end) return false;
-    if (m_p.idle_restart && flight() == 0 && m_stats.segments > 0 && now - m_last_send > m_rtt.rto()) {
+    if (m_p.idle_restart && flight() == 0 && m_stats.segments > 0 &&
+        now - m_last_send > m_rtt.rto()) {
         m_cc.restart_after_idle();
         m_stats.idle_restarts++;
         m_last_send = now;
@@ -194,9 +199,11 @@ void tcp_sender::on_ack(ps_t now, std::uint64_t ack, bool ece, ps_t ts_echo, uns
     if (ece) m_stats.ece_acks++;
     ack = std::min(ack, m_snd_max);
     if (m_p.sack) {
-        while (!m_sacked.empty() && m_sacked.front().second <= ack) m_sacked.erase(m_sacked.begin());
+        while (!m_sacked.empty() && m_sacked.front().second <= ack)
+            m_sacked.erase(m_sacked.begin());
         if (!m_sacked.empty() && m_sacked.front().first < ack) m_sacked.front().first = ack;
-        for (unsigned i = 0; i < blocks; ++i) add_sack(std::max(edges[2 * i], ack), edges[2 * i + 1]);
+        for (unsigned i = 0; i < blocks; ++i)
+            add_sack(std::max(edges[2 * i], ack), edges[2 * i + 1]);
         if (!m_rtx.empty()) update_retransmissions(ack);
     }
     if (ack > m_snd_una) {
@@ -230,8 +237,10 @@ void tcp_sender::on_ack(ps_t now, std::uint64_t ack, bool ece, ps_t ts_echo, uns
             m_partial_seen = false;
             m_rtx.clear();
         }
-        if (m_snd_una >= m_snd_max) m_rto_at = 0;       // RFC 6298 5.2
-        else if (restart || m_rto_at == 0) arm_rto(now);  // 5.3
+        if (m_snd_una >= m_snd_max)
+            m_rto_at = 0;  // RFC 6298 5.2
+        else if (restart || m_rto_at == 0)
+            arm_rto(now);  // 5.3
         return;
     }
     if (ack == m_snd_una && m_snd_una < m_snd_max) {
@@ -247,13 +256,15 @@ void tcp_sender::on_ack(ps_t now, std::uint64_t ack, bool ece, ps_t ts_echo, uns
                 m_rtx.clear();
                 m_retx_pending = true;
                 m_stats.fast_retransmits++;
-                if (m_dupacks < m_p.dupack_threshold && lost_edge() == m_snd_una) m_stats.early_retransmits++;
+                if (m_dupacks < m_p.dupack_threshold && lost_edge() == m_snd_una)
+                    m_stats.early_retransmits++;
             }
             return;
         }
         m_cc.on_dupack();
         const std::uint32_t threshold = recovery_threshold();
-        if (m_dupacks == threshold && m_cc.on_dupack_threshold(now, m_snd_una, m_snd_nxt, flight())) {
+        if (m_dupacks == threshold &&
+            m_cc.on_dupack_threshold(now, m_snd_una, m_snd_nxt, flight())) {
             m_retx_pending = true;
             m_partial_seen = false;
             m_stats.fast_retransmits++;

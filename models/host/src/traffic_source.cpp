@@ -8,7 +8,8 @@ namespace fabricsim::host {
 
 std::uint32_t flow_spec::wire_bytes() const {
     const std::uint32_t tag = pcp != 0 ? VLAN_TAG : 0;  // a non-zero PCP adds an 802.1Q tag
-    const std::uint32_t frame = std::max<std::uint32_t>(ETH_HEADER + tag + packet_bytes + FCS_BYTES, MIN_FRAME_WITH_FCS);
+    const std::uint32_t frame =
+        std::max<std::uint32_t>(ETH_HEADER + tag + packet_bytes + FCS_BYTES, MIN_FRAME_WITH_FCS);
     return frame + PREAMBLE_SFD + IFG_BYTES;
 }
 
@@ -24,8 +25,9 @@ traffic_source::traffic_source(const flow_spec& spec, std::uint64_t seed, const 
 
 ps_t traffic_source::period_length(ps_t mean) {
     const double m = double(mean);
-    const double v = m_spec.periods == period_distribution::PARETO ? m_rng.pareto(m_spec.pareto_shape, m)
-                                                                   : m_rng.exponential(m);
+    const double v = m_spec.periods == period_distribution::PARETO
+                         ? m_rng.pareto(m_spec.pareto_shape, m)
+                         : m_rng.exponential(m);
     return std::max<ps_t>(1, static_cast<ps_t>(std::llround(std::min(v, 1e18))));
 }
 
@@ -50,7 +52,8 @@ void traffic_source::advance() {
             break;
         }
         case arrival_process::POISSON:
-            schedule(cur + std::max<ps_t>(1, static_cast<ps_t>(std::llround(m_rng.exponential(m_interval_ps)))));
+            schedule(cur + std::max<ps_t>(1, static_cast<ps_t>(
+                                                 std::llround(m_rng.exponential(m_interval_ps)))));
             break;
         case arrival_process::ON_OFF: {
             const double step = m_interval_ps + m_carry;

@@ -9,9 +9,11 @@ namespace fabricsim::nic {
 
 void nic_config::describe(config_schema& s, const std::string& p) {
     s.add(p + ".tx_latency", value_kind::TIME, "500ns",
-          "Host post to MAC: descriptor fetch and DMA read, fixed").max = 1e9;
+          "Host post to MAC: descriptor fetch and DMA read, fixed")
+        .max = 1e9;
     s.add(p + ".rx_latency", value_kind::TIME, "500ns",
-          "MAC to host memory: DMA write and completion, fixed").max = 1e9;
+          "MAC to host memory: DMA write and completion, fixed")
+        .max = 1e9;
     auto& q = s.add(p + ".tx_queue", value_kind::INT, "1024",
                     "Frames the TX queue holds; a post beyond it is dropped (nic_tx_queue_full)");
     q.min = 1;
@@ -26,9 +28,9 @@ nic_config nic_config::load(const config_node& n) {
     return c;
 }
 
-nic_device::nic_device(const sc_core::sc_module_name& name, const nic_config& cfg, std::uint64_t rate_bps)
-    : sc_core::sc_module(name), m_cfg(cfg), m_rate_bps(rate_bps) {
-}
+nic_device::nic_device(const sc_core::sc_module_name& name, const nic_config& cfg,
+                       std::uint64_t rate_bps)
+    : sc_core::sc_module(name), m_cfg(cfg), m_rate_bps(rate_bps) {}
 
 void nic_device::post(frame& f, ps_t at) {
     const ps_t now = now_ps();
@@ -73,14 +75,16 @@ void nic_device::receive(unsigned, frame& f) {
     m_stats.rx_frames++;
     m_stats.rx_bytes += f.frame_bytes();
     const ps_t at = now_ps() + m_cfg.rx_latency;
-    if (m_host) m_host->nic_rx(f, at);
-    else frame_pool::global().release(f);
+    if (m_host)
+        m_host->nic_rx(f, at);
+    else
+        frame_pool::global().release(f);
 }
 
 void nic_device::report_stats(nlohmann::json& out) const {
-    out = {{"tx_frames", m_stats.tx_frames}, {"tx_bytes", m_stats.tx_bytes},
-           {"rx_frames", m_stats.rx_frames}, {"rx_bytes", m_stats.rx_bytes},
-           {"tx_queue_frames", m_queue.size()}, {"tx_queue_peak", m_stats.tx_queue_peak},
+    out = {{"tx_frames", m_stats.tx_frames},       {"tx_bytes", m_stats.tx_bytes},
+           {"rx_frames", m_stats.rx_frames},       {"rx_bytes", m_stats.rx_bytes},
+           {"tx_queue_frames", m_queue.size()},    {"tx_queue_peak", m_stats.tx_queue_peak},
            {"drops", drops_to_json(m_stats.drops)}};
 }
 

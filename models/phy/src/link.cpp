@@ -7,7 +7,8 @@
 
 namespace fabricsim::phy {
 
-link_direction::link_direction(const sc_core::sc_module_name& name, const link_config& cfg, std::uint64_t seed)
+link_direction::link_direction(const sc_core::sc_module_name& name, const link_config& cfg,
+                               std::uint64_t seed)
     : sc_core::sc_module(name), m_timing(cfg, seed, std::string(this->name())) {
     in.bind(*this);
     out.bind(*this);

@@ -27,18 +27,24 @@ ps_t default_fec_latency(fec_mode fec, std::uint64_t rate) {
     // ~120 ns for RS(544,514) (typical vendor figures).
     (void)rate;
     switch (fec) {
-        case fec_mode::NONE: return 0;
-        case fec_mode::RS_528_514: return 100 * PS_PER_NS;
-        case fec_mode::RS_544_514: return 120 * PS_PER_NS;
+        case fec_mode::NONE:
+            return 0;
+        case fec_mode::RS_528_514:
+            return 100 * PS_PER_NS;
+        case fec_mode::RS_544_514:
+            return 120 * PS_PER_NS;
     }
     return 0;
 }
 
 const char* fec_name(fec_mode f) {
     switch (f) {
-        case fec_mode::NONE: return "none";
-        case fec_mode::RS_528_514: return "rs528";
-        case fec_mode::RS_544_514: return "rs544";
+        case fec_mode::NONE:
+            return "none";
+        case fec_mode::RS_528_514:
+            return "rs528";
+        case fec_mode::RS_544_514:
+            return "rs544";
     }
     return "?";
 }
@@ -51,7 +57,8 @@ void link_config::validate(const std::string& key) const {
         if (down[i].second <= down[i].first)
             throw config_error(key + ".down[" + std::to_string(i) + "]", "'up' must be after 'at'");
         if (down[i].first < prev)
-            throw config_error(key + ".down[" + std::to_string(i) + "]", "intervals must be ordered and not overlap");
+            throw config_error(key + ".down[" + std::to_string(i) + "]",
+                               "intervals must be ordered and not overlap");
         prev = down[i].second;
     }
 }

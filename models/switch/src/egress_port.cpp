@@ -20,8 +20,9 @@ std::vector<queue_sched_params> sched_params(const switch_config& cfg) {
 }
 }  // namespace
 
-egress_port::egress_port(const sc_core::sc_module_name& name, unsigned index, const switch_config& cfg, mmu& buffer,
-                         pool_backlog& pools, std::uint64_t rate_bps, std::uint64_t seed)
+egress_port::egress_port(const sc_core::sc_module_name& name, unsigned index,
+                         const switch_config& cfg, mmu& buffer, pool_backlog& pools,
+                         std::uint64_t rate_bps, std::uint64_t seed)
     : sc_core::sc_module(name),
       m_mmu(buffer),
       m_index(static_cast<std::uint16_t>(index)),
@@ -45,26 +46,34 @@ egress_port::egress_port(const sc_core::sc_module_name& name, unsigned index, co
     for (unsigned q = 0; q < m_queues; ++q) {
         m_cold[q].avg = red_average(cfg.ecn.red.weight);
         if (cfg.queue_shaper[q].rate_bps)
-            m_shaper[q] = token_bucket(cfg.queue_shaper[q].rate_bps, cfg.queue_shaper[q].burst_bytes);
+            m_shaper[q] =
+                token_bucket(cfg.queue_shaper[q].rate_bps, cfg.queue_shaper[q].burst_bytes);
         quanta.push_back(m_sched.quantum(q));
         strict.push_back(m_sched.strict(q));
-        if (m_sched.strict(q)) m_strict_mask = static_cast<std::uint8_t>(m_strict_mask | 1u << q);
-        else m_alone_bytes = static_cast<std::uint16_t>(std::min<std::uint32_t>(m_alone_bytes, m_sched.quantum(q)));
+        if (m_sched.strict(q))
+            m_strict_mask = static_cast<std::uint8_t>(m_strict_mask | 1u << q);
+        else
+            m_alone_bytes = static_cast<std::uint16_t>(
+                std::min<std::uint32_t>(m_alone_bytes, m_sched.quantum(q)));
         const auto bit = static_cast<std::uint8_t>(1u << q);
         if (cfg.mmu.queue[q].lossless) m_lossless_mask |= bit;
         if (cfg.ecn.mode != ecn_mode::OFF && (cfg.ecn.queue_mask >> q & 1)) {
-            if (cfg.ecn.mark_on_dequeue) m_mark_dequeue_mask |= bit;
-            else m_mark_enqueue_mask |= bit;
+            if (cfg.ecn.mark_on_dequeue)
+                m_mark_dequeue_mask |= bit;
+            else
+                m_mark_enqueue_mask |= bit;
         }
     }
-    if (cfg.port_shaper.rate_bps) m_port_shaper = token_bucket(cfg.port_shaper.rate_bps, cfg.port_shaper.burst_bytes);
+    if (cfg.port_shaper.rate_bps)
+        m_port_shaper = token_bucket(cfg.port_shaper.rate_bps, cfg.port_shaper.burst_bytes);
     m_shaped = !m_port_shaper.unlimited();
     for (unsigned q = 0; q < m_queues; ++q) m_shaped = m_shaped || !m_shaper[q].unlimited();
     const std::vector<double> scales = min_threshold_scales(quanta, strict);
     for (unsigned q = 0; q < m_queues; ++q) m_cold[q].min_scale = scales[q];
     if (cfg.ecn.mode != ecn_mode::OFF && cfg.ecn.per_queue == queue_threshold::MQ_ECN) {
         // The paper's T_idle: one MTU (1500 B) at the port rate.
-        const ps_t t_idle = cfg.ecn.mq_t_idle ? cfg.ecn.mq_t_idle : serialization_ps(1500, rate_bps);
+        const ps_t t_idle =
+            cfg.ecn.mq_t_idle ? cfg.ecn.mq_t_idle : serialization_ps(1500, rate_bps);
         m_mq = &m_mq_state.emplace(quanta, rate_bps, cfg.ecn.mq_beta, t_idle);
         m_sched.set_observer(m_mq);
     }
@@ -88,7 +97,8 @@ egress_port::egress_port(const sc_core::sc_module_name& name, unsigned index, co
     // of the shortest quantum, the smallest at any T_round).
     double min_param = std::numeric_limits<double>::infinity();
     for (unsigned q = 0; q < m_queues; ++q)
-        if ((m_mark_enqueue_mask | m_mark_dequeue_mask) >> q & 1) min_param = std::min(min_param, m_queue[q].ecn_param);
+        if ((m_mark_enqueue_mask | m_mark_dequeue_mask) >> q & 1)
+            min_param = std::min(min_param, m_queue[q].ecn_param);
     if (m_mq) {
         m_mq->set_threshold(red.min_th, min_param);
         refresh_pass_bound();
@@ -96,7 +106,8 @@ egress_port::egress_port(const sc_core::sc_module_name& name, unsigned index, co
         m_pass_bound = min_param;
     }
     if (cfg.phantom.enabled)
-        m_phantom.emplace(rate_bps, cfg.phantom.gamma, cfg.phantom.interval, cfg.phantom.threshold_bytes);
+        m_phantom.emplace(rate_bps, cfg.phantom.gamma, cfg.phantom.interval,
+                          cfg.phantom.threshold_bytes);
     m_has_phantom = m_phantom.has_value();
 }
 
@@ -109,7 +120,8 @@ egress_port::ecn_action egress_port::ecn_decision(unsigned q, const frame& f) {
         // the occupancy (weight 1, no state to keep) and red_probability() is 0 or 1, no draw.
         // The threshold is K x threshold_scale(q), from the queue's line (and MQ-ECN's first).
         const double occupancy = m_ecn_packets ? double(s.fifo.size() + 1) : double(s.bytes);
-        if (occupancy <= (m_mq ? m_mq->threshold_for(s.ecn_param) : s.ecn_param)) return ecn_action::PASS;
+        if (occupancy <= (m_mq ? m_mq->threshold_for(s.ecn_param) : s.ecn_param))
+            return ecn_action::PASS;
         if (f.ecn != ecn_codepoint::NOT_ECT) return ecn_action::MARK;
         return m_drop_non_ect ? ecn_action::DROP : ecn_action::PASS;
     }
@@ -175,8 +187,10 @@ void egress_port::start(unsigned q, ps_t at, ps_t now, bool alone) {
     const ps_t tx_end = m_mq ? m_mq->tx_end(at, wire) : at;
     if (m_use_sched) {
         // accept() checked what serve_alone() would: the port was empty and the frame fits.
-        if (!alone) m_sched.served(q, wire, s.fifo.empty(), at, tx_end);
-        else if (!(m_strict_mask >> q & 1)) m_sched.serve_alone_known(q, at, tx_end, m_mq);
+        if (!alone)
+            m_sched.served(q, wire, s.fifo.empty(), at, tx_end);
+        else if (!(m_strict_mask >> q & 1))
+            m_sched.serve_alone_known(q, at, tx_end, m_mq);
     }
     if (m_mq) {
         refresh_pass_bound();
@@ -220,7 +234,8 @@ void egress_port::accept(frame& f, unsigned in_port, unsigned pg, unsigned q, ps
     // could pick; serve_alone() then does the scheduler's bookkeeping without the round robin.
     const bool idle = port_was_empty && m_busy_until <= ready;
     const bool alone =
-        idle && !m_shaped && (!m_use_sched || f.wire_bytes() <= m_alone_bytes || (m_strict_mask >> q & 1));
+        idle && !m_shaped &&
+        (!m_use_sched || f.wire_bytes() <= m_alone_bytes || (m_strict_mask >> q & 1));
     if (was_empty) {
         m_backlogged |= static_cast<std::uint8_t>(1u << q);
         if (m_use_sched && !alone) m_sched.backlogged(q, ready);
@@ -310,7 +325,8 @@ void egress_port::report_stats(nlohmann::json& out) const {
         queues.push_back(std::move(j));
     }
     out["queues"] = std::move(queues);
-    if (m_mq) out["mq_ecn"] = {{"t_round_us", m_mq->t_round_ps() / 1e6}, {"samples", m_mq->samples()}};
+    if (m_mq)
+        out["mq_ecn"] = {{"t_round_us", m_mq->t_round_ps() / 1e6}, {"samples", m_mq->samples()}};
     if (m_phantom)
         out["phantom_queue"] = {{"frames", m_phantom->frames()},
                                 {"marked", m_phantom->marked()},

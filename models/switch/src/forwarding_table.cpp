@@ -21,7 +21,8 @@ void forwarding_table::grow() {
 }
 
 void forwarding_table::add_route(std::uint32_t ip, const std::vector<std::uint16_t>& ports) {
-    if (ports.empty() || ports.size() > 0xffff) throw std::invalid_argument("route needs 1..65535 ports");
+    if (ports.empty() || ports.size() > 0xffff)
+        throw std::invalid_argument("route needs 1..65535 ports");
     if (2 * (m_size + 1) > m_slots.size()) grow();
     slot& s = m_slots[find_slot(ip)];
     if (s.count == 0) ++m_size;

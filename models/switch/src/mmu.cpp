@@ -23,7 +23,8 @@ std::string mmu_config::validate() const {
     if (cell_bytes == 0) return "cell size must be positive";
     if (total_cells == 0) return "the buffer holds no cell";
     if (total_cells > 0xffffffffu)
-        return "the buffer has " + std::to_string(total_cells) + " cells, more than the model counts (2^32 - 1)";
+        return "the buffer has " + std::to_string(total_cells) +
+               " cells, more than the model counts (2^32 - 1)";
     if (queues == 0 || queues > MAX_QUEUES) return "queues must be 1..8";
     const std::uint64_t taken = reserved_cells() + lossless_pool_cells + headroom_pool_cells;
     if (taken >= total_cells)
@@ -54,11 +55,13 @@ mmu::mmu(const mmu_config& cfg) : m_cfg(cfg), m_ports(cfg.ports) {
     for (const auto& q : cfg.queue) m_hot.plain = m_hot.plain && q.min_cells == 0 && !q.lossless;
     for (unsigned i = 0; i < PRIORITY_GROUPS; ++i) {
         m_pg_alpha[i] = cfg.pg[i].shared.alpha;
-        if (cfg.pg[i].shared.dynamic) m_hot.pg_dynamic = static_cast<std::uint8_t>(m_hot.pg_dynamic | 1u << i);
+        if (cfg.pg[i].shared.dynamic)
+            m_hot.pg_dynamic = static_cast<std::uint8_t>(m_hot.pg_dynamic | 1u << i);
     }
     for (unsigned i = 0; i < MAX_QUEUES; ++i) {
         m_queue_alpha[i] = cfg.queue[i].shared.alpha;
-        if (cfg.queue[i].shared.dynamic) m_hot.queue_dynamic = static_cast<std::uint8_t>(m_hot.queue_dynamic | 1u << i);
+        if (cfg.queue[i].shared.dynamic)
+            m_hot.queue_dynamic = static_cast<std::uint8_t>(m_hot.queue_dynamic | 1u << i);
     }
 }
 
@@ -74,11 +77,12 @@ std::uint64_t mmu::pg_limit_cells(unsigned pg) const {
     return limit(pp.shared, pool, ingress_pool(pool).cells);
 }
 
-bool mmu::admit(unsigned in_port, unsigned pg, unsigned out_port, unsigned queue, std::uint32_t bytes,
-                mmu_ticket& ticket, drop_cause& why) {
+bool mmu::admit(unsigned in_port, unsigned pg, unsigned out_port, unsigned queue,
+                std::uint32_t bytes, mmu_ticket& ticket, drop_cause& why) {
     const std::uint64_t s = cells_for(bytes);
     if (m_hot.plain)
-        return admit_plain(in_port, pg, out_port, queue, static_cast<std::uint32_t>(s), ticket, why);
+        return admit_plain(in_port, pg, out_port, queue, static_cast<std::uint32_t>(s), ticket,
+                           why);
     // 1. Global: the free-cell list is empty.
     if (m_used.cells + s > m_cfg.total_cells) {
         why = drop_cause::SHARED_BUFFER_FULL;
@@ -93,9 +97,11 @@ bool mmu::admit(unsigned in_port, unsigned pg, unsigned out_port, unsigned queue
     const std::uint64_t pg_after = over(pgo.cells + s, pp.min_cells);
     bool to_headroom = pp.lossless && hr.cells > 0;
     if (!to_headroom && pg_after > pg_before) {
-        const bool pool_full = m_ingress_pool[ipool].cells + (pg_after - pg_before) > m_pool_cells[ipool];
+        const bool pool_full =
+            m_ingress_pool[ipool].cells + (pg_after - pg_before) > m_pool_cells[ipool];
         const bool over_limit =
-            !pool_full && exceeds(pg_before, pg_after, limit(pp.shared, ipool, m_ingress_pool[ipool].cells));
+            !pool_full &&
+            exceeds(pg_before, pg_after, limit(pp.shared, ipool, m_ingress_pool[ipool].cells));
         if (pool_full || over_limit) {
             if (!pp.lossless) {
                 why = pool_full ? drop_cause::INGRESS_POOL_FULL : drop_cause::INGRESS_PG_LIMIT;
@@ -173,7 +179,8 @@ bool mmu::admit_plain(unsigned in_port, unsigned pg, unsigned out_port, unsigned
     }
     count& pgo = m_ports[in_port].pg[pg];
     if (exceeds(pgo.cells, pgo.cells + s,
-                m_hot.pg_dynamic >> pg & 1 ? dynamic_limit(m_pg_alpha[pg], used) : m_cfg.pg[pg].shared.static_cells)) {
+                m_hot.pg_dynamic >> pg & 1 ? dynamic_limit(m_pg_alpha[pg], used)
+                                           : m_cfg.pg[pg].shared.static_cells)) {
         why = drop_cause::INGRESS_PG_LIMIT;
         return false;
     }
@@ -228,14 +235,16 @@ void mmu::release(const mmu_ticket& t) {
         count& pgo = m_ports[t.in_port].pg[t.pg];
         const std::uint64_t before = over(pgo.cells, pp.min_cells);
         pgo.cells -= rest;
-        m_ingress_pool[pp.lossless ? LOSSLESS_POOL : LOSSY_POOL].cells -= before - over(pgo.cells, pp.min_cells);
+        m_ingress_pool[pp.lossless ? LOSSLESS_POOL : LOSSY_POOL].cells -=
+            before - over(pgo.cells, pp.min_cells);
     }
     const auto& qp = m_cfg.queue[t.queue];
     port_accounts& out = m_ports[t.out_port];
     count& qo = out.queue[t.queue];
     const std::uint64_t before = over(qo.cells, qp.min_cells);
     qo.cells -= s;
-    m_egress_pool[qp.lossless ? LOSSLESS_POOL : LOSSY_POOL].cells -= before - over(qo.cells, qp.min_cells);
+    m_egress_pool[qp.lossless ? LOSSLESS_POOL : LOSSY_POOL].cells -=
+        before - over(qo.cells, qp.min_cells);
     out.egress.cells -= s;
     out.frames--;
 }

@@ -21,11 +21,13 @@ switch_device::switch_device(const sc_core::sc_module_name& name, const switch_c
       m_rx_stats(port_rates.size()) {
     m_cfg.ports = static_cast<std::uint32_t>(port_rates.size());
     const std::string why = m_mmu.config().validate();
-    if (!why.empty()) throw std::invalid_argument(std::string(this->name()) + ": switch.mmu: " + why);
+    if (!why.empty())
+        throw std::invalid_argument(std::string(this->name()) + ": switch.mmu: " + why);
     for (unsigned p = 0; p < port_rates.size(); ++p) {
         const std::string pn = "p" + std::to_string(p);
         m_rx.push_back(std::make_unique<eth_rx_port>((pn + "_rx").c_str(), *this, p));
-        m_egress.push_back(std::make_unique<egress_port>(pn.c_str(), p, m_cfg, m_mmu, m_pools, port_rates[p], seed));
+        m_egress.push_back(std::make_unique<egress_port>(pn.c_str(), p, m_cfg, m_mmu, m_pools,
+                                                         port_rates[p], seed));
     }
 }
 
@@ -35,7 +37,8 @@ void switch_device::drop(unsigned in_port, frame& f, drop_cause why) {
 }
 
 unsigned switch_device::traffic_class(const frame& f) const {
-    return m_cfg.qos.trust_pcp && f.vlan_tagged ? m_cfg.qos.pcp_to_tc[f.pcp] : m_cfg.qos.dscp_to_tc[f.dscp & 63];
+    return m_cfg.qos.trust_pcp && f.vlan_tagged ? m_cfg.qos.pcp_to_tc[f.pcp]
+                                                : m_cfg.qos.dscp_to_tc[f.dscp & 63];
 }
 
 void switch_device::receive(unsigned in_port, frame& f) {
@@ -83,12 +86,13 @@ void switch_device::report_stats(nlohmann::json& out) const {
     const mmu_config& mc = m_mmu.config();
     const std::uint64_t cell = mc.cell_bytes;
     auto pool_json = [&](unsigned pool) {
-        return nlohmann::json{{"size_cells", m_mmu.pool_cells(pool)},
-                              {"ingress_used_cells", m_mmu.ingress_pool(pool).cells},
-                              {"ingress_peak_cells", m_mmu.ingress_pool(pool).peak_cells},
-                              {"egress_used_cells", m_mmu.egress_pool(pool).cells},
-                              {"egress_peak_cells", m_mmu.egress_pool(pool).peak_cells},
-                              {"egress_peak_cell_bytes", m_mmu.egress_pool(pool).peak_cells * cell}};
+        return nlohmann::json{
+            {"size_cells", m_mmu.pool_cells(pool)},
+            {"ingress_used_cells", m_mmu.ingress_pool(pool).cells},
+            {"ingress_peak_cells", m_mmu.ingress_pool(pool).peak_cells},
+            {"egress_used_cells", m_mmu.egress_pool(pool).cells},
+            {"egress_peak_cells", m_mmu.egress_pool(pool).peak_cells},
+            {"egress_peak_cell_bytes", m_mmu.egress_pool(pool).peak_cells * cell}};
     };
     out = nlohmann::json::object();
     out["buffer_bytes"] = m_cfg.buffer_bytes;
@@ -100,9 +104,10 @@ void switch_device::report_stats(nlohmann::json& out) const {
     out["buffer_peak_cell_bytes"] = m_mmu.peak_cells() * cell;
     out["pools"] = {{"lossy", pool_json(LOSSY_POOL)},
                     {"lossless", pool_json(LOSSLESS_POOL)},
-                    {"headroom", {{"size_cells", mc.headroom_pool_cells},
-                                  {"used_cells", m_mmu.headroom_pool().cells},
-                                  {"peak_cells", m_mmu.headroom_pool().peak_cells}}}};
+                    {"headroom",
+                     {{"size_cells", mc.headroom_pool_cells},
+                      {"used_cells", m_mmu.headroom_pool().cells},
+                      {"peak_cells", m_mmu.headroom_pool().peak_cells}}}};
     nlohmann::json ports = nlohmann::json::array();
     for (unsigned p = 0; p < m_egress.size(); ++p) {
         const egress_port& e = *m_egress[p];
@@ -119,8 +124,11 @@ void switch_device::report_stats(nlohmann::json& out) const {
             const auto& o = m_mmu.pg_occupancy(p, g);
             const auto& h = m_mmu.pg_headroom(p, g);
             if (o.peak_cells == 0 && h.peak_cells == 0) continue;
-            pg.push_back({{"pg", g}, {"cells", o.cells}, {"peak_cells", o.peak_cells},
-                          {"headroom_cells", h.cells}, {"headroom_peak_cells", h.peak_cells}});
+            pg.push_back({{"pg", g},
+                          {"cells", o.cells},
+                          {"peak_cells", o.peak_cells},
+                          {"headroom_cells", h.cells},
+                          {"headroom_peak_cells", h.peak_cells}});
         }
         nlohmann::json pj = {{"port", p},
                              {"rate_bps", e.rate_bps()},

@@ -24,7 +24,8 @@ namespace fabricsim::platforms {
 
 inline constexpr const char* VERSION = "0.1.0";
 
-class platform : public sc_core::sc_module {
+class platform : public sc_core::sc_module
+{
 public:
     /// `out_dir` receives pcap and time-series files while the simulation runs ("" = none).
     platform(const sc_core::sc_module_name& name, const scenario& sc, const std::string& out_dir);
@@ -53,7 +54,8 @@ public:
     /// Completion time of `bytes` from host node `src` to host node `dst` on the idle network:
     /// NIC latencies, every hop's latency and one packet's serialisation, the switches'
     /// pipelines, and the remaining packets at the slowest link of the path.
-    ps_t ideal_fct(std::uint32_t src, std::uint32_t dst, std::uint64_t bytes, std::uint32_t mss) const;
+    ps_t ideal_fct(std::uint32_t src, std::uint32_t dst, std::uint64_t bytes,
+                   std::uint32_t mss) const;
 
 private:
     /// Idle-path time of `packets` frames of `wire_bytes` (the last one `last_wire_bytes`) from
@@ -102,7 +104,8 @@ struct run_result {
 /// 0.15 s of wall time each); between them it prints progress and looks for SIGINT/SIGTERM
 /// (handlers installed for this call only), which end the run early with its results so far:
 /// summary "complete": false and "stop_reason". A failed write throws write_error.
-run_result run_scenario(const scenario& sc, const std::string& out_dir, const run_options& opt = {});
+run_result run_scenario(const scenario& sc, const std::string& out_dir,
+                        const run_options& opt = {});
 
 /// Human-readable table of a summary.
 void print_summary(const nlohmann::json& summary, std::ostream& os);

@@ -32,15 +32,18 @@ struct scenario {
     sw::switch_config sw;
     nic::nic_config nic;
     std::vector<host::flow_spec> flows;
-    std::vector<host::incast_spec> incast;  ///< partition/aggregate groups (their flows are in `flows`)
+    std::vector<host::incast_spec>
+        incast;  ///< partition/aggregate groups (their flows are in `flows`)
     ps_t sample_interval = 0;
     bool per_queue_series = true;
     bool flows_csv = true;
     std::vector<pcap_request> pcap;
-    pcap_options pcap_bounds;                ///< snap length, time window and size cap of each pcap
-    std::uint64_t max_output_bytes = 0;      ///< refuse a run whose results would exceed this
-    YAML::Node echo;  ///< the configuration with every default, `name` and resolved file paths filled in
-    std::map<std::string, std::string> files_read;  ///< absolute path -> content of every file the scenario read
+    pcap_options pcap_bounds;            ///< snap length, time window and size cap of each pcap
+    std::uint64_t max_output_bytes = 0;  ///< refuse a run whose results would exceed this
+    YAML::Node
+        echo;  ///< the configuration with every default, `name` and resolved file paths filled in
+    std::map<std::string, std::string>
+        files_read;  ///< absolute path -> content of every file the scenario read
 };
 
 /// The schema of every scenario parameter (what `explain` prints).
@@ -50,7 +53,8 @@ const config_schema& scenario_schema();
 /// without a `name` key, made path-safe (characters other than [A-Za-z0-9._+-] become '_').
 /// Relative file paths in the scenario resolve against `base_dir` ("" = the current directory);
 /// a resolved path present in `files` is read from there instead of the disk.
-scenario load_scenario(const YAML::Node& root, const std::string& name, const std::string& base_dir = {},
+scenario load_scenario(const YAML::Node& root, const std::string& name,
+                       const std::string& base_dir = {},
                        const std::map<std::string, std::string>& files = {});
 
 }  // namespace fabricsim::platforms

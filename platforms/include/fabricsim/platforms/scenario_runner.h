@@ -15,16 +15,20 @@ namespace fabricsim::platforms {
 struct scenario_source {
     enum class origin { FILE, TEXT };
     scenario_source() = default;
-    scenario_source(origin from_, std::string file_or_text_, std::vector<std::string> overrides_ = {},
-                    std::string name_ = {}, std::string base_dir_ = {},
-                    std::map<std::string, std::string> files_ = {})
-        : from(from_), file_or_text(std::move(file_or_text_)), overrides(std::move(overrides_)),
-          name(std::move(name_)), base_dir(std::move(base_dir_)), files(std::move(files_)) {}
+    scenario_source(origin from_, std::string file_or_text_,
+                    std::vector<std::string> overrides_ = {}, std::string name_ = {},
+                    std::string base_dir_ = {}, std::map<std::string, std::string> files_ = {})
+        : from(from_),
+          file_or_text(std::move(file_or_text_)),
+          overrides(std::move(overrides_)),
+          name(std::move(name_)),
+          base_dir(std::move(base_dir_)),
+          files(std::move(files_)) {}
 
     origin from = origin::FILE;
     std::string file_or_text;
     std::vector<std::string> overrides;  ///< "a.b[2].c=value", value parsed as YAML
-    std::string name;                    ///< used without a `name` key; "" = file stem, or "scenario"
+    std::string name;  ///< used without a `name` key; "" = file stem, or "scenario"
     /// Relative paths in the scenario (workload CSVs) resolve against it; "" = the file's
     /// directory for FILE, the current directory for TEXT.
     std::string base_dir;

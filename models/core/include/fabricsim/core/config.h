@@ -11,15 +11,16 @@
 #include <string>
 #include <vector>
 
-#include <nlohmann/json_fwd.hpp>
 #include <yaml-cpp/yaml.h>
+#include <nlohmann/json_fwd.hpp>
 
 #include "fabricsim/core/units.h"
 
 namespace fabricsim {
 
 /// A bad value, unknown key or inconsistent configuration. Reported with exit status 2.
-class config_error : public std::runtime_error {
+class config_error : public std::runtime_error
+{
 public:
     config_error(std::string key, std::string reason)
         : std::runtime_error(key.empty() ? reason : key + ": " + reason),
@@ -59,7 +60,8 @@ struct param_spec {
     bool optional = false;  ///< may be absent with no default
 };
 
-class config_schema {
+class config_schema
+{
 public:
     /// Adds a parameter; returns it so callers can set range and choices.
     param_spec& add(std::string path, value_kind kind, std::string default_value, std::string help);
@@ -74,14 +76,16 @@ public:
     const std::map<std::string, param_spec>& params() const { return m_params; }
 
 private:
-    void validate_map(const YAML::Node& n, const std::string& spath, const std::string& dpath) const;
+    void validate_map(const YAML::Node& n, const std::string& spath,
+                      const std::string& dpath) const;
     void validate_value(const param_spec& p, const YAML::Node& v, const std::string& dpath) const;
 
     std::map<std::string, param_spec> m_params;
 };
 
 /// Reads typed values below one section of a validated tree; absent keys yield the default.
-class config_node {
+class config_node
+{
 public:
     config_node(const config_schema& schema, YAML::Node node, std::string schema_path,
                 std::string display_path);

@@ -24,22 +24,26 @@ struct eth_protocol {
 
 using eth_fw_if = tlm::tlm_fw_transport_if<eth_protocol>;
 using eth_bw_if = tlm::tlm_bw_transport_if<eth_protocol>;
-using eth_initiator_socket = tlm::tlm_initiator_socket<32, eth_protocol, 1, sc_core::SC_ZERO_OR_MORE_BOUND>;
-using eth_target_socket = tlm::tlm_target_socket<32, eth_protocol, 1, sc_core::SC_ZERO_OR_MORE_BOUND>;
+using eth_initiator_socket =
+    tlm::tlm_initiator_socket<32, eth_protocol, 1, sc_core::SC_ZERO_OR_MORE_BOUND>;
+using eth_target_socket =
+    tlm::tlm_target_socket<32, eth_protocol, 1, sc_core::SC_ZERO_OR_MORE_BOUND>;
 
 /// Model-time side door of a link direction, used by eth_tx_port::send_at when the target bound
 /// to its socket provides it (as TLM's DMI bypasses transport calls). Same effect as
 /// nb_transport_fw(BEGIN_REQ) with the first bit at `start` (>= now); returns the absolute
 /// time the wire is free. Why: the per-frame path then builds no sc_time (out of line in
 /// libsystemc) and makes one virtual call instead of the socket's two.
-class eth_direct_fw_if {
+class eth_direct_fw_if
+{
 public:
     virtual ~eth_direct_fw_if() = default;
     virtual ps_t transmit_at(frame& f, ps_t start) = 0;
 };
 
 /// Something that receives frames on numbered ports (switch, NIC, test sink).
-class frame_receiver {
+class frame_receiver
+{
 public:
     virtual ~frame_receiver() = default;
     /// Called at the time the receiver may act on `f`; the receiver owns `f` afterwards.
@@ -50,7 +54,8 @@ public:
 };
 
 /// Target side of a device port: forwards BEGIN_REQ to a frame_receiver.
-class eth_rx_port final : public eth_fw_if {
+class eth_rx_port final : public eth_fw_if
+{
 public:
     eth_rx_port(const char* name, frame_receiver& owner, unsigned index)
         : socket(name), m_owner(owner), m_index(index) {
@@ -58,7 +63,8 @@ public:
     }
     eth_target_socket socket;
 
-    tlm::tlm_sync_enum nb_transport_fw(frame& f, tlm::tlm_phase& phase, sc_core::sc_time&) override {
+    tlm::tlm_sync_enum nb_transport_fw(frame& f, tlm::tlm_phase& phase,
+                                       sc_core::sc_time&) override {
         sc_assert(phase == tlm::BEGIN_REQ);
         receive(f);
         phase = tlm::END_REQ;
@@ -67,7 +73,9 @@ public:
     /// What nb_transport_fw(BEGIN_REQ) does, for a link that found this port behind its socket.
     void receive(frame& f) { m_owner.receive(m_index, f); }
     std::uint32_t act_after_bytes() const { return m_owner.act_after_bytes(m_index); }
-    void b_transport(frame&, sc_core::sc_time&) override { sc_assert(false && "links are non-blocking"); }
+    void b_transport(frame&, sc_core::sc_time&) override {
+        sc_assert(false && "links are non-blocking");
+    }
     bool get_direct_mem_ptr(frame&, tlm::tlm_dmi&) override { return false; }
     unsigned transport_dbg(frame&) override { return 0; }
 
@@ -77,7 +85,8 @@ private:
 };
 
 /// Initiator side of a device port. send() returns the absolute time the wire is free.
-class eth_tx_port final : public eth_bw_if {
+class eth_tx_port final : public eth_bw_if
+{
 public:
     explicit eth_tx_port(const char* name) : socket(name) { socket.bind(*this); }
     eth_initiator_socket socket;

@@ -4,8 +4,8 @@
 /// (what a pcap holds); the wire adds FCS, preamble/SFD and IFG (see wire_bytes()).
 /// Frames come from frame_pool; models pass `frame&` and never allocate one per hop.
 #include <array>
-#include <cstdint>
 #include <cstddef>
+#include <cstdint>
 
 #include "fabricsim/core/units.h"
 
@@ -14,12 +14,12 @@ namespace fabricsim {
 using mac_addr = std::array<std::uint8_t, 6>;
 
 enum class frame_kind : std::uint8_t {
-    IPV4_UDP,   ///< data over UDP
-    IPV4_TCP,   ///< data or ACK over TCP
-    PAUSE,      ///< 802.3x MAC control PAUSE (opcode 0x0001)
-    PFC,        ///< 802.1Qbb priority flow control (opcode 0x0101)
-    CNM,        ///< 802.1Qau congestion notification message (ethertype 0x22E7)
-    CREDIT,     ///< credit frame of credit-based transports (minimum-size UDP)
+    IPV4_UDP,  ///< data over UDP
+    IPV4_TCP,  ///< data or ACK over TCP
+    PAUSE,     ///< 802.3x MAC control PAUSE (opcode 0x0001)
+    PFC,       ///< 802.1Qbb priority flow control (opcode 0x0101)
+    CNM,       ///< 802.1Qau congestion notification message (ethertype 0x22E7)
+    CREDIT,    ///< credit frame of credit-based transports (minimum-size UDP)
 };
 
 enum class ecn_codepoint : std::uint8_t { NOT_ECT = 0, ECT1 = 1, ECT0 = 2, CE = 3 };
@@ -56,19 +56,19 @@ struct alignas(64) frame {
     std::uint8_t dscp = 0;
     ecn_codepoint ecn = ecn_codepoint::NOT_ECT;
     std::uint8_t ttl = 64;
-    bool fcs_error = false;       ///< corrupted on a link; dropped by the next store-and-forward MAC
+    bool fcs_error = false;  ///< corrupted on a link; dropped by the next store-and-forward MAC
     std::uint16_t ingress_port = 0;
     std::uint16_t hops = 0;
     std::uint32_t src_ip = 0;
     std::uint32_t dst_ip = 0;
     std::uint16_t src_port = 0;
     std::uint16_t dst_port = 0;
-    std::uint32_t length = 60;       ///< L2 bytes without FCS
+    std::uint32_t length = 60;        ///< L2 bytes without FCS
     std::uint32_t payload_bytes = 0;  ///< L4 payload
     std::uint32_t flow_id = 0;
-    ps_t rx_last_bit = 0;         ///< set by the link: last bit arrives at the receiver
-    ps_t created = 0;             ///< when the source generated it
-    frame* pool_next = nullptr;   ///< free-list link, owned by frame_pool
+    ps_t rx_last_bit = 0;        ///< set by the link: last bit arrives at the receiver
+    ps_t created = 0;            ///< when the source generated it
+    frame* pool_next = nullptr;  ///< free-list link, owned by frame_pool
 
     // Ethernet / 802.1Q
     mac_addr dst_mac{};
@@ -83,14 +83,17 @@ struct alignas(64) frame {
     std::uint32_t tcp_ack = 0;
     std::uint8_t tcp_flags = 0;
     std::uint16_t tcp_window = 0;
-    std::uint8_t sack_blocks = 0;                ///< TCP SACK option blocks (RFC 2018), 0..3
+    std::uint8_t sack_blocks = 0;  ///< TCP SACK option blocks (RFC 2018), 0..3
 
     // Simulation metadata
-    std::uint64_t seq_no = 0;     ///< UDP: per-flow frame number; TCP: 64-bit byte offset of the segment
-    std::uint64_t ack_no = 0;     ///< TCP: 64-bit cumulative ACK (tcp_ack is its low 32 bits)
-    ps_t ts_echo = 0;             ///< TCP ACK: send time of the segment it echoes (RFC 7323 TSecr, metadata only)
+    std::uint64_t seq_no =
+        0;  ///< UDP: per-flow frame number; TCP: 64-bit byte offset of the segment
+    std::uint64_t ack_no = 0;  ///< TCP: 64-bit cumulative ACK (tcp_ack is its low 32 bits)
+    ps_t ts_echo =
+        0;  ///< TCP ACK: send time of the segment it echoes (RFC 7323 TSecr, metadata only)
 
-    std::array<std::uint64_t, 6> sack_edges{};   ///< 64-bit [begin, end) pairs; the wire carries the low 32 bits
+    std::array<std::uint64_t, 6>
+        sack_edges{};  ///< 64-bit [begin, end) pairs; the wire carries the low 32 bits
 
     // MAC control (PAUSE: quanta[0]; PFC: enable vector + per-priority quanta)
     std::uint8_t pfc_enable = 0;

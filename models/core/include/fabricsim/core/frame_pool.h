@@ -9,7 +9,8 @@
 
 namespace fabricsim {
 
-class frame_pool {
+class frame_pool
+{
 public:
     explicit frame_pool(std::size_t chunk = 1024) : m_chunk(chunk) {}
     frame_pool(const frame_pool&) = delete;

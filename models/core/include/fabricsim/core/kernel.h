@@ -13,8 +13,12 @@ namespace fabricsim {
 void init_kernel_time();
 
 /// from_value is out of line in libsystemc; zero (a frame starting now) needs no call.
-inline sc_core::sc_time to_sc_time(ps_t t) { return t ? sc_core::sc_time::from_value(t) : sc_core::sc_time(); }
-inline ps_t to_ps(const sc_core::sc_time& t) { return t.value(); }
+inline sc_core::sc_time to_sc_time(ps_t t) {
+    return t ? sc_core::sc_time::from_value(t) : sc_core::sc_time();
+}
+inline ps_t to_ps(const sc_core::sc_time& t) {
+    return t.value();
+}
 namespace detail {
 extern bool g_model_time_ahead;  ///< set while the scheduler runs timers ahead of the kernel
 extern ps_t g_model_now;
@@ -32,7 +36,11 @@ struct kernel_counters {
 namespace detail {
 extern kernel_counters g_counters;
 }  // namespace detail
-inline kernel_counters& counters() { return detail::g_counters; }
-inline void count_activation() { ++detail::g_counters.activations; }
+inline kernel_counters& counters() {
+    return detail::g_counters;
+}
+inline void count_activation() {
+    ++detail::g_counters.activations;
+}
 
 }  // namespace fabricsim

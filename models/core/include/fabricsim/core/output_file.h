@@ -12,12 +12,14 @@
 namespace fabricsim {
 
 /// "cannot write <path>: <strerror>".
-class write_error : public std::runtime_error {
+class write_error : public std::runtime_error
+{
 public:
     write_error(const std::string& path, int err);
 };
 
-class output_file {
+class output_file
+{
 public:
     /// Creates or truncates `path`; throws write_error if it cannot.
     explicit output_file(std::string path);

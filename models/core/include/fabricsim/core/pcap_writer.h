@@ -15,13 +15,14 @@
 namespace fabricsim {
 
 struct pcap_options {
-    std::uint32_t snaplen = 65535;                               ///< bytes kept per frame
-    ps_t start = 0;                                              ///< first time captured
-    ps_t stop = std::numeric_limits<ps_t>::max();                ///< frames from here on are not
+    std::uint32_t snaplen = 65535;                 ///< bytes kept per frame
+    ps_t start = 0;                                ///< first time captured
+    ps_t stop = std::numeric_limits<ps_t>::max();  ///< frames from here on are not
     std::uint64_t max_bytes = std::numeric_limits<std::uint64_t>::max();  ///< file size cap
 };
 
-class pcap_writer {
+class pcap_writer
+{
 public:
     explicit pcap_writer(const std::string& path, const pcap_options& opt = {});
 

@@ -10,9 +10,11 @@
 namespace fabricsim {
 
 template <typename T>
-class ring {
+class ring
+{
 public:
-    explicit ring(std::uint32_t initial = 16) : m_mask(round_up(initial) - 1), m_buf(new T[m_mask + 1]) {}
+    explicit ring(std::uint32_t initial = 16)
+        : m_mask(round_up(initial) - 1), m_buf(new T[m_mask + 1]) {}
 
     bool empty() const { return m_size == 0; }
     std::uint32_t size() const { return m_size; }

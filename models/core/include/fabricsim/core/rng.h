@@ -12,7 +12,8 @@ namespace fabricsim {
 std::uint64_t hash_name(std::string_view name);
 std::uint64_t splitmix64(std::uint64_t x);
 
-class rng {
+class rng
+{
 public:
     rng(std::uint64_t seed, std::string_view name) : m_gen(splitmix64(seed ^ hash_name(name))) {}
 

@@ -24,7 +24,8 @@ namespace fabricsim {
 class scheduler;
 
 /// A timed wake-up for one member function of a model block.
-class model_timer {
+class model_timer
+{
 public:
     template <class T, void (T::*Fn)()>
     static model_timer bind(T* obj) {
@@ -53,7 +54,8 @@ private:
     bool m_pending = false;
 };
 
-class scheduler : public sc_core::sc_module {
+class scheduler : public sc_core::sc_module
+{
 public:
     /// The simulation's scheduler; created on first use (init_kernel_time creates it at top level).
     static scheduler& instance() { return s_instance ? *s_instance : create(); }
@@ -92,8 +94,10 @@ private:
 
     void insert(model_timer& t) {
         ++m_pending;
-        if ((t.m_at >> TICK_BITS) < m_cursor + SLOTS) link(t);
-        else insert_far(t);
+        if ((t.m_at >> TICK_BITS) < m_cursor + SLOTS)
+            link(t);
+        else
+            insert_far(t);
         if (!m_running) wake_for(t);
     }
     void insert_far(model_timer& t);

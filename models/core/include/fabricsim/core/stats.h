@@ -41,7 +41,8 @@ struct drop_counters {
 };
 
 /// Implemented by modules that keep statistics or hold frames.
-class stats_provider {
+class stats_provider
+{
 public:
     virtual ~stats_provider() = default;
     /// Writes this block's counters (a JSON object) into `out`.

@@ -20,10 +20,12 @@ ps_t serialization_ps(std::uint64_t bytes, std::uint64_t rate_bps);
 
 /// serialization_ps at one fixed rate, without the 128-bit division on the hot path: every
 /// Ethernet rate (1..400G) divides 8e12, so a byte takes a whole number of ps.
-class serializer {
+class serializer
+{
 public:
     explicit serializer(std::uint64_t rate_bps = 0)
-        : m_rate(rate_bps), m_ps_per_byte(rate_bps && (8 * PS_PER_S) % rate_bps == 0 ? 8 * PS_PER_S / rate_bps : 0) {}
+        : m_rate(rate_bps),
+          m_ps_per_byte(rate_bps && (8 * PS_PER_S) % rate_bps == 0 ? 8 * PS_PER_S / rate_bps : 0) {}
     ps_t operator()(std::uint64_t bytes) const {
         return m_ps_per_byte ? bytes * m_ps_per_byte : serialization_ps(bytes, m_rate);
     }
@@ -45,9 +47,11 @@ inline ps_t ceil_to_period(ps_t t, ps_t period) {
 /// ceil_to_period for a period fixed at set-up, by a multiply instead of a 64-bit division
 /// (tens of cycles on every switch hop). Exact: with m = floor((2^64 - 1) / period) the
 /// estimate mulhi(n, m) is at most 2 below n / period, and the remainder fixes it.
-class period_rounder {
+class period_rounder
+{
 public:
-    explicit period_rounder(ps_t period = 0) : m_period(period), m_inv(period ? ~std::uint64_t(0) / period : 0) {}
+    explicit period_rounder(ps_t period = 0)
+        : m_period(period), m_inv(period ? ~std::uint64_t(0) / period : 0) {}
     ps_t period() const { return m_period; }
     ps_t operator()(ps_t t) const {
         if (m_period == 0) return t;
@@ -77,8 +81,9 @@ struct size_spec {
 /// Parsers return std::nullopt with `why` filled on error. Numbers are decimal in every locale
 /// (std::from_chars): optional sign, digits with an optional '.', optional exponent ("1e3us").
 /// Hexadecimal, inf and nan are refused; a unit may follow after optional spaces.
-std::optional<std::int64_t> parse_integer(const std::string& s, std::string& why);  ///< no leading zeros
-std::optional<double> parse_real(const std::string& s, std::string& why);          ///< finite
+std::optional<std::int64_t> parse_integer(const std::string& s,
+                                          std::string& why);               ///< no leading zeros
+std::optional<double> parse_real(const std::string& s, std::string& why);  ///< finite
 std::optional<std::uint64_t> parse_bit_rate(const std::string& s, std::string& why);
 std::optional<std::uint64_t> parse_bytes(const std::string& s, std::string& why);
 std::optional<size_spec> parse_size(const std::string& s, std::string& why);

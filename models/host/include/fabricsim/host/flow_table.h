@@ -14,7 +14,8 @@
 namespace fabricsim::host {
 
 /// Told when a whole application message has reached the receiver of a TCP flow.
-class message_listener {
+class message_listener
+{
 public:
     virtual ~message_listener() = default;
     virtual void on_message(std::uint32_t flow, ps_t at) = 0;
@@ -27,10 +28,10 @@ struct tcp_trace_row {
     std::uint64_t ssthresh;
     std::uint64_t flight;
     std::uint64_t acked;  ///< snd_una: bytes cumulatively acknowledged
-    double alpha;      ///< DCTCP estimate (0 for other algorithms)
-    double last_f;     ///< DCTCP: fraction of marked bytes in the last observed window
+    double alpha;         ///< DCTCP estimate (0 for other algorithms)
+    double last_f;        ///< DCTCP: fraction of marked bytes in the last observed window
     ps_t srtt;
-    ps_t rtt_sample;   ///< 0 when this ACK gave none
+    ps_t rtt_sample;  ///< 0 when this ACK gave none
     bool ece;
 };
 
@@ -53,7 +54,7 @@ struct tcp_flow_result {
 struct flow_record {
     flow_spec spec;
     std::uint64_t sent_frames = 0;
-    std::uint64_t sent_bytes = 0;       ///< frame bytes incl. FCS
+    std::uint64_t sent_bytes = 0;  ///< frame bytes incl. FCS
     std::uint64_t delivered_frames = 0;
     std::uint64_t delivered_bytes = 0;  ///< frame bytes incl. FCS
     std::uint64_t payload_bytes = 0;    ///< UDP payload delivered
@@ -73,13 +74,14 @@ struct flow_record {
     std::vector<tcp_trace_row> trace;
     // Application messages (app-driven flows): one outstanding message per flow.
     message_listener* listener = nullptr;
-    std::uint64_t app_written = 0;    ///< bytes the application has written so far
-    std::uint64_t msg_end = 0;        ///< stream offset that completes the pending message (0 = none)
-    std::uint32_t tx_slot = 0;        ///< index of the flow in its source host
-    std::uint32_t rx_slot = 0;        ///< index of the flow in its destination host
+    std::uint64_t app_written = 0;  ///< bytes the application has written so far
+    std::uint64_t msg_end = 0;      ///< stream offset that completes the pending message (0 = none)
+    std::uint32_t tx_slot = 0;      ///< index of the flow in its source host
+    std::uint32_t rx_slot = 0;      ///< index of the flow in its destination host
 };
 
-class flow_table {
+class flow_table
+{
 public:
     flow_table();
     std::uint32_t add(const flow_spec& spec);
@@ -88,7 +90,8 @@ public:
     std::size_t size() const { return m_flows.size(); }
     const std::vector<flow_record>& all() const { return m_flows; }
 
-    void on_delivered(std::uint32_t id, std::uint32_t frame_bytes, std::uint32_t payload, ps_t latency, ps_t at);
+    void on_delivered(std::uint32_t id, std::uint32_t frame_bytes, std::uint32_t payload,
+                      ps_t latency, ps_t at);
     /// Latency quantile q in [0,1] over all delivered frames (ps), from a log-spaced histogram
     /// (2% bucket width).
     double latency_quantile(double q) const;

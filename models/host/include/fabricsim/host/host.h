@@ -37,7 +37,8 @@ struct host_identity {
     mac_addr mac{};
 };
 
-class host : public sc_core::sc_module, public nic::nic_host_if, public stats_provider {
+class host : public sc_core::sc_module, public nic::nic_host_if, public stats_provider
+{
 public:
     host(const sc_core::sc_module_name& name, const host_identity& id, nic::nic_device& nic,
          flow_table& flows, std::uint64_t seed, ps_t lookahead);
@@ -54,7 +55,9 @@ public:
     /// Gives TCP flow `flow` (sent from this host) an RTT sample before it starts.
     void seed_rtt(std::uint32_t flow, ps_t rtt) { m_tx[m_flows[flow].tx_slot].snd.seed_rtt(rtt); }
     /// Sender statistics of TCP flow `flow` (sent from this host).
-    const tcp_sender::stats& sender_stats(std::uint32_t flow) const { return m_tx[m_flows[flow].tx_slot].snd.get_stats(); }
+    const tcp_sender::stats& sender_stats(std::uint32_t flow) const {
+        return m_tx[m_flows[flow].tx_slot].snd.get_stats();
+    }
 
     void nic_rx(frame& f, ps_t at) override;
     void nic_tx_ready() override;
@@ -95,8 +98,8 @@ private:
         tcp_sender snd;
         std::uint32_t dst_ip;
         mac_addr next_hop;
-        ps_t rto_queued = 0;    ///< time of this flow's RTO entry in the heap (0 = none)
-        bool blocked = false;   ///< waiting for NIC queue space
+        ps_t rto_queued = 0;   ///< time of this flow's RTO entry in the heap (0 = none)
+        bool blocked = false;  ///< waiting for NIC queue space
         bool ect = false;
     };
     struct tcp_rx {
@@ -130,11 +133,12 @@ private:
     void pump(std::uint32_t slot, ps_t now);
     void sync_rto(std::uint32_t slot);
     void send_ack(tcp_rx& r, const ack_decision& a, ps_t now);
-    /// A pooled frame with this host's addresses and `spec`'s class and flow id (UDP and TCP alike).
-    frame& new_frame(const flow_spec& spec, std::uint32_t dst_ip, const mac_addr& dst_mac, std::uint16_t sport,
-                     std::uint16_t dport);
-    frame& new_tcp_frame(std::uint32_t flow, std::uint32_t dst_ip, const mac_addr& dst_mac, std::uint16_t sport,
-                         std::uint16_t dport);
+    /// A pooled frame with this host's addresses and `spec`'s class and flow id (UDP and TCP
+    /// alike).
+    frame& new_frame(const flow_spec& spec, std::uint32_t dst_ip, const mac_addr& dst_mac,
+                     std::uint16_t sport, std::uint16_t dport);
+    frame& new_tcp_frame(std::uint32_t flow, std::uint32_t dst_ip, const mac_addr& dst_mac,
+                         std::uint16_t sport, std::uint16_t dport);
 
     host_identity m_id;
     nic::nic_device& m_nic;
@@ -145,7 +149,7 @@ private:
     std::vector<source_slot> m_sources;
     std::vector<tcp_tx> m_tx;
     std::vector<tcp_rx> m_rx;
-    std::vector<pending_write> m_writes;   ///< scheduled application writes (slot = index)
+    std::vector<pending_write> m_writes;  ///< scheduled application writes (slot = index)
     std::vector<std::uint32_t> m_free_writes;
     std::vector<std::uint32_t> m_blocked;  ///< tcp_tx slots waiting for NIC space, in order
     ring<rx_entry> m_rx_fifo{64};

@@ -23,29 +23,30 @@ namespace fabricsim::host {
 class host;
 
 struct incast_spec {
-    std::uint32_t aggregator = 0;          ///< host node index
-    std::vector<std::uint32_t> workers;    ///< host node indices
-    std::uint64_t request_bytes = 1600;    ///< seed-000 §3.1: 1.6 KB query requests
-    std::uint64_t response_bytes = 2048;   ///< per worker
+    std::uint32_t aggregator = 0;         ///< host node index
+    std::vector<std::uint32_t> workers;   ///< host node indices
+    std::uint64_t request_bytes = 1600;   ///< seed-000 §3.1: 1.6 KB query requests
+    std::uint64_t response_bytes = 2048;  ///< per worker
     std::uint32_t queries = 1;
     ps_t start = 0;
-    ps_t think_time = 0;                   ///< from a query's completion to the next query
-    ps_t jitter = 0;                       ///< worker response delay ~ U[0, jitter]
+    ps_t think_time = 0;                        ///< from a query's completion to the next query
+    ps_t jitter = 0;                            ///< worker response delay ~ U[0, jitter]
     std::vector<std::uint32_t> request_flows;   ///< flow ids, aggregator -> worker i
     std::vector<std::uint32_t> response_flows;  ///< flow ids, worker i -> aggregator
 };
 
 struct query_record {
     ps_t start = 0;
-    ps_t end = 0;            ///< 0 = not completed in the run
+    ps_t end = 0;                ///< 0 = not completed in the run
     std::uint64_t timeouts = 0;  ///< RTOs of the response connections during the query
 };
 
-class partition_aggregate : public message_listener {
+class partition_aggregate : public message_listener
+{
 public:
     /// `hosts[n]` is the host model of topology node n (null for switches).
-    partition_aggregate(const incast_spec& spec, std::vector<host*> hosts, flow_table& flows, std::uint64_t seed,
-                        const std::string& name);
+    partition_aggregate(const incast_spec& spec, std::vector<host*> hosts, flow_table& flows,
+                        std::uint64_t seed, const std::string& name);
 
     /// Schedules the first query; call once before the simulation starts.
     void start();
@@ -63,7 +64,8 @@ private:
     flow_table& m_flows;
     rng m_rng;
     std::vector<query_record> m_queries;
-    std::vector<std::int32_t> m_worker_of_flow;  ///< flow id -> worker index (requests), -1 otherwise
+    std::vector<std::int32_t>
+        m_worker_of_flow;  ///< flow id -> worker index (requests), -1 otherwise
     std::uint32_t m_responses = 0;
     std::uint64_t m_timeouts_at_start = 0;
 };

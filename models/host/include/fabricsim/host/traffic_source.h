@@ -28,8 +28,8 @@ enum class period_distribution { EXPONENTIAL, PARETO };
 
 struct flow_spec {
     std::uint32_t id = 0;
-    std::uint32_t src = 0;   ///< host index
-    std::uint32_t dst = 0;   ///< host index
+    std::uint32_t src = 0;  ///< host index
+    std::uint32_t dst = 0;  ///< host index
     arrival_process process = arrival_process::CBR;
     std::uint64_t rate_bps = 1'000'000'000ull;  ///< wire rate while sending
     std::uint32_t packet_bytes = 1500;          ///< IPv4 packet size (IP header + UDP + payload)
@@ -55,7 +55,8 @@ struct flow_spec {
 };
 
 /// Generates the send times of one flow.
-class traffic_source {
+class traffic_source
+{
 public:
     traffic_source(const flow_spec& spec, std::uint64_t seed, const std::string& name);
 
@@ -75,7 +76,7 @@ private:
     double m_interval_ps;  ///< mean spacing of frames while sending
     double m_carry = 0;    ///< fractional ps of CBR spacing
     ps_t m_next = 0;
-    ps_t m_on_end = 0;     ///< end of the current on period (ON_OFF)
+    ps_t m_on_end = 0;  ///< end of the current on period (ON_OFF)
     std::uint64_t m_emitted = 0;
 };
 

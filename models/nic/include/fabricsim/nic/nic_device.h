@@ -29,7 +29,8 @@ struct nic_config {
 };
 
 /// What the NIC calls on its host.
-class nic_host_if {
+class nic_host_if
+{
 public:
     virtual ~nic_host_if() = default;
     /// Frame `f` reaches host memory at absolute time `at` (>= now). The host owns `f`.
@@ -38,7 +39,8 @@ public:
     virtual void nic_tx_ready() {}
 };
 
-class nic_device : public sc_core::sc_module, public frame_receiver, public stats_provider {
+class nic_device : public sc_core::sc_module, public frame_receiver, public stats_provider
+{
 public:
     nic_device(const sc_core::sc_module_name& name, const nic_config& cfg, std::uint64_t rate_bps);
 

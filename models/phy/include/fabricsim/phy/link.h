@@ -23,7 +23,8 @@ class link_direction : public sc_core::sc_module,
                        public eth_fw_if,
                        public eth_bw_if,
                        public eth_direct_fw_if,
-                       public stats_provider {
+                       public stats_provider
+{
 public:
     link_direction(const sc_core::sc_module_name& name, const link_config& cfg, std::uint64_t seed);
 
@@ -52,10 +53,13 @@ public:
     std::uint64_t frames_held() const override { return m_in_flight.size(); }
 
     // eth_fw_if
-    tlm::tlm_sync_enum nb_transport_fw(frame& f, tlm::tlm_phase& phase, sc_core::sc_time& delay) override;
+    tlm::tlm_sync_enum nb_transport_fw(frame& f, tlm::tlm_phase& phase,
+                                       sc_core::sc_time& delay) override;
     // eth_direct_fw_if
     ps_t transmit_at(frame& f, ps_t start) override;
-    void b_transport(frame&, sc_core::sc_time&) override { sc_assert(false && "links are non-blocking"); }
+    void b_transport(frame&, sc_core::sc_time&) override {
+        sc_assert(false && "links are non-blocking");
+    }
     bool get_direct_mem_ptr(frame&, tlm::tlm_dmi&) override { return false; }
     unsigned transport_dbg(frame&) override { return 0; }
     // eth_bw_if
@@ -83,7 +87,8 @@ private:
 };
 
 /// Link = two directions. Bind: a.tx -> ab.in, ab.out -> b.rx, b.tx -> ba.in, ba.out -> a.rx.
-class link : public sc_core::sc_module {
+class link : public sc_core::sc_module
+{
 public:
     link(const sc_core::sc_module_name& name, const link_config& cfg, std::uint64_t seed);
     link_direction ab;

@@ -3,10 +3,10 @@
 /// Timing model: a frame whose first bit leaves at t occupies the wire for
 /// (max(frame+FCS, 64) + 8 preamble/SFD + 12 IFG) * 8 / rate. Its last bit reaches the far
 /// receiver at t + (preamble + frame) * 8 / rate + propagation + PHY latency (PCS encoding +
-/// FEC); a cut-through receiver acts after the bytes it asks for (deliver_after) instead. Bit errors corrupt
-/// a frame with probability 1 - (1 - BER)^bits; frames overlapping a scheduled down interval
-/// are lost. Ignores: autonegotiation, PCS alignment markers, FEC error correction (a BER is
-/// the post-FEC rate), per-lane skew.
+/// FEC); a cut-through receiver acts after the bytes it asks for (deliver_after) instead. Bit
+/// errors corrupt a frame with probability 1 - (1 - BER)^bits; frames overlapping a scheduled down
+/// interval are lost. Ignores: autonegotiation, PCS alignment markers, FEC error correction (a BER
+/// is the post-FEC rate), per-lane skew.
 #include <cstdint>
 #include <string>
 #include <utility>
@@ -27,11 +27,11 @@ const char* fec_name(fec_mode f);
 
 struct link_config {
     std::uint64_t rate_bps = 10'000'000'000ull;
-    ps_t propagation = 0;         ///< cable delay (5 ns/m when given as a length)
-    ps_t encoding_latency = 0;    ///< PCS/PMA encode+decode, one way
+    ps_t propagation = 0;       ///< cable delay (5 ns/m when given as a length)
+    ps_t encoding_latency = 0;  ///< PCS/PMA encode+decode, one way
     fec_mode fec = fec_mode::NONE;
-    ps_t fec_latency = 0;         ///< FEC encode+decode, one way
-    double ber = 0.0;             ///< post-FEC bit error rate
+    ps_t fec_latency = 0;                     ///< FEC encode+decode, one way
+    double ber = 0.0;                         ///< post-FEC bit error rate
     std::vector<std::pair<ps_t, ps_t>> down;  ///< [from, to) intervals with the link down
 
     /// Throws config_error (under `key`) on bad values. Per-rate latency defaults are filled by
@@ -42,13 +42,14 @@ struct link_config {
 
 /// Result of putting one frame on one direction.
 struct tx_result {
-    ps_t wire_free = 0;   ///< absolute time the transmitter may start the next frame
-    ps_t deliver = 0;     ///< absolute time the receiver acts on the frame
-    ps_t last_bit = 0;    ///< absolute time the last bit reaches the receiver
-    bool lost = false;    ///< link down: the frame never arrives
+    ps_t wire_free = 0;  ///< absolute time the transmitter may start the next frame
+    ps_t deliver = 0;    ///< absolute time the receiver acts on the frame
+    ps_t last_bit = 0;   ///< absolute time the last bit reaches the receiver
+    bool lost = false;   ///< link down: the frame never arrives
 };
 
-class link_timing {
+class link_timing
+{
 public:
     link_timing(const link_config& cfg, std::uint64_t seed, const std::string& name);
 

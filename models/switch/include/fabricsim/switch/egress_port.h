@@ -38,10 +38,11 @@ struct pool_backlog {
     std::array<std::uint64_t, SERVICE_POOLS> frames{};
 };
 
-class egress_port final : public sc_core::sc_module, private queue_view {
+class egress_port final : public sc_core::sc_module, private queue_view
+{
 public:
-    egress_port(const sc_core::sc_module_name& name, unsigned index, const switch_config& cfg, mmu& buffer,
-                pool_backlog& pools, std::uint64_t rate_bps, std::uint64_t seed);
+    egress_port(const sc_core::sc_module_name& name, unsigned index, const switch_config& cfg,
+                mmu& buffer, pool_backlog& pools, std::uint64_t rate_bps, std::uint64_t seed);
 
     eth_tx_port tx{"tx"};
 
@@ -63,8 +64,9 @@ public:
     struct queue_stats {
         std::uint64_t tx_frames = 0;
         std::uint64_t tx_bytes = 0;
-        std::uint64_t waited = 0;     ///< frames that could not start when they left the pipeline
-        std::uint64_t ce_marked = 0;  ///< ECT frames this port set CE on (ECN/RED and phantom queue)
+        std::uint64_t waited = 0;  ///< frames that could not start when they left the pipeline
+        std::uint64_t ce_marked =
+            0;  ///< ECT frames this port set CE on (ECN/RED and phantom queue)
         std::uint64_t peak_bytes = 0;
     };
     queue_stats stats_of(unsigned q) const {
@@ -79,10 +81,12 @@ public:
     /// Current ECN threshold scale of queue q (MQ-ECN / minimum; 1 = the configured threshold).
     double threshold_scale(unsigned q) const {
         switch (m_cfg.ecn.per_queue) {
-            case queue_threshold::MINIMUM: return m_cold[q].min_scale;
+            case queue_threshold::MINIMUM:
+                return m_cold[q].min_scale;
             case queue_threshold::MQ_ECN:
                 return (m_strict_mask >> q & 1) || !m_mq ? 1.0 : m_mq->scale(q);
-            case queue_threshold::STANDARD: break;
+            case queue_threshold::STANDARD:
+                break;
         }
         return 1.0;
     }
@@ -102,7 +106,8 @@ private:
     // ring's size (plus the frame being decided, as marking counts it).
     struct alignas(64) queue_state {
         ring<entry> fifo{4};
-        std::uint64_t bytes = 0;   ///< frame bytes queued (the arriving frame counts from its decision on)
+        std::uint64_t bytes =
+            0;  ///< frame bytes queued (the arriving frame counts from its decision on)
         std::uint64_t tx_frames = 0;
         std::uint64_t tx_bytes = 0;
         std::uint64_t peak_bytes = 0;
@@ -121,12 +126,13 @@ private:
 
     // queue_view: what the scheduler may serve at `now`. The scheduler's pick() is a template
     // instantiated on this final class, so these calls inline.
-    template <class> friend class basic_queue_scheduler;
+    template <class>
+    friend class basic_queue_scheduler;
     bool eligible(unsigned q, ps_t now) const override {
         if (!(m_backlogged >> q & 1)) return false;
         const entry& head = m_queue[q].fifo.front();
-        return head.ready <= now &&
-               (!m_shaped || m_shaper[q].unlimited() || m_shaper[q].ready_at(head.wire, now) == now);
+        return head.ready <= now && (!m_shaped || m_shaper[q].unlimited() ||
+                                     m_shaper[q].ready_at(head.wire, now) == now);
     }
     std::uint32_t head_bytes(unsigned q) const override { return m_queue[q].fifo.front().wire; }
 
@@ -134,7 +140,8 @@ private:
     ecn_action ecn_decision(unsigned q, const frame& f);
     /// Step marking's common case, inline: at or below m_pass_bound, ecn_decision() passes.
     bool quick_pass(const queue_state& s) const {
-        return m_ecn_queue_step && (m_ecn_packets ? double(s.fifo.size() + 1) : double(s.bytes)) <= m_pass_bound;
+        return m_ecn_queue_step &&
+               (m_ecn_packets ? double(s.fifo.size() + 1) : double(s.bytes)) <= m_pass_bound;
     }
     void on_wake();
     /// Picks and starts the next frame at `at` if one may go; returns whether one started.
@@ -145,7 +152,9 @@ private:
     void arm_next(ps_t now);
     void drop(frame& f, unsigned q, drop_cause why);
     /// Frame and byte counts of queue q, the port and its service pool, in or out.
-    unsigned pool_of(unsigned q) const { return m_lossless_mask >> q & 1 ? LOSSLESS_POOL : LOSSY_POOL; }
+    unsigned pool_of(unsigned q) const {
+        return m_lossless_mask >> q & 1 ? LOSSLESS_POOL : LOSSY_POOL;
+    }
     void count_backlog(unsigned q, unsigned pool, std::uint32_t bytes, bool in) {
         // Defined here so the per-frame calls inline with `in` known.
         const std::uint64_t n = in ? 1 : ~std::uint64_t(0);  // +1 or -1, modulo 2^64
@@ -184,7 +193,7 @@ private:
     /// Largest wire size a frame reaching an empty port may have to be served alone (the smallest
     /// WRR/DWRR quantum, at most 65535; see queue_scheduler::serves_alone).
     std::uint16_t m_alone_bytes = 0xffff;
-    std::uint8_t m_backlogged = 0;  ///< bit q: queue q holds frames
+    std::uint8_t m_backlogged = 0;   ///< bit q: queue q holds frames
     std::uint8_t m_strict_mask = 0;  ///< strict-priority queues (they keep the standard threshold)
     // Per-queue flags from m_cfg, so the per-frame path does not reach into the switch config.
     std::uint8_t m_lossless_mask = 0;      ///< queues of the lossless service pool

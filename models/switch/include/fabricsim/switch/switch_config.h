@@ -35,13 +35,13 @@ struct ecn_config {
     ecn_mode mode = ecn_mode::OFF;
     ecn_scope scope = ecn_scope::QUEUE;
     queue_threshold per_queue = queue_threshold::STANDARD;
-    bool packets = false;       ///< thresholds count frames instead of bytes
-    red_params red;             ///< thresholds in bytes or frames; a step has min = max = K
+    bool packets = false;  ///< thresholds count frames instead of bytes
+    red_params red;        ///< thresholds in bytes or frames; a step has min = max = K
     bool mark_on_dequeue = false;
-    bool drop_non_ect = true;   ///< non-ECT frames that would be marked are dropped (RED)
+    bool drop_non_ect = true;        ///< non-ECT frames that would be marked are dropped (RED)
     std::uint8_t queue_mask = 0xff;  ///< queues with ECN/RED enabled
     double mq_beta = 0.75;
-    ps_t mq_t_idle = 0;         ///< 0: one 1500 B MTU at the port rate
+    ps_t mq_t_idle = 0;  ///< 0: one 1500 B MTU at the port rate
 };
 
 /// HULL phantom queue in series with every egress port (seed-000 §1.5).
@@ -67,16 +67,18 @@ struct switch_config {
     unsigned queues = 8;
     qos_config qos;
     sched_discipline discipline = sched_discipline::DWRR;
-    std::vector<queue_sched_params> sched;    ///< per queue
+    std::vector<queue_sched_params> sched;  ///< per queue
     shaper_config port_shaper;
     std::array<shaper_config, MAX_QUEUES> queue_shaper{};
     ecn_config ecn;
     phantom_queue_config phantom;
-    std::uint32_t ports = 0;                  ///< set by the platform
+    std::uint32_t ports = 0;  ///< set by the platform
 
     ps_t clock_period() const;
     /// Absolute time when a frame that arrived at `now` leaves the pipeline (clock-aligned).
-    ps_t pipeline_exit(ps_t now) const { return ceil_to_period(now + pipeline_latency, clock_period()); }
+    ps_t pipeline_exit(ps_t now) const {
+        return ceil_to_period(now + pipeline_latency, clock_period());
+    }
     /// MMU parameters for a chip with `ports` ports.
     mmu_config mmu_for(unsigned ports) const;
 

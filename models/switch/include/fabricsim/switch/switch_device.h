@@ -4,10 +4,11 @@
 /// MMU (algo/mmu.h) and multi-queue egress ports (egress_port.h).
 /// Timing model: a frame the link delivers at t (last bit for store-and-forward, header for
 /// cut-through) leaves the pipeline at ceil_clock(t + pipeline_latency) and enters its egress
-/// port then (admission and enqueue marking are decided at t, see egress_port.h). Cut-through forwards from the header only when the egress is idle and not faster
-/// than the ingress; otherwise it falls back to store-and-forward (waits for the last bit).
-/// Corrupted frames are dropped (FCS) when the whole frame was received; cut-through forwards
-/// them, as real cut-through switches do. TTL is decremented per hop.
+/// port then (admission and enqueue marking are decided at t, see egress_port.h). Cut-through
+/// forwards from the header only when the egress is idle and not faster than the ingress; otherwise
+/// it falls back to store-and-forward (waits for the last bit). Corrupted frames are dropped (FCS)
+/// when the whole frame was received; cut-through forwards them, as real cut-through switches do.
+/// TTL is decremented per hop.
 #include <cstdint>
 #include <memory>
 #include <vector>
@@ -23,7 +24,8 @@
 
 namespace fabricsim::sw {
 
-class switch_device : public sc_core::sc_module, public frame_receiver, public stats_provider {
+class switch_device : public sc_core::sc_module, public frame_receiver, public stats_provider
+{
 public:
     /// `port_rates` gives the speed of each port (from the links the platform attaches).
     switch_device(const sc_core::sc_module_name& name, const switch_config& cfg,
@@ -40,7 +42,8 @@ public:
     const switch_config& config() const { return m_cfg; }
 
     void receive(unsigned port, frame& f) override;
-    /// Cut-through ports act after `cut_through_bytes` of the header, store-and-forward on the last bit.
+    /// Cut-through ports act after `cut_through_bytes` of the header, store-and-forward on the last
+    /// bit.
     std::uint32_t act_after_bytes(unsigned) const override {
         return m_cfg.mode == forwarding_mode::CUT_THROUGH ? m_cfg.cut_through_bytes : 0;
     }

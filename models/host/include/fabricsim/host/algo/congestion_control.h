@@ -11,8 +11,9 @@
 /// once per window of data with CWR signalling, the DCTCP alpha estimator, CUBIC's cubic and
 /// TCP-friendly windows with fast convergence, slow-start restart after idle (SACK recovery is
 /// the sender's, tcp_sender.h). Ignored: PRR, limited transmit, HyStart, cwnd validation (the
-/// window grows on every new ACK whether or not the sender was cwnd-limited), receive window, RFC 3168's "cwnd = 1 MSS -> wait for the
-/// RTO" rule, ECE carried on duplicate ACKs (see on_dupack), undo of spurious reductions.
+/// window grows on every new ACK whether or not the sender was cwnd-limited), receive window, RFC
+/// 3168's "cwnd = 1 MSS -> wait for the RTO" rule, ECE carried on duplicate ACKs (see on_dupack),
+/// undo of spurious reductions.
 ///
 /// The connection (sequence numbers, retransmission, RTO timer, delayed-ACK receiver) is the
 /// caller. Per event it calls:
@@ -43,18 +44,18 @@ enum class cc_kind {
 /// std::invalid_argument on nonsense values.
 struct cc_params {
     cc_kind kind = cc_kind::NEWRENO;
-    std::uint32_t mss = 1460;                      ///< sender MSS (payload bytes per segment)
-    std::uint32_t initial_window_segments = 10;    ///< IW (RFC 6928); seed-001 sims use 16
-    std::uint64_t initial_ssthresh_bytes = 0;      ///< 0 = "arbitrarily high" (RFC 5681)
-    std::uint32_t abc_limit_segments = 2;          ///< L of RFC 3465: max slow-start step per ACK
-    double dctcp_g = 1.0 / 16;                     ///< alpha gain g, 0 < g <= 1
-    double dctcp_initial_alpha = 1.0;              ///< alpha before the first window (Linux: 1)
-    bool rtt_fair = false;                         ///< DCTCP: per-ACK decrease of eq 3.35
-    double cubic_c = 0.4;                          ///< C, in segments / s^3
-    double cubic_beta = 0.7;                       ///< beta_cubic
+    std::uint32_t mss = 1460;                    ///< sender MSS (payload bytes per segment)
+    std::uint32_t initial_window_segments = 10;  ///< IW (RFC 6928); seed-001 sims use 16
+    std::uint64_t initial_ssthresh_bytes = 0;    ///< 0 = "arbitrarily high" (RFC 5681)
+    std::uint32_t abc_limit_segments = 2;        ///< L of RFC 3465: max slow-start step per ACK
+    double dctcp_g = 1.0 / 16;                   ///< alpha gain g, 0 < g <= 1
+    double dctcp_initial_alpha = 1.0;            ///< alpha before the first window (Linux: 1)
+    bool rtt_fair = false;                       ///< DCTCP: per-ACK decrease of eq 3.35
+    double cubic_c = 0.4;                        ///< C, in segments / s^3
+    double cubic_beta = 0.7;                     ///< beta_cubic
     bool cubic_fast_convergence = true;
-    bool cubic_tcp_friendly = true;                ///< RFC 8312 §4.2 W_est region
-    bool cubic_ecn = false;                        ///< CUBIC treats ECE as a loss event (§4.5)
+    bool cubic_tcp_friendly = true;  ///< RFC 8312 §4.2 W_est region
+    bool cubic_ecn = false;          ///< CUBIC treats ECE as a loss event (§4.5)
     void validate() const;
 };
 
@@ -117,7 +118,8 @@ enum class ack_outcome {
 ///    W_cubic(t+RTT) and W_est = minimum RTT sample (Linux delay_min); before any sample the
 ///    lookahead is 0 and the TCP-friendly region is off. The target is capped at 1.5 cwnd
 ///    (RFC 9438). RTO: ssthresh = cwnd*beta, W_max forgotten (RFC 9438 §4.8, Linux reset).
-class congestion_control {
+class congestion_control
+{
 public:
     explicit congestion_control(const cc_params& p);
 

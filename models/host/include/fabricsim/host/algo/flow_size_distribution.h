@@ -11,11 +11,13 @@
 
 namespace fabricsim::host {
 
-class flow_size_distribution {
+class flow_size_distribution
+{
 public:
     /// Empirical CDF: (size in bytes, cumulative probability) points, sizes non-decreasing,
     /// probabilities non-decreasing from 0 to 1. Throws std::invalid_argument with the reason.
-    static flow_size_distribution from_cdf(std::vector<std::pair<double, double>> points, std::string name);
+    static flow_size_distribution from_cdf(std::vector<std::pair<double, double>> points,
+                                           std::string name);
     /// Parses "size_bytes,cdf" lines ('#' comments and one header line allowed); `name`
     /// prefixes error messages.
     static flow_size_distribution from_csv_text(const std::string& text, const std::string& name);

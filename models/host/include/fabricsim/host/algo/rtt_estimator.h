@@ -25,7 +25,8 @@ struct rtt_params {
 };
 
 /// SRTT / RTTVAR / RTO of one connection, with exponential backoff.
-class rtt_estimator {
+class rtt_estimator
+{
 public:
     explicit rtt_estimator(const rtt_params& p = rtt_params{});
 

@@ -32,10 +32,10 @@ enum class ecn_feedback {
 };
 
 struct tcp_receiver_params {
-    std::uint32_t ack_every = 2;                 ///< m: in-order segments per delayed ACK (1 = every segment)
-    ps_t delayed_ack_timeout = PS_PER_MS;        ///< delayed-ACK timer
+    std::uint32_t ack_every = 2;  ///< m: in-order segments per delayed ACK (1 = every segment)
+    ps_t delayed_ack_timeout = PS_PER_MS;  ///< delayed-ACK timer
     ecn_feedback ecn = ecn_feedback::NONE;
-    bool sack = true;                            ///< SACK permitted (RFC 2018)
+    bool sack = true;  ///< SACK permitted (RFC 2018)
     void validate() const;
 };
 
@@ -43,12 +43,13 @@ struct tcp_receiver_params {
 struct ack_decision {
     std::uint64_t ack = 0;  ///< cumulative: next byte expected
     bool ece = false;
-    ps_t ts_echo = 0;       ///< echoed send time (0 = none)
+    ps_t ts_echo = 0;  ///< echoed send time (0 = none)
     std::uint8_t sack_blocks = 0;
     std::array<std::uint64_t, 6> sack_edges{};  ///< [begin, end) pairs
 };
 
-class tcp_receiver {
+class tcp_receiver
+{
 public:
     explicit tcp_receiver(const tcp_receiver_params& p = tcp_receiver_params{});
 
@@ -83,14 +84,14 @@ private:
 
     tcp_receiver_params m_p;
     std::uint64_t m_rcv_nxt = 0;
-    byte_ranges m_ooo;  ///< received beyond rcv_nxt
-    std::uint32_t m_pending = 0;   ///< in-order segments not yet ACKed
-    std::uint64_t m_last_ack = 0;  ///< ack number of the last ACK sent
+    byte_ranges m_ooo;               ///< received beyond rcv_nxt
+    std::uint32_t m_pending = 0;     ///< in-order segments not yet ACKed
+    std::uint64_t m_last_ack = 0;    ///< ack number of the last ACK sent
     std::uint64_t m_recent_ooo = 0;  ///< start of the most recent out-of-order segment
     ps_t m_ts_recent = 0;
     ps_t m_delack_at = 0;
-    bool m_ce_state = false;       ///< DCTCP: CE bit of the last segment
-    bool m_ece_latched = false;    ///< RFC 3168
+    bool m_ce_state = false;     ///< DCTCP: CE bit of the last segment
+    bool m_ece_latched = false;  ///< RFC 3168
     stats m_stats;
 };
 

@@ -40,11 +40,12 @@
 namespace fabricsim::host {
 
 struct tcp_sender_params {
-    std::uint64_t rwnd = 6ull << 20;     ///< receiver's advertised window (Linux tcp_rmem max: 6 MiB)
+    std::uint64_t rwnd = 6ull << 20;  ///< receiver's advertised window (Linux tcp_rmem max: 6 MiB)
     std::uint32_t dupack_threshold = 3;  ///< RFC 5681
     bool sack = true;                    ///< SACK-based recovery (RFC 6675) instead of NewReno
-    bool idle_restart = true;            ///< slow-start restart after an idle RTO (RFC 5681 §4.1; Linux default)
-    bool early_retransmit = true;        ///< RFC 5827 early retransmit (Linux default)
+    bool idle_restart =
+        true;  ///< slow-start restart after an idle RTO (RFC 5681 §4.1; Linux default)
+    bool early_retransmit = true;  ///< RFC 5827 early retransmit (Linux default)
     void validate() const;
 };
 
@@ -56,7 +57,8 @@ struct tcp_segment {
     bool cwr = false;
 };
 
-class tcp_sender {
+class tcp_sender
+{
 public:
     tcp_sender(const tcp_sender_params& p, const cc_params& cc, const rtt_params& rtt);
 
@@ -135,19 +137,19 @@ private:
     bool m_unlimited = false;
     std::uint64_t m_snd_una = 0;
     std::uint64_t m_snd_nxt = 0;
-    std::uint64_t m_snd_max = 0;   ///< highest byte ever sent + 1
+    std::uint64_t m_snd_max = 0;  ///< highest byte ever sent + 1
     std::uint32_t m_dupacks = 0;
-    bool m_retx_pending = false;   ///< fast / partial-ACK retransmission of snd_una due
-    bool m_timer_retx = false;     ///< snd_una was already retransmitted by the timer
-    bool m_partial_seen = false;   ///< a partial ACK already restarted the timer in this recovery
-    byte_ranges m_sacked;  ///< SACKed above snd_una
+    bool m_retx_pending = false;  ///< fast / partial-ACK retransmission of snd_una due
+    bool m_timer_retx = false;    ///< snd_una was already retransmitted by the timer
+    bool m_partial_seen = false;  ///< a partial ACK already restarted the timer in this recovery
+    byte_ranges m_sacked;         ///< SACKed above snd_una
     /// A retransmission in SACK recovery still in the network: [begin, end) and snd_nxt when sent.
     struct retransmission {
         std::uint64_t begin, end, mark;
     };
     std::vector<retransmission> m_rtx;  ///< sorted by begin, disjoint
     ps_t m_rto_at = 0;
-    ps_t m_last_send = 0;          ///< time of the last data segment sent
+    ps_t m_last_send = 0;  ///< time of the last data segment sent
     ps_t m_last_sample = 0;
     stats m_stats;
 };

@@ -19,10 +19,10 @@ namespace fabricsim::sw {
 /// RED / WRED as in switch chips (linear probability, no count-based spreading). Thresholds are
 /// in the caller's unit; DCTCP is the step min_th == max_th with weight 1.
 struct red_params {
-    double min_th = 0;     ///< in the caller's unit (bytes or packets)
-    double max_th = 0;     ///< == min_th gives a step (DCTCP): mark iff avg > max_th
-    double max_p = 1.0;    ///< probability at max_th (ignored for a step)
-    double weight = 1.0;   ///< EWMA weight; 1 = instantaneous queue
+    double min_th = 0;    ///< in the caller's unit (bytes or packets)
+    double max_th = 0;    ///< == min_th gives a step (DCTCP): mark iff avg > max_th
+    double max_p = 1.0;   ///< probability at max_th (ignored for a step)
+    double weight = 1.0;  ///< EWMA weight; 1 = instantaneous queue
 };
 
 /// Throws std::invalid_argument unless min_th >= 0, max_th >= min_th, max_p in (0,1] and
@@ -37,13 +37,14 @@ inline double red_probability(const red_params& p, double avg, double scale = 1.
     const double lo = p.min_th * scale;
     const double hi = p.max_th * scale;
     if (avg <= lo) return 0.0;
-    if (avg > hi) return 1.0;  // also the whole step case (lo == hi)
+    if (avg > hi) return 1.0;                 // also the whole step case (lo == hi)
     return p.max_p * (avg - lo) / (hi - lo);  // lo < avg <= hi, so hi > lo
 }
 
 /// EWMA of an occupancy for RED: avg <- (1 - w)·avg + w·occupancy, starting at 0. Updated on
 /// every enqueue by the caller; no decay while the queue is idle (chips do not do it).
-class red_average {
+class red_average
+{
 public:
     /// Throws std::invalid_argument unless weight is in (0,1].
     explicit red_average(double weight = 1.0);
@@ -73,7 +74,8 @@ private:
 /// - Strict-priority queues are the caller's business (it uses scale 1 for them); a quantum of
 ///   0 is accepted for such unused entries.
 /// Fixed state for up to MAX_QUEUES queues and no heap: the egress port holds it in place.
-class mq_ecn_estimator final {
+class mq_ecn_estimator final
+{
 public:
     static constexpr unsigned MAX_QUEUES = 8;
     /// A queue's sampling state, kept by the caller (the scheduler keeps it with the queue's
@@ -88,24 +90,29 @@ public:
                      double beta, ps_t t_idle);
     /// Queue q joined the round robin at `now`: T_start = max(now, T_start). T_start may lie
     /// ahead (the caller's `at` can include the last frame's tx time).
-    void queue_activated(unsigned /*q*/, ps_t now, queue_slot& s) { s.t_start = std::max(now, s.t_start); }
+    void queue_activated(unsigned /*q*/, ps_t now, queue_slot& s) {
+        s.t_start = std::max(now, s.t_start);
+    }
     /// Queue q finished a round at `at`: sample = at - T_start (0 if negative); T_round EWMA;
     /// T_start = at.
     void queue_finished_round(unsigned /*q*/, ps_t at, queue_slot& s) {
         // Signed conversion: the same value (a sample is far below 2^63 ps), fewer instructions.
-        const double sample = at > s.t_start ? static_cast<double>(static_cast<std::int64_t>(at - s.t_start)) : 0.0;
+        const double sample =
+            at > s.t_start ? static_cast<double>(static_cast<std::int64_t>(at - s.t_start)) : 0.0;
         m_t_round_ps = m_beta * m_t_round_ps + (1.0 - m_beta) * sample;
         s.t_start = at;
         ++m_samples;
     }
     /// The port's last frame left (port empty) at `now`.
     void port_idle(ps_t now) { m_idle_since = now; }
-    /// A frame arrives at an empty port at `now`: lazy idle decay T_round *= β^floor((now - idle_since)/T_idle).
+    /// A frame arrives at an empty port at `now`: lazy idle decay T_round *= β^floor((now -
+    /// idle_since)/T_idle).
     void port_busy(ps_t now) {
         if (m_idle_since == NOT_IDLE) return;
         decay(now);
     }
-    /// Threshold scale for queue q: 1 if T_round == 0, else min(quantum_q·8/(T_round·C), 1) (T_round in seconds).
+    /// Threshold scale for queue q: 1 if T_round == 0, else min(quantum_q·8/(T_round·C), 1)
+    /// (T_round in seconds).
     double scale(unsigned q) const { return scale_for(m_quantum_time_ps[q]); }
     /// scale() for a queue whose quantum takes `quantum_time_ps` at line rate (quantum_time_ps(q));
     /// +infinity gives 1 (a strict queue). Lets the caller keep that constant with its own
@@ -147,7 +154,7 @@ private:
     alignas(64) double m_t_round_ps = 0;
     double m_beta;
     std::uint64_t m_samples = 0;
-    ps_t m_ps_per_byte;  ///< 0 if the rate does not divide 8e12 (then m_serialize)
+    ps_t m_ps_per_byte;            ///< 0 if the rate does not divide 8e12 (then m_serialize)
     ps_t m_idle_since = NOT_IDLE;  ///< when the port went idle, NOT_IDLE while busy
     ps_t m_t_idle;
     double m_min_quantum_time_ps = std::numeric_limits<double>::infinity();
@@ -165,11 +172,14 @@ private:
 /// drain per tick = γ·C·interval/8 bytes (1 Gbps, γ 0.95, 800 ns -> 95 B); the counter floors at
 /// 0; a frame is marked if the counter it meets is above the threshold (strict >), and then
 /// adds its bytes (adding first would mark every 1500 B frame at HULL's 1 KB threshold).
-class phantom_queue {
+class phantom_queue
+{
 public:
-    /// Drains gamma·rate_bps, in steps every `interval` (ticks at whole multiples of interval from t = 0, as a hardware timer), marks above threshold_bytes.
-    /// Throws std::invalid_argument unless rate > 0, γ in (0,1] and interval > 0.
-    phantom_queue(std::uint64_t rate_bps, double gamma, ps_t interval, std::uint64_t threshold_bytes);
+    /// Drains gamma·rate_bps, in steps every `interval` (ticks at whole multiples of interval from
+    /// t = 0, as a hardware timer), marks above threshold_bytes. Throws std::invalid_argument
+    /// unless rate > 0, γ in (0,1] and interval > 0.
+    phantom_queue(std::uint64_t rate_bps, double gamma, ps_t interval,
+                  std::uint64_t threshold_bytes);
     /// A frame of `bytes` passes at `now` (non-decreasing times): applies the drain steps of
     /// every tick boundary in (last, now] (floor 0); returns true (mark) if that counter is above
     /// the threshold; then adds the frame.

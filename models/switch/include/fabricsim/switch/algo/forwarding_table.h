@@ -12,7 +12,8 @@ namespace fabricsim::sw {
 
 std::uint64_t five_tuple_hash(const frame& f, std::uint64_t seed);
 
-class forwarding_table {
+class forwarding_table
+{
 public:
     explicit forwarding_table(std::uint64_t hash_seed = 0) : m_seed(hash_seed) {}
 
@@ -36,7 +37,7 @@ private:
         std::uint32_t ip = 0;
         std::uint32_t first = 0;  ///< index of the group's first port in m_ports
         std::uint16_t count = 0;  ///< ports in the group; 0 = empty slot
-        std::uint16_t port = 0;   ///< the first port, in the slot: a host route needs no second line
+        std::uint16_t port = 0;  ///< the first port, in the slot: a host route needs no second line
     };
     /// Slot holding ip, or the empty one to use.
     std::size_t find_slot(std::uint32_t ip) const {

@@ -55,10 +55,10 @@ struct mmu_config {
     std::uint32_t cell_overhead_bytes = 0;  ///< per-frame header stored with the frame
     std::uint64_t total_cells = 0;
     unsigned ports = 0;
-    unsigned queues = 8;                         ///< egress queues per port (1..8)
-    std::uint64_t lossless_pool_cells = 0;       ///< shared cells of the lossless pool
-    std::uint64_t headroom_pool_cells = 0;       ///< cells all PG headrooms draw from
-    bool accept_crossing = false;                ///< "cross" threshold test instead of "fit"
+    unsigned queues = 8;                    ///< egress queues per port (1..8)
+    std::uint64_t lossless_pool_cells = 0;  ///< shared cells of the lossless pool
+    std::uint64_t headroom_pool_cells = 0;  ///< cells all PG headrooms draw from
+    bool accept_crossing = false;           ///< "cross" threshold test instead of "fit"
     struct pg_params {
         std::uint64_t min_cells = 0;
         threshold_spec shared{true, 8.0, 0};
@@ -91,19 +91,21 @@ struct mmu_ticket {
     std::uint8_t queue = 0;
 };
 
-class mmu {
+class mmu
+{
 public:
     explicit mmu(const mmu_config& cfg);
 
     /// ceil((bytes + overhead) / cell), by a multiply: m = ceil(2^32 / cell) is exact for the
     /// numerators a frame can give (< 2^20 / cell error bound; checked by a unit test).
     std::uint32_t cells_for(std::uint32_t bytes) const {
-        const std::uint64_t n = std::uint64_t(bytes) + m_hot.cell_overhead_bytes + m_hot.cell_bytes - 1;
+        const std::uint64_t n =
+            std::uint64_t(bytes) + m_hot.cell_overhead_bytes + m_hot.cell_bytes - 1;
         return static_cast<std::uint32_t>((n * m_hot.cell_reciprocal) >> 32);
     }
     /// Admits a frame of `bytes` (frame bytes incl. FCS) or returns false with the cause.
-    bool admit(unsigned in_port, unsigned pg, unsigned out_port, unsigned queue, std::uint32_t bytes,
-               mmu_ticket& ticket, drop_cause& why);
+    bool admit(unsigned in_port, unsigned pg, unsigned out_port, unsigned queue,
+               std::uint32_t bytes, mmu_ticket& ticket, drop_cause& why);
     void release(const mmu_ticket& t);
 
     /// Current limit on the shared cells of an egress queue / ingress PG (dynamic: from the
@@ -134,7 +136,9 @@ public:
     std::uint64_t pool_cells(unsigned pool) const { return m_pool_cells[pool]; }
 
 private:
-    static std::uint64_t over(std::uint64_t cells, std::uint64_t min) { return cells > min ? cells - min : 0; }
+    static std::uint64_t over(std::uint64_t cells, std::uint64_t min) {
+        return cells > min ? cells - min : 0;
+    }
     static void add(occupancy& o, std::uint64_t n) {
         o.cells += n;
         if (o.cells > o.peak_cells) o.peak_cells = o.cells;
@@ -150,7 +154,8 @@ private:
         o.cells += static_cast<std::uint32_t>(n);
         if (o.cells > o.peak_cells) o.peak_cells = o.cells;
     }
-    static std::uint64_t dynamic_limit(double alpha, std::uint64_t pool_cells, std::uint64_t pool_used) {
+    static std::uint64_t dynamic_limit(double alpha, std::uint64_t pool_cells,
+                                       std::uint64_t pool_used) {
         const std::uint64_t free = pool_cells > pool_used ? pool_cells - pool_used : 0;
         return static_cast<std::uint64_t>(alpha * double(free));  // >= 0: truncation is floor
     }
@@ -161,7 +166,8 @@ private:
     std::uint64_t limit(const threshold_spec& t, unsigned pool, std::uint64_t pool_used) const {
         return t.dynamic ? dynamic_limit(t.alpha, m_pool_cells[pool], pool_used) : t.static_cells;
     }
-    bool exceeds(std::uint64_t shared_before, std::uint64_t shared_after, std::uint64_t limit) const {
+    bool exceeds(std::uint64_t shared_before, std::uint64_t shared_after,
+                 std::uint64_t limit) const {
         return m_hot.accept_crossing ? shared_before >= limit && shared_after > shared_before
                                      : shared_after > limit;
     }
@@ -203,7 +209,7 @@ private:
         std::uint32_t frames = 0;
         std::uint32_t unused = 0;  // queue[0] starts at byte 16
         std::array<count, MAX_QUEUES> queue{};
-        std::array<count, PRIORITY_GROUPS> pg{};        ///< cells outside headroom
+        std::array<count, PRIORITY_GROUPS> pg{};  ///< cells outside headroom
         std::array<count, PRIORITY_GROUPS> headroom{};
     };
     std::vector<port_accounts> m_ports;

@@ -24,12 +24,13 @@ struct queue_sched_params {
     std::uint32_t quantum_bytes = 1538;
 };
 
-
 /// What the scheduler may look at in the queues it schedules.
-class queue_view {
+class queue_view
+{
 public:
     virtual ~queue_view() = default;
-    /// q may send at `now` (non-empty, its head frame is out of the pipeline, its shaper has tokens).
+    /// q may send at `now` (non-empty, its head frame is out of the pipeline, its shaper has
+    /// tokens).
     virtual bool eligible(unsigned q, ps_t now) const = 0;
     /// Size of q's head frame as counted against quanta (only called when eligible(q)).
     virtual std::uint32_t head_bytes(unsigned q) const = 0;
@@ -45,7 +46,8 @@ public:
 /// carries an `Observer::queue_slot` next to its deficit and links, for the observer's own
 /// per-queue state (MQ-ECN's T_start), so a round boundary touches one line of queue state.
 template <class Observer>
-class basic_queue_scheduler {
+class basic_queue_scheduler
+{
 public:
     static constexpr unsigned MAX_QUEUES = 8;
     /// Largest quantum (16 MiB): deficits stay far inside 32 bits.
@@ -55,7 +57,8 @@ public:
     /// `discipline` applies to the non-strict queues (SP makes every queue strict). 1 to 8 queues
     /// (throws std::invalid_argument otherwise, or if a WRR/DWRR quantum is 0 or above
     /// MAX_QUANTUM).
-    basic_queue_scheduler(sched_discipline discipline, const std::vector<queue_sched_params>& queues);
+    basic_queue_scheduler(sched_discipline discipline,
+                          const std::vector<queue_sched_params>& queues);
     /// nullptr (the default) = nobody is told.
     void set_observer(Observer* o) { m_observer = o; }
     unsigned queues() const { return m_n; }
@@ -128,7 +131,7 @@ private:
         std::uint8_t prev = 0;
         bool strict : 1;
         bool in_list : 1;
-        bool visited : 1;  ///< the quantum of the current visit has been granted
+        bool visited : 1;          ///< the quantum of the current visit has been granted
         std::uint64_t rounds = 0;  ///< statistic: times q finished a round
         [[no_unique_address]] slot_type slot{};
         queue_state() : strict(false), in_list(false), visited(false) {}
@@ -148,7 +151,7 @@ private:
     sched_discipline m_discipline;
     std::uint8_t m_n = 0;
     std::uint8_t m_strict_count = 0;
-    std::uint8_t m_strict_mask = 0;  ///< bit q: q is strict
+    std::uint8_t m_strict_mask = 0;                         ///< bit q: q is strict
     std::array<std::uint8_t, MAX_QUEUES> m_strict_order{};  ///< strict queues, highest index first
     alignas(64) std::array<queue_state, MAX_QUEUES> m_q{};
 };
@@ -157,8 +160,8 @@ private:
 using queue_scheduler = basic_queue_scheduler<round_observer>;
 
 template <class Observer>
-basic_queue_scheduler<Observer>::basic_queue_scheduler(sched_discipline discipline,
-                                                       const std::vector<queue_sched_params>& queues)
+basic_queue_scheduler<Observer>::basic_queue_scheduler(
+    sched_discipline discipline, const std::vector<queue_sched_params>& queues)
     : m_discipline(discipline) {
     if (queues.empty() || queues.size() > MAX_QUEUES)
         throw std::invalid_argument("queue_scheduler: 1 to 8 queues per port");
@@ -167,9 +170,11 @@ basic_queue_scheduler<Observer>::basic_queue_scheduler(sched_discipline discipli
         queue_state& s = m_q[q];
         s.strict = discipline == sched_discipline::SP || queues[q].strict;
         s.quantum = queues[q].quantum_bytes;
-        if (s.strict) m_strict_mask = static_cast<std::uint8_t>(m_strict_mask | 1u << q);
+        if (s.strict)
+            m_strict_mask = static_cast<std::uint8_t>(m_strict_mask | 1u << q);
         else if (s.quantum == 0 || s.quantum > MAX_QUANTUM)
-            throw std::invalid_argument("queue_scheduler: WRR/DWRR quantum must be 1 byte to 16 MiB");
+            throw std::invalid_argument(
+                "queue_scheduler: WRR/DWRR quantum must be 1 byte to 16 MiB");
     }
     for (unsigned q = m_n; q-- > 0;)
         if (m_q[q].strict) m_strict_order[m_strict_count++] = static_cast<std::uint8_t>(q);
@@ -226,7 +231,8 @@ void basic_queue_scheduler<Observer>::backlogged(unsigned q, ps_t now) {
 }
 
 template <class Observer>
-void basic_queue_scheduler<Observer>::serve_alone(unsigned q, std::uint32_t bytes, ps_t now, ps_t tx_end) {
+void basic_queue_scheduler<Observer>::serve_alone(unsigned q, std::uint32_t bytes, ps_t now,
+                                                  ps_t tx_end) {
     check_index(q);
     if (!serves_alone(q, bytes))
         throw std::logic_error("queue_scheduler: serve_alone() while it would not serve alone");
@@ -240,7 +246,8 @@ void basic_queue_scheduler<Observer>::finish_round(unsigned q, ps_t at) {
     s.visited = false;
     if (m_discipline == sched_discipline::WRR) s.deficit = 0;  // chips: no carry-over
     if (m_head == static_cast<int>(q)) {
-        m_head = static_cast<std::int8_t>(s.next);  // circular list: advancing the head puts q at the tail
+        m_head = static_cast<std::int8_t>(
+            s.next);  // circular list: advancing the head puts q at the tail
     } else {
         unlink(q);
         append(q);
@@ -250,8 +257,8 @@ void basic_queue_scheduler<Observer>::finish_round(unsigned q, ps_t at) {
 }
 
 template <class Observer>
-void basic_queue_scheduler<Observer>::served(unsigned q, std::uint32_t bytes, bool now_empty, ps_t /*now*/,
-                                             ps_t tx_end) {
+void basic_queue_scheduler<Observer>::served(unsigned q, std::uint32_t bytes, bool now_empty,
+                                             ps_t /*now*/, ps_t tx_end) {
     check_index(q);
     queue_state& s = m_q[q];
     if (s.strict) return;
@@ -316,6 +323,5 @@ inline int basic_queue_scheduler<Observer>::pick(const View& view, ps_t now) {
         q = next;
     }
 }
-
 
 }  // namespace fabricsim::sw

@@ -14,7 +14,8 @@
 namespace fabricsim::sw {
 
 /// Token-bucket shaper (rate, burst), exact integer arithmetic; rate 0 = no shaping.
-class token_bucket {
+class token_bucket
+{
 public:
     token_bucket() = default;  ///< unlimited (rate 0 = no shaping)
     /// Starts full. rate_bps 0 gives an unlimited bucket (burst ignored); otherwise throws
