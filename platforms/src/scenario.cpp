@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <optional>
 #include <sstream>
 
 #include "fabricsim/core/rng.h"
@@ -290,102 +291,13 @@ void read_transport(host::flow_spec& f, const config_node& n, const host::tcp_op
     }
 }
 
+/// The keys of the scenario itself, the topology, phy and results (defined below).
+void describe_top_level(config_schema& s);
+
 config_schema make_schema() {
     config_schema s;
-    s.add("name", value_kind::STRING, "", "Scenario name (defaults to the file name)").optional =
-        true;
-    auto& seed = s.add("seed", value_kind::INT, "1",
-                       "Run seed; every component derives its RNG from it and its name");
-    seed.min = 0;
-    s.add("duration", value_kind::TIME, "1ms", "Simulated time").min = 1000;
-
-    auto& kind = s.add("topology.kind", value_kind::CHOICE, "dumbbell",
-                       "Platform generator: dumbbell, incast (one rack), leaf_spine, custom "
-                       "(switches/hosts/links lists)");
-    kind.choices = {"dumbbell", "incast", "leaf_spine", "custom"};
-    s.add("topology.host_rate", value_kind::BIT_RATE, "10Gbps", "Speed of host links").min = 1e6;
-    s.add("topology.link_delay", value_kind::TIME, "1us",
-          "Propagation delay of every generated link");
-    auto& cl =
-        s.add("topology.cable_length", value_kind::REAL, "",
-              "Cable length in metres for every generated link (5 ns/m); overrides link_delay");
-    cl.optional = true;
-    cl.min = 0;
-    cl.max = 1e6;
-    auto& hps =
-        s.add("topology.dumbbell.hosts_per_side", value_kind::INT, "2", "Hosts on each side");
-    hps.min = 1;
-    hps.max = 4096;
-    s.add("topology.dumbbell.bottleneck_rate", value_kind::BIT_RATE, "",
-          "Rate of the switch-to-switch link (default: host_rate)")
-        .optional = true;
-    auto& ih =
-        s.add("topology.incast.hosts", value_kind::INT, "9", "Hosts in the rack (one ToR switch)");
-    ih.min = 2;
-    ih.max = 4096;
-    auto& lv = s.add("topology.leaf_spine.leaves", value_kind::INT, "2", "Leaf switches");
-    lv.min = 1;
-    lv.max = 1024;
-    auto& sp = s.add("topology.leaf_spine.spines", value_kind::INT, "2", "Spine switches");
-    sp.min = 1;
-    sp.max = 256;
-    auto& hl = s.add("topology.leaf_spine.hosts_per_leaf", value_kind::INT, "4", "Hosts per leaf");
-    hl.min = 1;
-    hl.max = 1024;
-    s.add("topology.leaf_spine.fabric_rate", value_kind::BIT_RATE, "",
-          "Leaf-spine link rate (default: host_rate); oversubscription = "
-          "hosts_per_leaf*host_rate/(spines*fabric_rate)")
-        .optional = true;
-    s.add("topology.switches", value_kind::MAP_LIST, "", "custom: switches");
-    s.add("topology.switches[].name", value_kind::STRING, "", "Switch name");
-    auto& swp = s.add("topology.switches[].ports", value_kind::INT, "", "Number of ports");
-    swp.min = 1;
-    swp.max = 1024;
-    s.add("topology.hosts", value_kind::MAP_LIST, "", "custom: hosts (one NIC port each)");
-    s.add("topology.hosts[].name", value_kind::STRING, "", "Host name");
-    s.add("topology.links", value_kind::MAP_LIST, "",
-          "custom: links between ports ('sw0:3' or a host name)");
-    s.add("topology.links[].a", value_kind::STRING, "", "One end");
-    s.add("topology.links[].b", value_kind::STRING, "", "Other end");
-    s.add("topology.links[].rate", value_kind::BIT_RATE, "",
-          "Link speed (default: topology.host_rate)")
-        .optional = true;
-    s.add("topology.links[].delay", value_kind::TIME, "",
-          "Propagation delay (default: topology.link_delay)")
-        .optional = true;
-    auto& lcl = s.add("topology.links[].cable_length", value_kind::REAL, "",
-                      "Cable length in metres (5 ns/m)");
-    lcl.optional = true;
-    lcl.min = 0;
-
-    auto& fec = s.add("phy.fec", value_kind::CHOICE, "auto",
-                      "FEC: auto (none up to 10G and at 40G, RS(528,514) at 25/50/100G, "
-                      "RS(544,514) at 200/400G), "
-                      "none, rs528, rs544");
-    fec.choices = {"auto", "none", "rs528", "rs544"};
-    s.add("phy.encoding_latency", value_kind::TIME, "",
-          "PCS/PMA latency one way (default by rate: 200ns at 1G, 60ns at 10G, 40ns above)")
-        .optional = true;
-    s.add("phy.fec_latency", value_kind::TIME, "",
-          "FEC latency one way (default: 100ns rs528, 120ns rs544)")
-        .optional = true;
-    auto& ber =
-        s.add("phy.ber", value_kind::REAL, "0", "Post-FEC bit error rate of every link (seeded)");
-    ber.min = 0;
-    ber.max = 1e-2;
-    s.add("phy.faults", value_kind::MAP_LIST, "", "Scheduled link down/up events");
-    s.add("phy.faults[].port", value_kind::STRING, "",
-          "Either end of the link ('sw0:3' or a host name)");
-    s.add("phy.faults[].down_at", value_kind::TIME, "", "Link goes down");
-    s.add("phy.faults[].up_at", value_kind::TIME, "", "Link comes back");
-
+    describe_top_level(s);
     add_tcp_keys(s);
-    sw::switch_config::describe(s, "switch");
-    nic::nic_config::describe(s, "nic");
-    s.add("host.lookahead", value_kind::TIME, "10us",
-          "Open-loop sources post frames up to this far ahead (temporal decoupling; timestamps "
-          "stay exact)")
-        .max = 1e9;
 
     s.add("traffic.flows", value_kind::MAP_LIST, "", "Explicit flows");
     s.add("traffic.flows[].src", value_kind::STRING, "", "Source host");
@@ -496,34 +408,6 @@ config_schema make_schema() {
                      "Refuse a workload that would generate more flows than this (memory guard)");
     wm.min = 1;
 
-    s.add("results.sample_interval", value_kind::TIME, "10us",
-          "Time-series sampling interval for queue occupancy (0 = off)");
-    s.add("results.pcap", value_kind::STRING_LIST, "",
-          "Ports whose transmitted frames go to <port>.pcap ('sw0:3', 'h1')")
-        .optional = true;
-    auto& snap =
-        s.add("results.pcap_snaplen", value_kind::BYTES, "65535B",
-              "Bytes kept of each captured frame; longer frames are cut (incl_len < orig_len)");
-    snap.min = 14;
-    snap.max = 262144;
-    s.add("results.pcap_start", value_kind::TIME, "0s",
-          "Capture frames whose first bit leaves at or after this time");
-    s.add("results.pcap_stop", value_kind::TIME, "",
-          "Capture frames whose first bit leaves before this time (default: the end of the run)")
-        .optional = true;
-    s.add("results.pcap_max_bytes", value_kind::BYTES, "1GiB",
-          "Size cap of each pcap file: capture stops there, the summary counts the frames left out")
-        .min = 1024;
-    s.add("results.max_output_bytes", value_kind::BYTES, "4GiB",
-          "Refuse a run whose results (time series, pcaps, traces, flow tables) are estimated "
-          "larger")
-        .min = 1048576;  // below 1 MiB even a short run's tables would not fit
-    s.add("results.flows_csv", value_kind::BOOL, "true", "Write flows.csv");
-    s.add("results.format", value_kind::CHOICE, "csv",
-          "Tables as csv, or parquet (converted from CSV by the Python front end after the run)")
-        .choices = {"csv", "parquet"};
-    s.add("results.per_queue_series", value_kind::BOOL, "true",
-          "timeseries.csv also has one column per egress queue (when switch.queues > 1)");
     return s;
 }
 
@@ -590,18 +474,151 @@ std::string safe_name(const std::string& n) {
 }
 
 /// Node names become SystemC object names (no '.'), pcap file names, CSV fields and "sw:3".
-void check_node_name(const config_node& n) {
-    const std::string name = n.str("name");
+void check_node_name(const config_value& v) {
+    const std::string name = v.str();
     const auto ok = [](char c) { return is_alnum(c) || c == '_' || c == '-'; };
     if (name.empty() || !std::all_of(name.begin(), name.end(), ok))
-        n.fail("name", "'" + name + "' is not a node name: use letters, digits, '_' and '-'");
+        v.fail("'" + name + "' is not a node name: use letters, digits, '_' and '-'");
 }
 
-void build_topology(scenario& sc, const config_node& t) {
+// ---------------------------------------------------------------- topology.*
+
+/// A switch or host of a custom topology (topology.switches[], topology.hosts[]).
+struct custom_node {
+    std::string name;
+    std::uint32_t ports = 1;
+    std::string at;  ///< display path of the list element
+};
+
+/// A link of a custom topology (topology.links[]).
+struct custom_link {
+    std::string a, b;
+    std::optional<std::uint64_t> rate;
+    std::optional<ps_t> delay;
+    std::optional<double> cable_length;
+    std::string at;
+};
+
+/// The `topology:` section.
+struct topology_params {
+    std::string kind;
+    std::uint64_t host_rate = 0;
+    ps_t link_delay = 0;
+    std::optional<double> cable_length;
+    std::uint32_t hosts_per_side = 0;
+    std::optional<std::uint64_t> bottleneck_rate;
+    std::uint32_t incast_hosts = 0;
+    std::uint32_t leaves = 0, spines = 0, hosts_per_leaf = 0;
+    std::optional<std::uint64_t> fabric_rate;
+    std::vector<custom_node> switches, hosts;
+    std::vector<custom_link> links;
+
+    static const param_table<topology_params>& params();
+};
+
+template <class E>
+std::function<void(topology_params&, E&&, const config_node&)> append_to(
+    std::vector<E> topology_params::*list) {
+    return [list](topology_params& t, E&& e, const config_node& n) {
+        e.at = n.display_path();
+        (t.*list).push_back(std::move(e));
+    };
+}
+
+const param_table<custom_node>& custom_node_params(bool with_ports) {
+    auto make = [](bool ports) {
+        param_table<custom_node> t;
+        t.add("name", value_kind::STRING, "", ports ? "Switch name" : "Host name",
+              [](custom_node& n, const config_value& v) {
+                  check_node_name(v);
+                  n.name = v.str();
+              });
+        if (ports) {
+            auto& p = t.add("ports", value_kind::INT, "", "Number of ports", &custom_node::ports);
+            p.min = 1;
+            p.max = 1024;
+        }
+        return t;
+    };
+    static const param_table<custom_node> switches = make(true), hosts = make(false);
+    return with_ports ? switches : hosts;
+}
+
+const param_table<custom_link>& custom_link_params() {
+    static const param_table<custom_link> table = [] {
+        param_table<custom_link> t;
+        t.add("a", value_kind::STRING, "", "One end", &custom_link::a);
+        t.add("b", value_kind::STRING, "", "Other end", &custom_link::b);
+        t.add("rate", value_kind::BIT_RATE, "Link speed (default: topology.host_rate)",
+              &custom_link::rate);
+        t.add("delay", value_kind::TIME, "Propagation delay (default: topology.link_delay)",
+              &custom_link::delay);
+        t.add("cable_length", value_kind::REAL, "Cable length in metres (5 ns/m)",
+              &custom_link::cable_length)
+            .min = 0;
+        return t;
+    }();
+    return table;
+}
+
+const param_table<topology_params>& topology_params::params() {
+    static const param_table<topology_params> table = [] {
+        using tp = topology_params;
+        param_table<tp> t;
+        auto& kind = t.add("kind", value_kind::CHOICE, "dumbbell",
+                           "Platform generator: dumbbell, incast (one rack), leaf_spine, custom "
+                           "(switches/hosts/links lists)",
+                           &tp::kind);
+        kind.choices = {"dumbbell", "incast", "leaf_spine", "custom"};
+        t.add("host_rate", value_kind::BIT_RATE, "10Gbps", "Speed of host links", &tp::host_rate)
+            .min = 1e6;
+        t.add("link_delay", value_kind::TIME, "1us", "Propagation delay of every generated link",
+              &tp::link_delay);
+        auto& cl =
+            t.add("cable_length", value_kind::REAL,
+                  "Cable length in metres for every generated link (5 ns/m); overrides link_delay",
+                  &tp::cable_length);
+        cl.min = 0;
+        cl.max = 1e6;
+        auto& hps = t.add("dumbbell.hosts_per_side", value_kind::INT, "2", "Hosts on each side",
+                          &tp::hosts_per_side);
+        hps.min = 1;
+        hps.max = 4096;
+        t.add("dumbbell.bottleneck_rate", value_kind::BIT_RATE,
+              "Rate of the switch-to-switch link (default: host_rate)", &tp::bottleneck_rate);
+        auto& ih = t.add("incast.hosts", value_kind::INT, "9", "Hosts in the rack (one ToR switch)",
+                         &tp::incast_hosts);
+        ih.min = 2;
+        ih.max = 4096;
+        auto& lv = t.add("leaf_spine.leaves", value_kind::INT, "2", "Leaf switches", &tp::leaves);
+        lv.min = 1;
+        lv.max = 1024;
+        auto& sp = t.add("leaf_spine.spines", value_kind::INT, "2", "Spine switches", &tp::spines);
+        sp.min = 1;
+        sp.max = 256;
+        auto& hl = t.add("leaf_spine.hosts_per_leaf", value_kind::INT, "4", "Hosts per leaf",
+                         &tp::hosts_per_leaf);
+        hl.min = 1;
+        hl.max = 1024;
+        t.add("leaf_spine.fabric_rate", value_kind::BIT_RATE,
+              "Leaf-spine link rate (default: host_rate); oversubscription = "
+              "hosts_per_leaf*host_rate/(spines*fabric_rate)",
+              &tp::fabric_rate);
+        t.list<custom_node>("switches", "", "custom: switches", custom_node_params(true),
+                            append_to(&tp::switches));
+        t.list<custom_node>("hosts", "", "custom: hosts (one NIC port each)",
+                            custom_node_params(false), append_to(&tp::hosts));
+        t.list<custom_link>("links", "", "custom: links between ports ('sw0:3' or a host name)",
+                            custom_link_params(), append_to(&tp::links));
+        return t;
+    }();
+    return table;
+}
+
+void build_topology(scenario& sc, const topology_params& t) {
     topology& topo = sc.topo;
-    const std::uint64_t host_rate = t.rate("host_rate");
-    const ps_t delay =
-        t.has("cable_length") ? cable_delay(t.real("cable_length")) : t.time("link_delay");
+    const std::uint64_t host_rate = t.host_rate;
+    const ps_t delay = t.cable_length ? cable_delay(*t.cable_length) : t.link_delay;
     auto link = [&](std::uint32_t a, std::uint32_t ap, std::uint32_t b, std::uint32_t bp,
                     std::uint64_t rate, const std::string& key) {
         link_desc l;
@@ -612,11 +629,9 @@ void build_topology(scenario& sc, const config_node& t) {
         l.key = key;
         topo.links.push_back(l);
     };
-    const std::string kind = t.str("kind");
-    if (kind == "dumbbell") {
-        const auto d = t.child("dumbbell");
-        const auto n = static_cast<std::uint32_t>(d.integer("hosts_per_side"));
-        const std::uint64_t bn = d.has("bottleneck_rate") ? d.rate("bottleneck_rate") : host_rate;
+    if (t.kind == "dumbbell") {
+        const std::uint32_t n = t.hosts_per_side;
+        const std::uint64_t bn = t.bottleneck_rate.value_or(host_rate);
         for (std::uint32_t i = 0; i < 2 * n; ++i)
             topo.add_node("h" + std::to_string(i), node_kind::HOST, 1);
         const auto s0 = topo.add_node("s0", node_kind::SWITCH, n + 1);
@@ -626,18 +641,15 @@ void build_topology(scenario& sc, const config_node& t) {
             link(n + i, 0, s1, i, host_rate, "topology.dumbbell");
         }
         link(s0, n, s1, n, bn, "topology.dumbbell.bottleneck_rate");
-    } else if (kind == "incast") {
-        const auto n = static_cast<std::uint32_t>(t.child("incast").integer("hosts"));
+    } else if (t.kind == "incast") {
+        const std::uint32_t n = t.incast_hosts;
         for (std::uint32_t i = 0; i < n; ++i)
             topo.add_node("h" + std::to_string(i), node_kind::HOST, 1);
         const auto tor = topo.add_node("tor", node_kind::SWITCH, n);
         for (std::uint32_t i = 0; i < n; ++i) link(i, 0, tor, i, host_rate, "topology.incast");
-    } else if (kind == "leaf_spine") {
-        const auto ls = t.child("leaf_spine");
-        const auto L = static_cast<std::uint32_t>(ls.integer("leaves"));
-        const auto S = static_cast<std::uint32_t>(ls.integer("spines"));
-        const auto H = static_cast<std::uint32_t>(ls.integer("hosts_per_leaf"));
-        const std::uint64_t fr = ls.has("fabric_rate") ? ls.rate("fabric_rate") : host_rate;
+    } else if (t.kind == "leaf_spine") {
+        const std::uint32_t L = t.leaves, S = t.spines, H = t.hosts_per_leaf;
+        const std::uint64_t fr = t.fabric_rate.value_or(host_rate);
         for (std::uint32_t i = 0; i < L * H; ++i)
             topo.add_node("h" + std::to_string(i), node_kind::HOST, 1);
         std::vector<std::uint32_t> leaf, spine;
@@ -652,61 +664,204 @@ void build_topology(scenario& sc, const config_node& t) {
                 link(leaf[i], H + j, spine[j], i, fr, "topology.leaf_spine");
         }
     } else {
-        for (const auto& h : t.list("hosts")) {
-            check_node_name(h);
-            if (topo.find(h.str("name")) >= 0)
-                h.fail("name", "duplicate node name '" + h.str("name") + "'");
-            topo.add_node(h.str("name"), node_kind::HOST, 1);
-        }
-        for (const auto& s : t.list("switches")) {
-            check_node_name(s);
-            if (topo.find(s.str("name")) >= 0)
-                s.fail("name", "duplicate node name '" + s.str("name") + "'");
-            topo.add_node(s.str("name"), node_kind::SWITCH,
-                          static_cast<std::uint32_t>(s.integer("ports")));
-        }
-        for (const auto& l : t.list("links")) {
+        auto add = [&](const custom_node& n, node_kind kind) {
+            if (topo.find(n.name) >= 0)
+                throw config_error(n.at + ".name", "duplicate node name '" + n.name + "'");
+            topo.add_node(n.name, kind, kind == node_kind::HOST ? 1 : n.ports);
+        };
+        for (const auto& h : t.hosts) add(h, node_kind::HOST);
+        for (const auto& s : t.switches) add(s, node_kind::SWITCH);
+        for (const auto& l : t.links) {
             link_desc d;
-            d.key = l.path("");
-            if (!d.key.empty() && d.key.back() == '.') d.key.pop_back();
-            d.a = topo.parse_endpoint(l.str("a"), l.path("a"));
-            d.b = topo.parse_endpoint(l.str("b"), l.path("b"));
-            d.cfg.rate_bps = l.has("rate") ? l.rate("rate") : host_rate;
-            d.cfg.propagation = l.has("cable_length") ? cable_delay(l.real("cable_length"))
-                                : l.has("delay")      ? l.time("delay")
-                                                      : delay;
+            d.key = l.at;
+            d.a = topo.parse_endpoint(l.a, l.at + ".a");
+            d.b = topo.parse_endpoint(l.b, l.at + ".b");
+            d.cfg.rate_bps = l.rate.value_or(host_rate);
+            d.cfg.propagation = l.cable_length ? cable_delay(*l.cable_length)
+                                : l.delay      ? *l.delay
+                                               : delay;
             topo.links.push_back(d);
         }
     }
 }
 
-void apply_phy(scenario& sc, const config_node& phy) {
-    const std::string fec = phy.str("fec");
+// ---------------------------------------------------------------- phy.*
+
+/// A scheduled link down/up event (phy.faults[]).
+struct link_fault {
+    std::string port;
+    ps_t down_at = 0, up_at = 0;
+    std::string at;
+};
+
+/// The `phy:` section: settings of every link (defaults by link rate where absent) and faults.
+struct phy_params {
+    std::string fec;
+    std::optional<ps_t> encoding_latency, fec_latency;
+    double ber = 0;
+    std::vector<link_fault> faults;
+
+    static const param_table<phy_params>& params();
+};
+
+const param_table<phy_params>& phy_params::params() {
+    static const param_table<link_fault> fault = [] {
+        param_table<link_fault> t;
+        t.add("port", value_kind::STRING, "", "Either end of the link ('sw0:3' or a host name)",
+              &link_fault::port);
+        t.add("down_at", value_kind::TIME, "", "Link goes down", &link_fault::down_at);
+        t.add("up_at", value_kind::TIME, "", "Link comes back", &link_fault::up_at);
+        return t;
+    }();
+    static const param_table<phy_params> table = [] {
+        param_table<phy_params> t;
+        auto& fec = t.add("fec", value_kind::CHOICE, "auto",
+                          "FEC: auto (none up to 10G and at 40G, RS(528,514) at 25/50/100G, "
+                          "RS(544,514) at 200/400G), "
+                          "none, rs528, rs544",
+                          &phy_params::fec);
+        fec.choices = {"auto", "none", "rs528", "rs544"};
+        t.add("encoding_latency", value_kind::TIME,
+              "PCS/PMA latency one way (default by rate: 200ns at 1G, 60ns at 10G, 40ns above)",
+              &phy_params::encoding_latency);
+        t.add("fec_latency", value_kind::TIME,
+              "FEC latency one way (default: 100ns rs528, 120ns rs544)", &phy_params::fec_latency);
+        auto& ber = t.add("ber", value_kind::REAL, "0",
+                          "Post-FEC bit error rate of every link (seeded)", &phy_params::ber);
+        ber.min = 0;
+        ber.max = 1e-2;
+        t.list<link_fault>("faults", "", "Scheduled link down/up events", fault,
+                           [](phy_params& p, link_fault&& f, const config_node& n) {
+                               if (f.up_at <= f.down_at) n.fail("up_at", "must be after down_at");
+                               f.at = n.display_path();
+                               p.faults.push_back(std::move(f));
+                           });
+        return t;
+    }();
+    return table;
+}
+
+void apply_phy(scenario& sc, const phy_params& phy) {
     for (auto& l : sc.topo.links) {
         auto& c = l.cfg;
-        c.fec = fec == "auto"    ? phy::default_fec(c.rate_bps)
-                : fec == "rs528" ? phy::fec_mode::RS_528_514
-                : fec == "rs544" ? phy::fec_mode::RS_544_514
-                                 : phy::fec_mode::NONE;
-        c.encoding_latency = phy.has("encoding_latency")
-                                 ? phy.time("encoding_latency")
-                                 : phy::default_encoding_latency(c.rate_bps);
-        c.fec_latency = phy.has("fec_latency") ? phy.time("fec_latency")
-                                               : phy::default_fec_latency(c.fec, c.rate_bps);
-        c.ber = phy.real("ber");
+        c.fec = phy.fec == "auto"    ? phy::default_fec(c.rate_bps)
+                : phy.fec == "rs528" ? phy::fec_mode::RS_528_514
+                : phy.fec == "rs544" ? phy::fec_mode::RS_544_514
+                                     : phy::fec_mode::NONE;
+        c.encoding_latency =
+            phy.encoding_latency.value_or(phy::default_encoding_latency(c.rate_bps));
+        c.fec_latency = phy.fec_latency.value_or(phy::default_fec_latency(c.fec, c.rate_bps));
+        c.ber = phy.ber;
     }
-    for (const auto& f : phy.list("faults")) {
-        const endpoint e = sc.topo.parse_endpoint(f.str("port"), f.path("port"));
+    for (const auto& f : phy.faults) {
+        const endpoint e = sc.topo.parse_endpoint(f.port, f.at + ".port");
         const int li = sc.topo.link_at(e.node, e.port);
-        if (li < 0) f.fail("port", "no link is attached to '" + f.str("port") + "'");
-        const ps_t down = f.time("down_at"), up = f.time("up_at");
-        if (up <= down) f.fail("up_at", "must be after down_at");
-        sc.topo.links[static_cast<std::size_t>(li)].cfg.down.push_back({down, up});
+        if (li < 0) throw config_error(f.at + ".port", "no link is attached to '" + f.port + "'");
+        sc.topo.links[static_cast<std::size_t>(li)].cfg.down.push_back({f.down_at, f.up_at});
     }
     for (auto& l : sc.topo.links) {
         std::sort(l.cfg.down.begin(), l.cfg.down.end());
         l.cfg.validate(l.key);
     }
+}
+
+// ---------------------------------------------------------------- name, seed, host, results
+
+/// The scenario's own keys. results.pcap stores names; their ports resolve once the topology
+/// exists (resolve_pcap).
+const param_table<scenario>& scenario_params() {
+    static const param_table<scenario> table = [] {
+        param_table<scenario> t;
+        t.add("name", value_kind::STRING, "", "Scenario name (defaults to the file name)",
+              [](scenario& sc, const config_value& v) {
+                  if (!v.present()) return;
+                  sc.name = v.str();
+                  if (const std::string why = unsafe_name(sc.name); !why.empty())
+                      v.fail(why + " (the name is the results folder's name: one path component)");
+              })
+            .optional = true;
+        auto& seed = t.add("seed", value_kind::INT, "1",
+                           "Run seed; every component derives its RNG from it and its name",
+                           &scenario::seed);
+        seed.min = 0;
+        t.add("duration", value_kind::TIME, "1ms", "Simulated time", &scenario::duration).min =
+            1000;
+        t.add("host.lookahead", value_kind::TIME, "10us",
+              "Open-loop sources post frames up to this far ahead (temporal decoupling; timestamps "
+              "stay exact)",
+              &scenario::host_lookahead)
+            .max = 1e9;
+
+        t.add("results.sample_interval", value_kind::TIME, "10us",
+              "Time-series sampling interval for queue occupancy (0 = off)",
+              &scenario::sample_interval);
+        t.add("results.pcap", value_kind::STRING_LIST, "",
+              "Ports whose transmitted frames go to <port>.pcap ('sw0:3', 'h1')",
+              [](scenario& sc, const config_value& v) {
+                  for (const auto& p : v.str_list()) sc.pcap.push_back({p, {}});
+              })
+            .optional = true;
+        auto& snap =
+            t.add("results.pcap_snaplen", value_kind::BYTES, "65535B",
+                  "Bytes kept of each captured frame; longer frames are cut (incl_len < orig_len)",
+                  [](scenario& sc, const config_value& v) {
+                      sc.pcap_bounds.snaplen = static_cast<std::uint32_t>(v.bytes());
+                  });
+        snap.min = 14;
+        snap.max = 262144;
+        t.add("results.pcap_start", value_kind::TIME, "0s",
+              "Capture frames whose first bit leaves at or after this time",
+              [](scenario& sc, const config_value& v) { sc.pcap_bounds.start = v.time(); });
+        t.add("results.pcap_stop", value_kind::TIME, "",
+              "Capture frames whose first bit leaves before this time (default: the end of the "
+              "run)",
+              [](scenario& sc, const config_value& v) {
+                  if (!v.present()) return;
+                  sc.pcap_bounds.stop = v.time();
+                  if (sc.pcap_bounds.stop <= sc.pcap_bounds.start)
+                      v.fail("must be later than results.pcap_start");
+              })
+            .optional = true;
+        t.add("results.pcap_max_bytes", value_kind::BYTES, "1GiB",
+              "Size cap of each pcap file: capture stops there, the summary counts the frames "
+              "left out",
+              [](scenario& sc, const config_value& v) { sc.pcap_bounds.max_bytes = v.bytes(); })
+            .min = 1024;
+        t.add("results.max_output_bytes", value_kind::BYTES, "4GiB",
+              "Refuse a run whose results (time series, pcaps, traces, flow tables) are estimated "
+              "larger",
+              &scenario::max_output_bytes)
+            .min = 1048576;  // below 1 MiB even a short run's tables would not fit
+        t.add("results.flows_csv", value_kind::BOOL, "true", "Write flows.csv",
+              &scenario::flows_csv);
+        // Read by the Python front end, which converts the tables after the run.
+        t.add("results.format", value_kind::CHOICE, "csv",
+              "Tables as csv, or parquet (converted from CSV by the Python front end after the "
+              "run)",
+              [](scenario&, const config_value&) {})
+            .choices = {"csv", "parquet"};
+        t.add("results.per_queue_series", value_kind::BOOL, "true",
+              "timeseries.csv also has one column per egress queue (when switch.queues > 1)",
+              &scenario::per_queue_series);
+        return t;
+    }();
+    return table;
+}
+
+void resolve_pcap(scenario& sc) {
+    for (auto& p : sc.pcap) {
+        p.at = sc.topo.parse_endpoint(p.name, "results.pcap");
+        if (sc.topo.link_at(p.at.node, p.at.port) < 0)
+            throw config_error("results.pcap", "no link is attached to '" + p.name + "'");
+    }
+}
+
+void describe_top_level(config_schema& s) {
+    scenario_params().describe(s, "");
+    topology_params::params().describe(s, "topology");
+    phy_params::params().describe(s, "phy");
+    sw::switch_config::params().describe(s, "switch");
+    nic::nic_config::params().describe(s, "nic");
 }
 
 std::uint32_t host_by_name(const scenario& sc, const config_node& n, const std::string& key) {
@@ -888,27 +1043,19 @@ scenario load_scenario(const YAML::Node& root_in, const std::string& name,
     YAML::Node root = root_in && !root_in.IsNull() ? root_in : YAML::Node(YAML::NodeType::Map);
     schema.validate(root);
     config_node top(schema, root, "", "");
-    scenario sc;
+    scenario sc = scenario_params().load(top);
     sc.echo = with_defaults(schema, root);
-    if (top.has("name")) {
-        sc.name = top.str("name");
-        if (const std::string why = unsafe_name(sc.name); !why.empty())
-            top.fail("name", why + " (the name is the results folder's name: one path component)");
-    } else {
+    if (!top.has("name")) {
         sc.name = safe_name(name);
         YAML::Node echo(YAML::NodeType::Map);  // the echo runs again under the same name
         echo["name"] = sc.name;
         for (const auto& kv : sc.echo) echo[kv.first] = kv.second;
         sc.echo = echo;
     }
-    const auto seed = top.integer("seed");
-    sc.seed = static_cast<std::uint64_t>(seed);
-    sc.duration = top.time("duration");
-    sc.host_lookahead = top.child("host").time("lookahead");
     sc.sw = sw::switch_config::load(top.child("switch"));
-    sc.nic = nic::nic_config::load(top.child("nic"));
-    build_topology(sc, top.child("topology"));
-    apply_phy(sc, top.child("phy"));
+    sc.nic = nic::nic_config::params().load(top.child("nic"));
+    build_topology(sc, topology_params::params().load(top.child("topology")));
+    apply_phy(sc, phy_params::params().load(top.child("phy")));
     sc.topo.validate();
     // The MMU's pools depend on the port count: check every switch before anything is built.
     for (const std::uint32_t n : sc.topo.switches()) {
@@ -917,25 +1064,7 @@ scenario load_scenario(const YAML::Node& root_in, const std::string& name,
     }
     file_reader reader{base_dir, files, sc.files_read};
     build_traffic(sc, top.child("traffic"), read_tcp(top.child("tcp")), reader);
-    const auto res = top.child("results");
-    sc.sample_interval = res.time("sample_interval");
-    sc.per_queue_series = res.boolean("per_queue_series");
-    sc.flows_csv = res.boolean("flows_csv");
-    for (const auto& p : res.str_list("pcap")) {
-        const endpoint e = sc.topo.parse_endpoint(p, res.path("pcap"));
-        if (sc.topo.link_at(e.node, e.port) < 0)
-            res.fail("pcap", "no link is attached to '" + p + "'");
-        sc.pcap.push_back({p, e});
-    }
-    sc.pcap_bounds.snaplen = static_cast<std::uint32_t>(res.bytes("pcap_snaplen"));
-    sc.pcap_bounds.start = res.time("pcap_start");
-    if (res.has("pcap_stop")) {
-        sc.pcap_bounds.stop = res.time("pcap_stop");
-        if (sc.pcap_bounds.stop <= sc.pcap_bounds.start)
-            res.fail("pcap_stop", "must be later than results.pcap_start");
-    }
-    sc.pcap_bounds.max_bytes = res.bytes("pcap_max_bytes");
-    sc.max_output_bytes = res.bytes("max_output_bytes");
+    resolve_pcap(sc);
     check_output_estimate(sc);
     return sc;
 }

@@ -7,25 +7,24 @@
 
 namespace fabricsim::nic {
 
-void nic_config::describe(config_schema& s, const std::string& p) {
-    s.add(p + ".tx_latency", value_kind::TIME, "500ns",
-          "Host post to MAC: descriptor fetch and DMA read, fixed")
-        .max = 1e9;
-    s.add(p + ".rx_latency", value_kind::TIME, "500ns",
-          "MAC to host memory: DMA write and completion, fixed")
-        .max = 1e9;
-    auto& q = s.add(p + ".tx_queue", value_kind::INT, "1024",
-                    "Frames the TX queue holds; a post beyond it is dropped (nic_tx_queue_full)");
-    q.min = 1;
-    q.max = 1 << 20;
-}
-
-nic_config nic_config::load(const config_node& n) {
-    nic_config c;
-    c.tx_latency = n.time("tx_latency");
-    c.rx_latency = n.time("rx_latency");
-    c.tx_queue_frames = static_cast<std::uint32_t>(n.integer("tx_queue"));
-    return c;
+const param_table<nic_config>& nic_config::params() {
+    static const param_table<nic_config> table = [] {
+        param_table<nic_config> t;
+        t.add("tx_latency", value_kind::TIME, "500ns",
+              "Host post to MAC: descriptor fetch and DMA read, fixed", &nic_config::tx_latency)
+            .max = 1e9;
+        t.add("rx_latency", value_kind::TIME, "500ns",
+              "MAC to host memory: DMA write and completion, fixed", &nic_config::rx_latency)
+            .max = 1e9;
+        auto& q =
+            t.add("tx_queue", value_kind::INT, "1024",
+                  "Frames the TX queue holds; a post beyond it is dropped (nic_tx_queue_full)",
+                  &nic_config::tx_queue_frames);
+        q.min = 1;
+        q.max = 1 << 20;
+        return t;
+    }();
+    return table;
 }
 
 nic_device::nic_device(const sc_core::sc_module_name& name, const nic_config& cfg,

@@ -52,166 +52,398 @@ ps_t switch_config::clock_period() const {
     return static_cast<ps_t>(std::llround(1e12 / core_clock_hz));
 }
 
-void switch_config::describe(config_schema& s, const std::string& p) {
-    s.add(p + ".core_clock", value_kind::FREQUENCY, "1GHz",
-          "Switch core clock; pipeline exit times are rounded up to its edges")
+namespace {
+
+using setter = param_table<switch_config>::setter;
+
+/// Stores a byte size as cells (rounded up) into every PG or queue.
+template <class F>
+setter per_pg(F f) {
+    return [f](switch_config& c, const config_value& v) {
+        for (auto& pg : c.mmu.pg) f(pg, v, c.mmu.cell_bytes);
+    };
+}
+template <class F>
+setter per_queue(F f) {
+    return [f](switch_config& c, const config_value& v) {
+        for (auto& q : c.mmu.queue) f(q, v, c.mmu.cell_bytes);
+    };
+}
+
+/// Per-queue token bucket (`queue_shapers` list element).
+struct queue_shaper_entry {
+    std::uint32_t queue = 0;
+    shaper_config shaper;
+};
+
+const param_table<queue_shaper_entry>& queue_shaper_params() {
+    static const param_table<queue_shaper_entry> table = [] {
+        param_table<queue_shaper_entry> t;
+        auto& sq = t.add("queue", value_kind::INT, "", "Queue index", &queue_shaper_entry::queue);
+        sq.min = 0;
+        sq.max = 7;
+        t.add("rate", value_kind::BIT_RATE, "", "Rate in wire bits/s",
+              [](queue_shaper_entry& e, const config_value& v) { e.shaper.rate_bps = v.rate(); })
+            .min = 1e3;
+        t.add("burst", value_kind::BYTES, "3000B", "Depth in wire bytes (>= largest frame)",
+              [](queue_shaper_entry& e, const config_value& v) {
+                  e.shaper.burst_bytes = v.bytes();
+                  if (e.shaper.burst_bytes < 1542)
+                      v.fail("must hold one maximum frame on the wire (1542B)");
+              });
+        return t;
+    }();
+    return table;
+}
+
+void add_pipeline(param_table<switch_config>& t) {
+    t.add("core_clock", value_kind::FREQUENCY, "1GHz",
+          "Switch core clock; pipeline exit times are rounded up to its edges",
+          &switch_config::core_clock_hz)
         .min = 1e6;
-    s.add(p + ".pipeline_latency", value_kind::TIME, "300ns",
-          "Ingress-to-egress pipeline latency (parsing, lookup, MMU), excluding serialisation")
+    t.add("pipeline_latency", value_kind::TIME, "300ns",
+          "Ingress-to-egress pipeline latency (parsing, lookup, MMU), excluding serialisation",
+          &switch_config::pipeline_latency)
         .max = 1e9;  // 1 ms
-    auto& m =
-        s.add(p + ".mode", value_kind::CHOICE, "store_and_forward",
-              "store_and_forward: act on the last bit; cut_through: act after cut_through_bytes "
-              "when the egress is idle and not faster than the ingress");
-    m.choices = {"store_and_forward", "cut_through"};
-    auto& ct = s.add(p + ".cut_through_bytes", value_kind::BYTES, "64B",
-                     "Bytes of a frame a cut-through switch needs before forwarding it");
+    t.choice<forwarding_mode>(
+        "mode", "store_and_forward",
+        "store_and_forward: act on the last bit; cut_through: act after cut_through_bytes "
+        "when the egress is idle and not faster than the ingress",
+        {{"store_and_forward", forwarding_mode::STORE_AND_FORWARD},
+         {"cut_through", forwarding_mode::CUT_THROUGH}},
+        &switch_config::mode);
+    auto& ct = t.add("cut_through_bytes", value_kind::BYTES, "64B",
+                     "Bytes of a frame a cut-through switch needs before forwarding it",
+                     &switch_config::cut_through_bytes);
     ct.min = 34;  // Ethernet + IPv4 header: the route lookup needs the destination address
     ct.max = 1518;
-    s.add(p + ".buffer", value_kind::BYTES, "4MiB", "Shared packet buffer of the chip").min = 1;
-    auto& cell = s.add(p + ".cell", value_kind::BYTES, "208B",
-                       "MMU cell size; a frame takes ceil((bytes + cell_overhead) / cell) cells "
-                       "(Broadcom XGS: 208 B)");
-    cell.min = 16;
-    cell.max = 4096;
-    s.add(p + ".cell_overhead", value_kind::BYTES, "0B",
-          "Per-frame MMU header stored with each frame (Tomahawk: 64 B)")
-        .max = 256;
-    s.add(p + ".port_cap", value_kind::SIZE, "600KB",
-          "Static limit on one egress port's buffer use (bytes, or frames with 'pkt'); 0B turns it "
-          "off");
-    auto& q = s.add(p + ".queues", value_kind::INT, "8", "Egress queues per port");
+    t.add("buffer", value_kind::BYTES, "4MiB", "Shared packet buffer of the chip",
+          &switch_config::buffer_bytes)
+        .min = 1;
+    auto& q =
+        t.add("queues", value_kind::INT, "8", "Egress queues per port", &switch_config::queues);
     q.min = 1;
     q.max = 8;
+}
 
-    const std::string mm = p + ".mmu";
-    s.add(mm + ".threshold_test", value_kind::CHOICE, "fit",
-          "fit: admit if shared + frame <= threshold (ns-2/ns-3 models); cross: admit while shared "
-          "< "
-          "threshold, so the crossing frame enters (Choudhury-Hahne, 'last packet accept')")
-        .choices = {"fit", "cross"};
-    s.add(mm + ".lossless_pool", value_kind::BYTES, "0B",
-          "Shared size of the lossless service pool");
-    s.add(mm + ".headroom_pool", value_kind::BYTES, "0B",
-          "Headroom pool shared by the lossless PGs' headroom");
-    s.add(mm + ".pg_min", value_kind::BYTES, "0B", "Reserved cells per ingress (port, PG)");
-    s.add(
-         mm + ".pg_threshold", value_kind::CHOICE, "dynamic",
-         "Limit on a PG's shared cells: dynamic (pg_alpha x free pool cells) or static (pg_static)")
-        .choices = {"dynamic", "static"};
-    auto& pa = s.add(mm + ".pg_alpha", value_kind::REAL, "8",
-                     "Dynamic-threshold alpha of ingress PGs (SONiC lossy profile: 8)");
+void add_mmu(param_table<switch_config>& t) {
+    auto& cell = t.add("cell", value_kind::BYTES, "208B",
+                       "MMU cell size; a frame takes ceil((bytes + cell_overhead) / cell) cells "
+                       "(Broadcom XGS: 208 B)",
+                       [](switch_config& c, const config_value& v) {
+                           c.mmu.cell_bytes = static_cast<std::uint32_t>(v.bytes());
+                       });
+    cell.min = 16;
+    cell.max = 4096;
+    t.add("cell_overhead", value_kind::BYTES, "0B",
+          "Per-frame MMU header stored with each frame (Tomahawk: 64 B)",
+          [](switch_config& c, const config_value& v) {
+              c.mmu.cell_overhead_bytes = static_cast<std::uint32_t>(v.bytes());
+          })
+        .max = 256;
+    t.add("port_cap", value_kind::SIZE, "600KB",
+          "Static limit on one egress port's buffer use (bytes, or frames with 'pkt'); 0B turns it "
+          "off",
+          [](switch_config& c, const config_value& v) { c.mmu.port_cap = v.size(); });
+
+    t.choice<bool>("mmu.threshold_test", "fit",
+                   "fit: admit if shared + frame <= threshold (ns-2/ns-3 models); cross: admit "
+                   "while shared "
+                   "< "
+                   "threshold, so the crossing frame enters (Choudhury-Hahne, 'last packet "
+                   "accept')",
+                   {{"fit", false}, {"cross", true}},
+                   [](switch_config& c, bool v) { c.mmu.accept_crossing = v; });
+    t.add("mmu.lossless_pool", value_kind::BYTES, "0B", "Shared size of the lossless service pool",
+          [](switch_config& c, const config_value& v) {
+              c.mmu.lossless_pool_cells = cells_up(v.bytes(), c.mmu.cell_bytes);
+          });
+    t.add("mmu.headroom_pool", value_kind::BYTES, "0B",
+          "Headroom pool shared by the lossless PGs' headroom",
+          [](switch_config& c, const config_value& v) {
+              c.mmu.headroom_pool_cells = cells_up(v.bytes(), c.mmu.cell_bytes);
+          });
+    t.add("mmu.lossless_pgs", value_kind::STRING_LIST, "[]",
+          "Priority groups that are lossless (0..7)", [](switch_config& c, const config_value& v) {
+              const std::uint8_t mask = load_mask(v.section(), v.key(), 7);
+              for (unsigned g = 0; g < PRIORITY_GROUPS; ++g) c.mmu.pg[g].lossless = mask >> g & 1;
+          });
+    t.add("mmu.pg_min", value_kind::BYTES, "0B", "Reserved cells per ingress (port, PG)",
+          per_pg([](mmu_config::pg_params& pg, const config_value& v, std::uint32_t cell) {
+              pg.min_cells = cells_up(v.bytes(), cell);
+          }));
+    t.choice<bool>(
+        "mmu.pg_threshold", "dynamic",
+        "Limit on a PG's shared cells: dynamic (pg_alpha x free pool cells) or static (pg_static)",
+        {{"dynamic", true}, {"static", false}}, [](switch_config& c, bool dynamic) {
+            for (auto& pg : c.mmu.pg) pg.shared.dynamic = dynamic;
+        });
+    auto& pa = t.add("mmu.pg_alpha", value_kind::REAL, "8",
+                     "Dynamic-threshold alpha of ingress PGs (SONiC lossy profile: 8)",
+                     per_pg([](mmu_config::pg_params& pg, const config_value& v, std::uint32_t) {
+                         pg.shared.alpha = v.real();
+                     }));
     pa.min = 1.0 / 1024;
     pa.max = 1024;
-    s.add(mm + ".pg_static", value_kind::BYTES, "4MiB", "Static shared limit of an ingress PG");
-    s.add(mm + ".pg_headroom", value_kind::BYTES, "0B", "Headroom per lossless (port, PG)");
-    s.add(mm + ".lossless_pgs", value_kind::STRING_LIST, "[]",
-          "Priority groups that are lossless (0..7)");
-    s.add(mm + ".queue_min", value_kind::BYTES, "0B", "Reserved cells per egress (port, queue)");
-    s.add(mm + ".queue_threshold", value_kind::CHOICE, "dynamic",
-          "Limit on a queue's shared cells: dynamic (queue_alpha x free pool cells) or static "
-          "(queue_static)")
-        .choices = {"dynamic", "static"};
-    auto& qa = s.add(mm + ".queue_alpha", value_kind::REAL, "8",
-                     "Dynamic-threshold alpha of egress queues (SONiC lossy profile: 8)");
+    t.add("mmu.pg_static", value_kind::BYTES, "4MiB", "Static shared limit of an ingress PG",
+          per_pg([](mmu_config::pg_params& pg, const config_value& v, std::uint32_t cell) {
+              pg.shared.static_cells = v.bytes() / cell;
+          }));
+    t.add("mmu.pg_headroom", value_kind::BYTES, "0B", "Headroom per lossless (port, PG)",
+          per_pg([](mmu_config::pg_params& pg, const config_value& v, std::uint32_t cell) {
+              pg.headroom_cells = pg.lossless ? cells_up(v.bytes(), cell) : 0;
+          }));
+    t.add("mmu.lossless_queues", value_kind::STRING_LIST, "[]",
+          "Egress queues in the lossless pool; they skip egress thresholds (held back by PFC "
+          "instead)",
+          [](switch_config& c, const config_value& v) {
+              const std::uint8_t mask = load_mask(v.section(), v.key(), 7);
+              for (unsigned q = 0; q < MAX_QUEUES; ++q) c.mmu.queue[q].lossless = mask >> q & 1;
+          });
+    t.add("mmu.queue_min", value_kind::BYTES, "0B", "Reserved cells per egress (port, queue)",
+          per_queue([](mmu_config::queue_params& q, const config_value& v, std::uint32_t cell) {
+              q.min_cells = cells_up(v.bytes(), cell);
+          }));
+    t.choice<bool>("mmu.queue_threshold", "dynamic",
+                   "Limit on a queue's shared cells: dynamic (queue_alpha x free pool cells) or "
+                   "static "
+                   "(queue_static)",
+                   {{"dynamic", true}, {"static", false}}, [](switch_config& c, bool dynamic) {
+                       for (auto& q : c.mmu.queue) q.shared.dynamic = dynamic;
+                   });
+    auto& qa = t.add("mmu.queue_alpha", value_kind::REAL, "8",
+                     "Dynamic-threshold alpha of egress queues (SONiC lossy profile: 8)",
+                     per_queue([](mmu_config::queue_params& q, const config_value& v,
+                                  std::uint32_t) { q.shared.alpha = v.real(); }));
     qa.min = 1.0 / 1024;
     qa.max = 1024;
-    s.add(mm + ".queue_static", value_kind::BYTES, "4MiB",
-          "Static shared limit of an egress queue");
-    s.add(mm + ".lossless_queues", value_kind::STRING_LIST, "[]",
-          "Egress queues in the lossless pool; they skip egress thresholds (held back by PFC "
-          "instead)");
+    t.add("mmu.queue_static", value_kind::BYTES, "4MiB", "Static shared limit of an egress queue",
+          per_queue([](mmu_config::queue_params& q, const config_value& v, std::uint32_t cell) {
+              q.shared.static_cells = v.bytes() / cell;
+          }));
+}
 
-    const std::string qp = p + ".qos";
-    s.add(qp + ".trust", value_kind::CHOICE, "dscp",
-          "Classify by DSCP, or by PCP for VLAN-tagged frames (untagged ones still by DSCP)")
-        .choices = {"dscp", "pcp"};
-    s.add(qp + ".dscp_to_tc", value_kind::STRING_LIST, "[]",
-          "Entries 'dscp:tc' or 'lo-hi:tc' over the default DSCP/8 (IP precedence)");
-    s.add(qp + ".pcp_to_tc", value_kind::STRING_LIST, "[]",
-          "8 traffic classes, one per PCP (default: identity)");
-    s.add(qp + ".tc_to_queue", value_kind::STRING_LIST, "[]",
-          "8 egress queues, one per traffic class (default: tc x queues / 8)");
-    s.add(qp + ".tc_to_pg", value_kind::STRING_LIST, "[]",
-          "8 priority groups, one per traffic class (default: identity)");
+void add_qos(param_table<switch_config>& t) {
+    t.choice<bool>(
+        "qos.trust", "dscp",
+        "Classify by DSCP, or by PCP for VLAN-tagged frames (untagged ones still by DSCP)",
+        {{"dscp", false}, {"pcp", true}}, [](switch_config& c, bool v) { c.qos.trust_pcp = v; });
+    t.add("qos.dscp_to_tc", value_kind::STRING_LIST, "[]",
+          "Entries 'dscp:tc' or 'lo-hi:tc' over the default DSCP/8 (IP precedence)",
+          [](switch_config& c, const config_value& v) {
+              const config_node& qn = v.section();
+              for (unsigned d = 0; d < 64; ++d)
+                  c.qos.dscp_to_tc[d] = static_cast<std::uint8_t>(d / 8);
+              for (const auto& e : v.str_list()) {
+                  const auto colon = e.find(':');
+                  if (colon == std::string::npos)
+                      v.fail("entry '" + e + "' is not 'dscp:tc' or 'lo-hi:tc'");
+                  const std::string range = e.substr(0, colon);
+                  const auto dash = range.find('-');
+                  const unsigned lo = parse_index(qn, v.key(), range.substr(0, dash), 0, 63);
+                  const unsigned hi =
+                      dash == std::string::npos
+                          ? lo
+                          : parse_index(qn, v.key(), range.substr(dash + 1), lo, 63);
+                  const unsigned tc = parse_index(qn, v.key(), e.substr(colon + 1), 0, 7);
+                  for (unsigned d = lo; d <= hi; ++d)
+                      c.qos.dscp_to_tc[d] = static_cast<std::uint8_t>(tc);
+              }
+          });
+    t.add("qos.pcp_to_tc", value_kind::STRING_LIST, "[]",
+          "8 traffic classes, one per PCP (default: identity)",
+          [](switch_config& c, const config_value& v) {
+              load_map8(v.section(), v.key(), 7, c.qos.pcp_to_tc);
+          });
+    t.add("qos.tc_to_queue", value_kind::STRING_LIST, "[]",
+          "8 egress queues, one per traffic class (default: tc x queues / 8)",
+          [](switch_config& c, const config_value& v) {
+              for (unsigned tc = 0; tc < 8; ++tc)
+                  c.qos.tc_to_queue[tc] = static_cast<std::uint8_t>(tc * c.queues / 8);
+              load_map8(v.section(), v.key(), c.queues - 1, c.qos.tc_to_queue);
+          });
+    t.add("qos.tc_to_pg", value_kind::STRING_LIST, "[]",
+          "8 priority groups, one per traffic class (default: identity)",
+          [](switch_config& c, const config_value& v) {
+              for (unsigned tc = 0; tc < 8; ++tc)
+                  c.qos.tc_to_pg[tc] = static_cast<std::uint8_t>(tc);
+              load_map8(v.section(), v.key(), 7, c.qos.tc_to_pg);
+          });
+}
 
-    const std::string sp = p + ".scheduler";
-    s.add(sp + ".kind", value_kind::CHOICE, "dwrr",
-          "sp: strict priority (higher queue first); wrr or dwrr among the non-strict queues")
-        .choices = {"sp", "wrr", "dwrr"};
-    s.add(sp + ".strict_queues", value_kind::STRING_LIST, "[]",
-          "Queues served by strict priority above the WRR/DWRR group");
-    auto& qu = s.add(sp + ".quantum", value_kind::BYTES, "1538B",
+void add_scheduling(param_table<switch_config>& t) {
+    t.choice<sched_discipline>(
+        "scheduler.kind", "dwrr",
+        "sp: strict priority (higher queue first); wrr or dwrr among the non-strict queues",
+        {{"sp", sched_discipline::SP},
+         {"wrr", sched_discipline::WRR},
+         {"dwrr", sched_discipline::DWRR}},
+        &switch_config::discipline);
+    t.add("scheduler.strict_queues", value_kind::STRING_LIST, "[]",
+          "Queues served by strict priority above the WRR/DWRR group",
+          [](switch_config& c, const config_value& v) {
+              const std::uint8_t strict = load_mask(v.section(), v.key(), c.queues - 1);
+              c.sched.assign(c.queues, queue_sched_params{});
+              for (unsigned q = 0; q < c.queues; ++q)
+                  c.sched[q].strict = c.discipline == sched_discipline::SP || (strict >> q & 1);
+          });
+    auto& qu = t.add("scheduler.quantum", value_kind::BYTES, "1538B",
                      "WRR/DWRR quantum per round, in wire bytes (frame + preamble + IFG; 1538B = "
-                     "one 1500 B IP packet)");
+                     "one 1500 B IP packet)",
+                     [](switch_config& c, const config_value& v) {
+                         for (auto& q : c.sched)
+                             q.quantum_bytes = static_cast<std::uint32_t>(v.bytes());
+                     });
     qu.min = 64;
     qu.max = 16 << 20;
-    s.add(sp + ".quanta", value_kind::STRING_LIST, "[]",
-          "Per-queue quanta overriding `quantum`, each 64B..16MiB (e.g. ['1538B', '3076B'])");
+    t.add("scheduler.quanta", value_kind::STRING_LIST, "[]",
+          "Per-queue quanta overriding `quantum`, each 64B..16MiB (e.g. ['1538B', '3076B'])",
+          [](switch_config& c, const config_value& v) {
+              const auto quanta = v.str_list();
+              if (quanta.empty()) return;
+              if (quanta.size() != c.queues)
+                  v.fail("needs one quantum per queue (" + std::to_string(c.queues) + "), got " +
+                         std::to_string(quanta.size()));
+              for (unsigned q = 0; q < c.queues; ++q) {
+                  std::string why;
+                  const auto b = parse_bytes(quanta[q], why);
+                  if (!b) v.fail("entry '" + quanta[q] + "': " + why);
+                  // `quantum` has these bounds in the schema; `quanta` entries are checked here.
+                  if (*b < 64 || *b > queue_scheduler::MAX_QUANTUM)
+                      v.fail("entry " + std::to_string(q) + " must be 64B to 16MiB, got " +
+                             std::to_string(*b) + "B");
+                  c.sched[q].quantum_bytes = static_cast<std::uint32_t>(*b);
+              }
+          });
+    t.add("shaper.rate", value_kind::BIT_RATE, "0bps",
+          "Port token-bucket rate in wire bits/s; 0 = off",
+          [](switch_config& c, const config_value& v) { c.port_shaper.rate_bps = v.rate(); });
+    t.add("shaper.burst", value_kind::BYTES, "3000B",
+          "Port token-bucket depth (wire bytes, >= largest frame)",
+          [](switch_config& c, const config_value& v) { c.port_shaper.burst_bytes = v.bytes(); });
+    t.list<queue_shaper_entry>(
+        "queue_shapers", "[]", "Per-queue token buckets", queue_shaper_params(),
+        [](switch_config& c, queue_shaper_entry&& e, const config_node& n) {
+            if (e.queue >= c.queues)
+                n.fail("queue", "is not below switch.queues (" + std::to_string(c.queues) + ")");
+            c.queue_shaper[e.queue] = e.shaper;
+        });
+}
 
-    s.add(p + ".shaper.rate", value_kind::BIT_RATE, "0bps",
-          "Port token-bucket rate in wire bits/s; 0 = off");
-    s.add(p + ".shaper.burst", value_kind::BYTES, "3000B",
-          "Port token-bucket depth (wire bytes, >= largest frame)");
-    s.add(p + ".queue_shapers", value_kind::MAP_LIST, "[]", "Per-queue token buckets");
-    auto& sq = s.add(p + ".queue_shapers[].queue", value_kind::INT, "", "Queue index");
-    sq.min = 0;
-    sq.max = 7;
-    s.add(p + ".queue_shapers[].rate", value_kind::BIT_RATE, "", "Rate in wire bits/s").min = 1e3;
-    s.add(p + ".queue_shapers[].burst", value_kind::BYTES, "3000B",
-          "Depth in wire bytes (>= largest frame)");
-
-    const std::string ep = p + ".ecn";
-    s.add(ep + ".mode", value_kind::CHOICE, "off",
-          "off; red (min_th/max_th/max_p/weight); step (DCTCP: mark above k on the instantaneous "
-          "queue)")
-        .choices = {"off", "red", "step"};
-    s.add(ep + ".scope", value_kind::CHOICE, "queue",
-          "Occupancy compared with the threshold: the frame's queue, its egress port, or its "
-          "service pool")
-        .choices = {"queue", "port", "pool"};
-    s.add(
-         ep + ".queue_threshold", value_kind::CHOICE, "standard",
-         "Per-queue thresholds (scope queue): standard (every queue k), minimum (k x W_i / sum W), "
-         "mq_ecn (k x min(quantum_i / (T_round C), 1); strict queues keep k)")
-        .choices = {"standard", "minimum", "mq_ecn"};
-    s.add(ep + ".k", value_kind::SIZE, "65pkt", "Step threshold K (bytes, or frames with 'pkt')");
-    s.add(ep + ".min_th", value_kind::SIZE, "30KB", "RED minimum threshold");
-    s.add(ep + ".max_th", value_kind::SIZE, "90KB", "RED maximum threshold (same unit as min_th)");
-    auto& mp = s.add(ep + ".max_p", value_kind::REAL, "0.1", "RED marking probability at max_th");
+void add_ecn(param_table<switch_config>& t) {
+    t.choice<ecn_mode>(
+        "ecn.mode", "off",
+        "off; red (min_th/max_th/max_p/weight); step (DCTCP: mark above k on the instantaneous "
+        "queue)",
+        {{"off", ecn_mode::OFF}, {"red", ecn_mode::RED}, {"step", ecn_mode::STEP}},
+        [](switch_config& c, ecn_mode m) { c.ecn.mode = m; });
+    t.choice<ecn_scope>(
+        "ecn.scope", "queue",
+        "Occupancy compared with the threshold: the frame's queue, its egress port, or its "
+        "service pool",
+        {{"queue", ecn_scope::QUEUE}, {"port", ecn_scope::PORT}, {"pool", ecn_scope::POOL}},
+        [](switch_config& c, ecn_scope s) { c.ecn.scope = s; });
+    t.choice<queue_threshold>(
+        "ecn.queue_threshold", "standard",
+        "Per-queue thresholds (scope queue): standard (every queue k), minimum (k x W_i / sum W), "
+        "mq_ecn (k x min(quantum_i / (T_round C), 1); strict queues keep k)",
+        {{"standard", queue_threshold::STANDARD},
+         {"minimum", queue_threshold::MINIMUM},
+         {"mq_ecn", queue_threshold::MQ_ECN}},
+        [](switch_config& c, queue_threshold q) { c.ecn.per_queue = q; });
+    // A step has min = max = K; RED reads min_th/max_th/max_p/weight (the other set is unused).
+    t.add("ecn.k", value_kind::SIZE, "65pkt", "Step threshold K (bytes, or frames with 'pkt')",
+          [](switch_config& c, const config_value& v) {
+              if (c.ecn.mode != ecn_mode::STEP) return;
+              const size_spec k = v.size();
+              c.ecn.packets = k.packets;
+              c.ecn.red = {double(k.value), double(k.value), 1.0, 1.0};
+          });
+    t.add("ecn.min_th", value_kind::SIZE, "30KB", "RED minimum threshold",
+          [](switch_config& c, const config_value& v) {
+              if (c.ecn.mode == ecn_mode::STEP) return;
+              const size_spec lo = v.size();
+              c.ecn.packets = lo.packets;
+              c.ecn.red.min_th = double(lo.value);
+          });
+    t.add("ecn.max_th", value_kind::SIZE, "90KB", "RED maximum threshold (same unit as min_th)",
+          [](switch_config& c, const config_value& v) {
+              if (c.ecn.mode == ecn_mode::STEP) return;
+              const size_spec hi = v.size();
+              if (hi.packets != c.ecn.packets)
+                  v.fail("must use the same unit as min_th (bytes or pkt)");
+              if (double(hi.value) < c.ecn.red.min_th) v.fail("is below min_th");
+              c.ecn.red.max_th = double(hi.value);
+          });
+    auto& mp = t.add("ecn.max_p", value_kind::REAL, "0.1", "RED marking probability at max_th",
+                     [](switch_config& c, const config_value& v) {
+                         if (c.ecn.mode != ecn_mode::STEP) c.ecn.red.max_p = v.real();
+                     });
     mp.min = 1e-6;
     mp.max = 1;
-    auto& w =
-        s.add(ep + ".weight", value_kind::REAL, "1", "RED EWMA weight; 1 = instantaneous queue");
+    auto& w = t.add("ecn.weight", value_kind::REAL, "1", "RED EWMA weight; 1 = instantaneous queue",
+                    [](switch_config& c, const config_value& v) {
+                        if (c.ecn.mode != ecn_mode::STEP) c.ecn.red.weight = v.real();
+                    });
     w.min = 1e-6;
     w.max = 1;
-    s.add(ep + ".mark_on", value_kind::CHOICE, "enqueue",
-          "Decide at enqueue (RED hardware) or at dequeue (against the queue the frame leaves "
-          "behind)")
-        .choices = {"enqueue", "dequeue"};
-    s.add(ep + ".non_ect", value_kind::CHOICE, "drop",
-          "A non-ECT frame that would be marked is dropped (RED, counted as aqm_drop) or passed")
-        .choices = {"drop", "pass"};
-    s.add(ep + ".queues", value_kind::STRING_LIST, "[]", "Queues with ECN/RED (default: all)");
-    auto& mb =
-        s.add(ep + ".mq_ecn.beta", value_kind::REAL, "0.75", "MQ-ECN T_round EWMA weight beta");
+    t.choice<bool>("ecn.mark_on", "enqueue",
+                   "Decide at enqueue (RED hardware) or at dequeue (against the queue the frame "
+                   "leaves "
+                   "behind)",
+                   {{"enqueue", false}, {"dequeue", true}},
+                   [](switch_config& c, bool v) { c.ecn.mark_on_dequeue = v; });
+    t.choice<bool>(
+        "ecn.non_ect", "drop",
+        "A non-ECT frame that would be marked is dropped (RED, counted as aqm_drop) or passed",
+        {{"drop", true}, {"pass", false}},
+        [](switch_config& c, bool v) { c.ecn.drop_non_ect = v; });
+    t.add("ecn.queues", value_kind::STRING_LIST, "[]", "Queues with ECN/RED (default: all)",
+          [](switch_config& c, const config_value& v) {
+              const std::uint8_t mask = load_mask(v.section(), v.key(), c.queues - 1);
+              c.ecn.queue_mask = mask ? mask : 0xff;
+          });
+    auto& mb = t.add("ecn.mq_ecn.beta", value_kind::REAL, "0.75", "MQ-ECN T_round EWMA weight beta",
+                     [](switch_config& c, const config_value& v) { c.ecn.mq_beta = v.real(); });
     mb.min = 0.01;
     mb.max = 0.99;
-    s.add(ep + ".mq_ecn.t_idle", value_kind::TIME, "0s",
-          "MQ-ECN idle decay slot; 0 = one 1500 B MTU at the port rate (the paper's choice)");
+    t.add("ecn.mq_ecn.t_idle", value_kind::TIME, "0s",
+          "MQ-ECN idle decay slot; 0 = one 1500 B MTU at the port rate (the paper's choice)",
+          [](switch_config& c, const config_value& v) { c.ecn.mq_t_idle = v.time(); });
 
-    const std::string pq = p + ".phantom_queue";
-    s.add(pq + ".enabled", value_kind::BOOL, "false",
-          "HULL phantom queue in series with every egress port");
-    auto& g =
-        s.add(pq + ".gamma", value_kind::REAL, "0.95", "Drain rate as a fraction of the port rate");
+    t.add("phantom_queue.enabled", value_kind::BOOL, "false",
+          "HULL phantom queue in series with every egress port",
+          [](switch_config& c, const config_value& v) { c.phantom.enabled = v.boolean(); });
+    auto& g = t.add("phantom_queue.gamma", value_kind::REAL, "0.95",
+                    "Drain rate as a fraction of the port rate",
+                    [](switch_config& c, const config_value& v) { c.phantom.gamma = v.real(); });
     g.min = 0.01;
     g.max = 1;
-    s.add(pq + ".interval", value_kind::TIME, "800ns", "Drain update interval (NetFPGA: 800 ns)")
+    t.add("phantom_queue.interval", value_kind::TIME, "800ns",
+          "Drain update interval (NetFPGA: 800 ns)",
+          [](switch_config& c, const config_value& v) { c.phantom.interval = v.time(); })
         .min = 1000;
-    s.add(pq + ".threshold", value_kind::BYTES, "1000B",
-          "Marking threshold of the counter (HULL: 1 KB)")
+    t.add("phantom_queue.threshold", value_kind::BYTES, "1000B",
+          "Marking threshold of the counter (HULL: 1 KB)",
+          [](switch_config& c, const config_value& v) { c.phantom.threshold_bytes = v.bytes(); })
         .min = 1;
+}
+
+}  // namespace
+
+const param_table<switch_config>& switch_config::params() {
+    // Declaration order is load order: cell sizes before byte sizes converted to cells, queues
+    // before per-queue maps, the scheduler kind before strict queues and quanta, ECN mode first.
+    static const param_table<switch_config> table = [] {
+        param_table<switch_config> t;
+        add_pipeline(t);
+        add_mmu(t);
+        add_qos(t);
+        add_scheduling(t);
+        add_ecn(t);
+        return t;
+    }();
+    return table;
 }
 
 mmu_config switch_config::mmu_for(unsigned n_ports) const {
@@ -222,162 +454,39 @@ mmu_config switch_config::mmu_for(unsigned n_ports) const {
     return m;
 }
 
-switch_config switch_config::load(const config_node& n) {
-    switch_config c;
-    c.core_clock_hz = n.frequency("core_clock");
-    c.pipeline_latency = n.time("pipeline_latency");
-    c.mode = n.str("mode") == "cut_through" ? forwarding_mode::CUT_THROUGH
-                                            : forwarding_mode::STORE_AND_FORWARD;
-    c.cut_through_bytes = static_cast<std::uint32_t>(n.bytes("cut_through_bytes"));
-    c.buffer_bytes = n.bytes("buffer");
-    c.queues = static_cast<unsigned>(n.integer("queues"));
-    const std::uint32_t cell = static_cast<std::uint32_t>(n.bytes("cell"));
-    if (c.buffer_bytes < 16ull * cell)
+void switch_config::validate(const config_node& n) const {
+    const std::uint32_t cell = mmu.cell_bytes;
+    if (buffer_bytes < 16ull * cell)
         n.fail("buffer", "holds fewer than 16 cells of " + format_bytes(cell));
-
-    // MMU profile.
-    mmu_config& m = c.mmu;
-    m.cell_bytes = cell;
-    m.cell_overhead_bytes = static_cast<std::uint32_t>(n.bytes("cell_overhead"));
-    m.port_cap = n.size("port_cap");
-    if (!m.port_cap.packets && m.port_cap.value > c.buffer_bytes)
-        n.fail("port_cap", "is larger than switch.buffer (" + format_bytes(c.buffer_bytes) + ")");
-    if (!m.port_cap.packets && m.port_cap.value != 0 && m.port_cap.value < 64)
+    if (!mmu.port_cap.packets && mmu.port_cap.value > buffer_bytes)
+        n.fail("port_cap", "is larger than switch.buffer (" + format_bytes(buffer_bytes) + ")");
+    if (!mmu.port_cap.packets && mmu.port_cap.value != 0 && mmu.port_cap.value < 64)
         n.fail("port_cap", "must hold at least one minimum-size frame (64B), or be 0B (off)");
-    const config_node mm = n.child("mmu");
-    m.accept_crossing = mm.str("threshold_test") == "cross";
-    m.lossless_pool_cells = cells_up(mm.bytes("lossless_pool"), cell);
-    m.headroom_pool_cells = cells_up(mm.bytes("headroom_pool"), cell);
-    const std::uint8_t lossless_pgs = load_mask(mm, "lossless_pgs", 7);
-    const threshold_spec pg_thr{mm.str("pg_threshold") == "dynamic", mm.real("pg_alpha"),
-                                mm.bytes("pg_static") / cell};
-    for (unsigned g = 0; g < PRIORITY_GROUPS; ++g) {
-        m.pg[g].min_cells = cells_up(mm.bytes("pg_min"), cell);
-        m.pg[g].shared = pg_thr;
-        m.pg[g].lossless = lossless_pgs >> g & 1;
-        m.pg[g].headroom_cells = m.pg[g].lossless ? cells_up(mm.bytes("pg_headroom"), cell) : 0;
+    bool lossless_pgs = false;
+    for (const auto& pg : mmu.pg) lossless_pgs = lossless_pgs || pg.lossless;
+    if (lossless_pgs && mmu.lossless_pool_cells == 0)
+        n.child("mmu").fail("lossless_pool",
+                            "is 0 but lossless_pgs lists priority groups that need it");
+    // WRR discards what is left of a quantum, so a smaller one would starve large frames.
+    if (discipline == sched_discipline::WRR)
+        for (const auto& q : sched)
+            if (q.quantum_bytes < 1542) {
+                const config_node sn = n.child("scheduler");
+                sn.fail(sn.has("quanta") ? "quanta" : "quantum",
+                        "must be at least one maximum frame on the wire for wrr (1542B: 1522 B + "
+                        "preamble + IFG)");
+            }
+    if (port_shaper.rate_bps && port_shaper.burst_bytes < 1542)
+        n.child("shaper").fail("burst", "must hold one maximum frame on the wire (1542B)");
+    if (ecn.per_queue != queue_threshold::STANDARD && ecn.scope != ecn_scope::QUEUE) {
+        const config_node en = n.child("ecn");
+        en.fail("queue_threshold", "'" + en.str("queue_threshold") + "' needs scope 'queue'");
     }
-    if (lossless_pgs && m.lossless_pool_cells == 0)
-        mm.fail("lossless_pool", "is 0 but lossless_pgs lists priority groups that need it");
-    const std::uint8_t lossless_queues = load_mask(mm, "lossless_queues", 7);
-    const threshold_spec q_thr{mm.str("queue_threshold") == "dynamic", mm.real("queue_alpha"),
-                               mm.bytes("queue_static") / cell};
-    for (unsigned q = 0; q < MAX_QUEUES; ++q) {
-        m.queue[q].min_cells = cells_up(mm.bytes("queue_min"), cell);
-        m.queue[q].shared = q_thr;
-        m.queue[q].lossless = lossless_queues >> q & 1;
-    }
+}
 
-    // Classification.
-    const config_node qn = n.child("qos");
-    c.qos.trust_pcp = qn.str("trust") == "pcp";
-    for (unsigned d = 0; d < 64; ++d) c.qos.dscp_to_tc[d] = static_cast<std::uint8_t>(d / 8);
-    for (const auto& e : qn.str_list("dscp_to_tc")) {
-        const auto colon = e.find(':');
-        if (colon == std::string::npos)
-            qn.fail("dscp_to_tc", "entry '" + e + "' is not 'dscp:tc' or 'lo-hi:tc'");
-        const std::string range = e.substr(0, colon);
-        const auto dash = range.find('-');
-        const unsigned lo = parse_index(qn, "dscp_to_tc", range.substr(0, dash), 0, 63);
-        const unsigned hi = dash == std::string::npos
-                                ? lo
-                                : parse_index(qn, "dscp_to_tc", range.substr(dash + 1), lo, 63);
-        const unsigned tc = parse_index(qn, "dscp_to_tc", e.substr(colon + 1), 0, 7);
-        for (unsigned d = lo; d <= hi; ++d) c.qos.dscp_to_tc[d] = static_cast<std::uint8_t>(tc);
-    }
-    load_map8(qn, "pcp_to_tc", 7, c.qos.pcp_to_tc);
-    for (unsigned tc = 0; tc < 8; ++tc) {
-        c.qos.tc_to_queue[tc] = static_cast<std::uint8_t>(tc * c.queues / 8);
-        c.qos.tc_to_pg[tc] = static_cast<std::uint8_t>(tc);
-    }
-    load_map8(qn, "tc_to_queue", c.queues - 1, c.qos.tc_to_queue);
-    load_map8(qn, "tc_to_pg", 7, c.qos.tc_to_pg);
-
-    // Scheduling and shaping.
-    const config_node sn = n.child("scheduler");
-    const std::string kind = sn.str("kind");
-    c.discipline = kind == "sp"    ? sched_discipline::SP
-                   : kind == "wrr" ? sched_discipline::WRR
-                                   : sched_discipline::DWRR;
-    const std::uint8_t strict = load_mask(sn, "strict_queues", c.queues - 1);
-    c.sched.assign(c.queues, queue_sched_params{});
-    const auto quanta = sn.str_list("quanta");
-    if (!quanta.empty() && quanta.size() != c.queues)
-        sn.fail("quanta", "needs one quantum per queue (" + std::to_string(c.queues) + "), got " +
-                              std::to_string(quanta.size()));
-    for (unsigned q = 0; q < c.queues; ++q) {
-        c.sched[q].strict = c.discipline == sched_discipline::SP || (strict >> q & 1);
-        std::uint64_t quantum = sn.bytes("quantum");
-        if (!quanta.empty()) {
-            std::string why;
-            const auto b = parse_bytes(quanta[q], why);
-            if (!b) sn.fail("quanta", "entry '" + quanta[q] + "': " + why);
-            quantum = *b;
-        }
-        // WRR discards what is left of a quantum, so a smaller one would starve large frames.
-        if (quantum < 1542 && c.discipline == sched_discipline::WRR)
-            sn.fail(quanta.empty() ? "quantum" : "quanta",
-                    "must be at least one maximum frame on the wire for wrr (1542B: 1522 B + "
-                    "preamble + IFG)");
-        // `quantum` has these bounds in the schema; `quanta` entries are checked here.
-        if (quantum < 64 || quantum > queue_scheduler::MAX_QUANTUM)
-            sn.fail(quanta.empty() ? "quantum" : "quanta", "entry " + std::to_string(q) +
-                                                               " must be 64B to 16MiB, got " +
-                                                               std::to_string(quantum) + "B");
-        c.sched[q].quantum_bytes = static_cast<std::uint32_t>(quantum);
-    }
-    const config_node shn = n.child("shaper");
-    c.port_shaper.rate_bps = shn.rate("rate");
-    c.port_shaper.burst_bytes = shn.bytes("burst");
-    if (c.port_shaper.rate_bps && c.port_shaper.burst_bytes < 1542)
-        shn.fail("burst", "must hold one maximum frame on the wire (1542B)");
-    for (const auto& e : n.list("queue_shapers")) {
-        const auto q = static_cast<unsigned>(e.integer("queue"));
-        if (q >= c.queues)
-            e.fail("queue", "is not below switch.queues (" + std::to_string(c.queues) + ")");
-        c.queue_shaper[q] = {e.rate("rate"), e.bytes("burst")};
-        if (c.queue_shaper[q].burst_bytes < 1542)
-            e.fail("burst", "must hold one maximum frame on the wire (1542B)");
-    }
-
-    // ECN/RED.
-    const config_node en = n.child("ecn");
-    ecn_config& ecn = c.ecn;
-    const std::string mode = en.str("mode");
-    ecn.mode = mode == "red" ? ecn_mode::RED : mode == "step" ? ecn_mode::STEP : ecn_mode::OFF;
-    const std::string scope = en.str("scope");
-    ecn.scope = scope == "port"   ? ecn_scope::PORT
-                : scope == "pool" ? ecn_scope::POOL
-                                  : ecn_scope::QUEUE;
-    const std::string qt = en.str("queue_threshold");
-    ecn.per_queue = qt == "minimum"  ? queue_threshold::MINIMUM
-                    : qt == "mq_ecn" ? queue_threshold::MQ_ECN
-                                     : queue_threshold::STANDARD;
-    if (ecn.per_queue != queue_threshold::STANDARD && ecn.scope != ecn_scope::QUEUE)
-        en.fail("queue_threshold", "'" + qt + "' needs scope 'queue'");
-    if (ecn.mode == ecn_mode::STEP) {
-        const size_spec k = en.size("k");
-        ecn.packets = k.packets;
-        ecn.red = {double(k.value), double(k.value), 1.0, 1.0};
-    } else {
-        const size_spec lo = en.size("min_th"), hi = en.size("max_th");
-        if (lo.packets != hi.packets)
-            en.fail("max_th", "must use the same unit as min_th (bytes or pkt)");
-        if (hi.value < lo.value) en.fail("max_th", "is below min_th");
-        ecn.packets = lo.packets;
-        ecn.red = {double(lo.value), double(hi.value), en.real("max_p"), en.real("weight")};
-    }
-    ecn.mark_on_dequeue = en.str("mark_on") == "dequeue";
-    ecn.drop_non_ect = en.str("non_ect") == "drop";
-    const std::uint8_t ecn_queues = load_mask(en, "queues", c.queues - 1);
-    ecn.queue_mask = ecn_queues ? ecn_queues : 0xff;
-    const config_node mqn = en.child("mq_ecn");
-    ecn.mq_beta = mqn.real("beta");
-    ecn.mq_t_idle = mqn.time("t_idle");
-
-    const config_node pn = n.child("phantom_queue");
-    c.phantom = {pn.boolean("enabled"), pn.real("gamma"), pn.time("interval"),
-                 pn.bytes("threshold")};
+switch_config switch_config::load(const config_node& n) {
+    switch_config c = params().load(n);
+    c.validate(n);
     return c;
 }
 

@@ -3,12 +3,45 @@
 /// unit, range and help text; YAML trees validated against it before elaboration. Errors
 /// name the full key path ("traffic.flows[2].rate") and the reason. Lists of maps use "[]"
 /// in schema paths ("traffic.flows[].rate").
+///
+/// Declaring parameters: each parameter is declared once, next to the struct it fills, in a
+/// `param_table<T>`. A declaration carries the key path (relative to the section), the kind,
+/// the default as written in YAML, the help text, range and choices, and how the value is
+/// stored into T. The same table then drives the schema (`describe`: explain, validation,
+/// Python's schema()) and loading (`load`: walks the declarations in order):
+///
+///     const param_table<nic_config>& nic_config::params() {
+///         static const param_table<nic_config> t = [] {
+///             param_table<nic_config> t;
+///             t.add("tx_latency", value_kind::TIME, "500ns", "Host post to MAC",
+///                   &nic_config::tx_latency).max = 1e9;         // range on the spec
+///             t.choice<bool>("mode", "poll", "...", {{"poll", false}, {"irq", true}},
+///                            [](nic_config& c, bool v) { c.irq = v; });
+///             t.add("ring", value_kind::BYTES, "4MiB", "...",  // any setter
+///                   [](nic_config& c, const config_value& v) { c.ring = v.bytes(); });
+///             return t;
+///         }();
+///         return t;
+///     }
+///     schema: nic_config::params().describe(schema, "nic");
+///     load:   nic_config c = nic_config::params().load(node.child("nic"));  then c.validate()
+///
+/// A member pointer stores the value read as the declared kind (static_cast to the member's
+/// type); a setter gets a `config_value` (typed reads, `present()`, `fail(reason)` naming the
+/// key). Setters run in declaration order, so a setter may read fields stored by earlier
+/// declarations (e.g. cell counts need the cell size); relations between keys that are checks,
+/// not conversions, belong in the struct's validate step. `list<E>()` declares a list of maps
+/// whose elements load through their own `param_table<E>`.
 #include <cstdint>
+#include <functional>
 #include <iosfwd>
 #include <limits>
 #include <map>
+#include <memory>
+#include <optional>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include <yaml-cpp/yaml.h>
@@ -107,6 +140,8 @@ public:
 
     /// Full display path of `key` below this node ("switch.buffer").
     std::string path(const std::string& key) const;
+    /// Display path of this node itself ("topology.links[2]").
+    const std::string& display_path() const { return m_dpath; }
     [[noreturn]] void fail(const std::string& key, const std::string& reason) const;
     const YAML::Node& yaml() const { return m_node; }
 
@@ -117,6 +152,212 @@ private:
     YAML::Node m_node;
     std::string m_spath;
     std::string m_dpath;
+};
+
+/// One parameter of a section while it loads: typed reads of its key (the default when absent),
+/// and errors that name it.
+class config_value
+{
+public:
+    config_value(const config_node& section, std::string key)
+        : m_section(section), m_key(std::move(key)) {}
+
+    /// The key is given (not null) in the YAML tree, as opposed to its default.
+    bool present() const { return m_section.has(m_key); }
+    bool boolean() const { return m_section.boolean(m_key); }
+    std::int64_t integer() const { return m_section.integer(m_key); }
+    double real() const { return m_section.real(m_key); }
+    std::string str() const { return m_section.str(m_key); }
+    std::vector<std::string> str_list() const { return m_section.str_list(m_key); }
+    std::uint64_t rate() const { return m_section.rate(m_key); }
+    std::uint64_t bytes() const { return m_section.bytes(m_key); }
+    size_spec size() const { return m_section.size(m_key); }
+    ps_t time() const { return m_section.time(m_key); }
+    double frequency() const { return m_section.frequency(m_key); }
+    std::vector<config_node> list() const { return m_section.list(m_key); }
+
+    const config_node& section() const { return m_section; }
+    const std::string& key() const { return m_key; }
+    std::string path() const { return m_section.path(m_key); }
+    [[noreturn]] void fail(const std::string& reason) const { m_section.fail(m_key, reason); }
+
+private:
+    const config_node& m_section;
+    std::string m_key;
+};
+
+/// The parameters of one configuration struct T, each declared once (see the top of this file).
+template <class T>
+class param_table
+{
+public:
+    using setter = std::function<void(T&, const config_value&)>;
+
+    /// Declares `path` (relative to the section, "mmu.pg_alpha") stored by `store`.
+    param_spec& add(std::string path, value_kind kind, std::string default_value, std::string help,
+                    setter store) {
+        m_entries.push_back({{}, std::move(store), {}});
+        param_spec& p = m_entries.back().spec;
+        p.path = std::move(path);
+        p.kind = kind;
+        p.default_value = std::move(default_value);
+        p.help = std::move(help);
+        return p;
+    }
+    /// Declares `path` stored into `member`, read as `kind`.
+    template <class M>
+    param_spec& add(std::string path, value_kind kind, std::string default_value, std::string help,
+                    M T::*member) {
+        return add(
+            std::move(path), kind, std::move(default_value), std::move(help),
+            [member, kind](T& t, const config_value& v) { t.*member = read_as<M>(v, kind); });
+    }
+    /// Declares an optional `path` (no default): `member` is set only when the key is given.
+    template <class M>
+    param_spec& add(std::string path, value_kind kind, std::string help,
+                    std::optional<M> T::*member) {
+        param_spec& p = add(std::move(path), kind, "", std::move(help),
+                            [member, kind](T& t, const config_value& v) {
+                                if (v.present()) t.*member = read_as<M>(v, kind);
+                            });
+        p.optional = true;
+        return p;
+    }
+    /// A CHOICE: each name stands for a value given to `store`.
+    template <class V>
+    param_spec& choice(std::string path, std::string default_value, std::string help,
+                       std::vector<std::pair<std::string, V>> names,
+                       std::function<void(T&, V)> store) {
+        std::vector<std::string> choices;
+        for (const auto& n : names) choices.push_back(n.first);
+        param_spec& p = add(std::move(path), value_kind::CHOICE, std::move(default_value),
+                            std::move(help), [names, store](T& t, const config_value& v) {
+                                const std::string s = v.str();
+                                for (const auto& n : names)
+                                    if (n.first == s) return store(t, n.second);
+                                v.fail("'" + s + "' is not a choice");  // validated before
+                            });
+        p.choices = std::move(choices);
+        return p;
+    }
+    template <class V>
+    param_spec& choice(std::string path, std::string default_value, std::string help,
+                       std::vector<std::pair<std::string, V>> names, V T::*member) {
+        return choice<V>(std::move(path), std::move(default_value), std::move(help),
+                         std::move(names), [member](T& t, V v) { t.*member = v; });
+    }
+    /// A list of maps; each element loads through `element` and goes to `store` with its node.
+    template <class E>
+    param_spec& list(std::string path, std::string default_value, std::string help,
+                     const param_table<E>& element,
+                     std::function<void(T&, E&&, const config_node&)> store) {
+        auto elem = std::make_shared<param_table<E>>(element);
+        param_spec& p = add(std::move(path), value_kind::MAP_LIST, std::move(default_value),
+                            std::move(help), [elem, store](T& t, const config_value& v) {
+                                for (const config_node& n : v.list()) store(t, elem->load(n), n);
+                            });
+        m_entries.back().sub = [elem](config_schema& s, const std::string& prefix) {
+            elem->describe(s, prefix + "[]");
+        };
+        return p;
+    }
+    /// A list of maps appended to `member`.
+    template <class E>
+    param_spec& list(std::string path, std::string default_value, std::string help,
+                     const param_table<E>& element, std::vector<E> T::*member) {
+        return list<E>(
+            std::move(path), std::move(default_value), std::move(help), element,
+            [member](T& t, E&& e, const config_node&) { (t.*member).push_back(std::move(e)); });
+    }
+
+    /// Adds every parameter to `s` below `prefix` ("" = top level).
+    void describe(config_schema& s, const std::string& prefix) const {
+        for (const auto& e : m_entries) {
+            const std::string path = prefix.empty() ? e.spec.path : prefix + "." + e.spec.path;
+            param_spec& p = s.add(path, e.spec.kind, e.spec.default_value, e.spec.help);
+            p.min = e.spec.min;
+            p.max = e.spec.max;
+            p.choices = e.spec.choices;
+            p.optional = e.spec.optional;
+            if (e.sub) e.sub(s, path);
+        }
+    }
+    /// Stores every parameter of the (validated) section `n` into `out`, in declaration order.
+    void load(const config_node& n, T& out) const {
+        std::map<std::string, config_node> sections;
+        for (const auto& e : m_entries) {
+            const auto dot = e.spec.path.rfind('.');
+            const config_node* section = &n;
+            if (dot != std::string::npos) {
+                const std::string sp = e.spec.path.substr(0, dot);
+                auto it = sections.find(sp);
+                if (it == sections.end()) it = sections.emplace(sp, child_at(n, sp)).first;
+                section = &it->second;
+            }
+            e.store(out, config_value(*section, e.spec.path.substr(dot + 1)));
+        }
+    }
+    T load(const config_node& n) const {
+        T t{};
+        load(n, t);
+        return t;
+    }
+
+private:
+    struct entry {
+        param_spec spec;
+        setter store;
+        std::function<void(config_schema&, const std::string&)> sub;  ///< list elements
+    };
+
+    // Recursive, not a loop: assigning a YAML::Node (inside config_node) writes into the node
+    // it refers to instead of rebinding it.
+    static config_node child_at(const config_node& n, const std::string& dotted) {
+        const auto dot = dotted.find('.');
+        if (dot == std::string::npos) return n.child(dotted);
+        return child_at(n.child(dotted.substr(0, dot)), dotted.substr(dot + 1));
+    }
+
+    template <class M>
+    static M read_as(const config_value& v, value_kind kind) {
+        switch (kind) {
+            case value_kind::BOOL:
+                if constexpr (std::is_convertible_v<bool, M>) return static_cast<M>(v.boolean());
+                break;
+            case value_kind::INT:
+                if constexpr (std::is_arithmetic_v<M>) return static_cast<M>(v.integer());
+                break;
+            case value_kind::REAL:
+                if constexpr (std::is_arithmetic_v<M>) return static_cast<M>(v.real());
+                break;
+            case value_kind::BIT_RATE:
+                if constexpr (std::is_arithmetic_v<M>) return static_cast<M>(v.rate());
+                break;
+            case value_kind::BYTES:
+                if constexpr (std::is_arithmetic_v<M>) return static_cast<M>(v.bytes());
+                break;
+            case value_kind::TIME:
+                if constexpr (std::is_arithmetic_v<M>) return static_cast<M>(v.time());
+                break;
+            case value_kind::FREQUENCY:
+                if constexpr (std::is_arithmetic_v<M>) return static_cast<M>(v.frequency());
+                break;
+            case value_kind::SIZE:
+                if constexpr (std::is_same_v<M, size_spec>) return v.size();
+                break;
+            case value_kind::STRING:
+            case value_kind::CHOICE:
+                if constexpr (std::is_same_v<M, std::string>) return v.str();
+                break;
+            case value_kind::STRING_LIST:
+                if constexpr (std::is_same_v<M, std::vector<std::string>>) return v.str_list();
+                break;
+            case value_kind::MAP_LIST:
+                break;
+        }
+        v.fail("internal: the declared kind does not fit the member it is stored in");
+    }
+    std::vector<entry> m_entries;
 };
 
 /// Applies "a.b[2].c=value" to `root` (value parsed as YAML; a repeated key in it is refused).

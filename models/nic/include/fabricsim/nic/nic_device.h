@@ -24,8 +24,8 @@ struct nic_config {
     ps_t rx_latency = 500 * PS_PER_NS;
     std::uint32_t tx_queue_frames = 1024;
 
-    static void describe(config_schema& s, const std::string& prefix);
-    static nic_config load(const config_node& n);
+    /// The `nic:` keys: schema and loading (config.h).
+    static const param_table<nic_config>& params();
 };
 
 /// What the NIC calls on its host.

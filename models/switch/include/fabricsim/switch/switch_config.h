@@ -82,8 +82,12 @@ struct switch_config {
     /// MMU parameters for a chip with `ports` ports.
     mmu_config mmu_for(unsigned ports) const;
 
-    static void describe(config_schema& s, const std::string& prefix);
+    /// The `switch:` keys: schema and loading (config.h), declared once in switch_config.cpp.
+    static const param_table<switch_config>& params();
+    /// params().load(n), then validate(n).
     static switch_config load(const config_node& n);
+    /// Relations between keys; throws config_error naming a key below `n`.
+    void validate(const config_node& n) const;
 };
 
 }  // namespace fabricsim::sw
