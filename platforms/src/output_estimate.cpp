@@ -42,12 +42,17 @@ output_estimate estimate_output(const scenario& sc) {
     const double duration_s = double(sc.duration) / double(PS_PER_S);
     if (sc.sample_interval > 0) {
         e.timeseries_rows = std::ceil(double(sc.duration) / double(sc.sample_interval));
-        double columns = 0;
-        for (const std::uint32_t n : sc.topo.switches())
-            columns += 4 + sc.topo.nodes[n].ports *
-                               (1.0 + (sc.per_queue_series && sc.sw.queues > 1 ? sc.sw.queues : 0));
-        e.timeseries_row_bytes = digits(double(sc.duration) / double(PS_PER_US)) + 7 + 1 +
-                                 columns * (digits(double(sc.sw.buffer_bytes)) + 1);
+        double columns = 0, digit_columns = 0;
+        for (const std::uint32_t n : sc.topo.switches()) {
+            const sw::switch_config& c = sc.switch_config_of(n);
+            const double cols =
+                4 + sc.topo.nodes[n].ports *
+                        (1.0 + (sc.per_queue_series && c.queues > 1 ? c.queues : 0));
+            columns += cols;
+            digit_columns += cols * (digits(double(c.buffer_bytes)) + 1);
+        }
+        e.timeseries_row_bytes =
+            digits(double(sc.duration) / double(PS_PER_US)) + 7 + 1 + digit_columns;
     }
     const ps_t stop = std::min(sc.duration, sc.pcap_bounds.stop);
     const double window_s =

@@ -83,13 +83,23 @@ platform::platform(const sc_core::sc_module_name& name, const scenario& sc,
                    const std::string& out_dir)
     : sc_core::sc_module(name), m_sc(sc) {
     SC_HAS_PROCESS(platform);
+    for (const auto& f : m_sc.flows) m_flows.add(f);
+    build_devices();
+    build_links(out_dir);
+    install_routes();
+    attach_flows();
+    start_incast();
+    if (m_sc.sample_interval > 0 && !out_dir.empty()) {
+        open_timeseries(out_dir);
+        SC_METHOD(sample);
+        sensitive << m_sample_tick;
+    }
+}
+
+void platform::build_devices() {
     const topology& topo = m_sc.topo;
     m_switch_of_node.assign(topo.nodes.size(), -1);
     m_host_of_node.assign(topo.nodes.size(), -1);
-
-    for (const auto& f : m_sc.flows) m_flows.add(f);
-
-    // Devices.
     std::uint32_t host_index = 0;
     for (std::uint32_t n = 0; n < topo.nodes.size(); ++n) {
         const node_desc& nd = topo.nodes[n];
@@ -97,12 +107,12 @@ platform::platform(const sc_core::sc_module_name& name, const scenario& sc,
             std::vector<std::uint64_t> rates(nd.ports);
             for (std::uint32_t p = 0; p < nd.ports; ++p) rates[p] = topo.port_rate(n, p);
             m_switch_of_node[n] = static_cast<int>(m_switches.size());
-            m_switches.push_back(
-                std::make_unique<sw::switch_device>(nd.name.c_str(), m_sc.sw, rates, m_sc.seed));
+            m_switches.push_back(std::make_unique<sw::switch_device>(
+                nd.name.c_str(), m_sc.switch_config_of(n), rates, m_sc.seed));
         } else {
             const std::string nic_name = nd.name + "_nic";
-            m_nics.push_back(std::make_unique<nic::nic_device>(nic_name.c_str(), m_sc.nic,
-                                                               topo.port_rate(n, 0)));
+            m_nics.push_back(std::make_unique<nic::nic_device>(
+                nic_name.c_str(), m_sc.nic_config_of(n), topo.port_rate(n, 0)));
             host::host_identity id{host_index, ipv4_for_host(host_index), mac_for_node(n)};
             m_host_of_node[n] = static_cast<int>(m_hosts.size());
             m_hosts.push_back(std::make_unique<host::host>(
@@ -110,8 +120,10 @@ platform::platform(const sc_core::sc_module_name& name, const scenario& sc,
             ++host_index;
         }
     }
+}
 
-    // Links.
+void platform::build_links(const std::string& out_dir) {
+    const topology& topo = m_sc.topo;
     auto tx_of = [&](const endpoint& e) -> eth_initiator_socket& {
         if (m_switch_of_node[e.node] >= 0)
             return m_switches[std::size_t(m_switch_of_node[e.node])]->tx_socket(e.port);
@@ -145,29 +157,33 @@ platform::platform(const sc_core::sc_module_name& name, const scenario& sc,
                 l.ba.capture(path, m_sc.pcap_bounds);
         }
     }
+}
 
-    // Routes: host IP -> shortest-path egress ports.
-    m_routes = topo.routes();
-    const auto& routes = m_routes;
-    std::vector<std::uint32_t> host_ip(topo.nodes.size(), 0);
-    for (std::uint32_t n = 0; n < topo.nodes.size(); ++n)
-        if (m_host_of_node[n] >= 0)
-            host_ip[n] = ipv4_for_host(static_cast<std::uint32_t>(m_host_of_node[n]));
-    for (const auto& [sw_node, by_host] : routes)
+std::uint32_t platform::host_ip(std::uint32_t node) const {
+    return ipv4_for_host(static_cast<std::uint32_t>(m_host_of_node[node]));
+}
+
+void platform::install_routes() {
+    // Host IP -> shortest-path egress ports.
+    m_routes = m_sc.topo.routes();
+    for (const auto& [sw_node, by_host] : m_routes)
         for (const auto& [h, ports] : by_host)
-            m_switches[std::size_t(m_switch_of_node[sw_node])]->routes().add_route(host_ip[h],
+            m_switches[std::size_t(m_switch_of_node[sw_node])]->routes().add_route(host_ip(h),
                                                                                    ports);
+}
 
-    // Sources. The next hop's MAC is the attached switch (L3 routing) or the peer host.
+void platform::attach_flows() {
+    const topology& topo = m_sc.topo;
+    // The next hop's MAC is the attached switch (L3 routing) or the peer host.
     auto next_hop = [&](std::uint32_t h) {
         const auto& ld = topo.links[std::size_t(topo.link_at(h, 0))];
         return mac_for_node(ld.a.node == h ? ld.b.node : ld.a.node);
     };
     for (const auto& f : m_sc.flows) {
-        m_hosts[std::size_t(m_host_of_node[f.src])]->add_source(f.id, host_ip[f.dst],
+        m_hosts[std::size_t(m_host_of_node[f.src])]->add_source(f.id, host_ip(f.dst),
                                                                 next_hop(f.src));
         if (f.transport == host::transport_kind::TCP) {
-            m_hosts[std::size_t(m_host_of_node[f.dst])]->add_tcp_receiver(f.id, host_ip[f.src],
+            m_hosts[std::size_t(m_host_of_node[f.dst])]->add_tcp_receiver(f.id, host_ip(f.src),
                                                                           next_hop(f.dst));
             // The handshake (not simulated) gives the sender its first RTT sample (RFC 6298
             // 2.2; Linux seeds SRTT from the SYN-ACK): the idle-path round trip of 64 B frames.
@@ -176,7 +192,10 @@ platform::platform(const sc_core::sc_module_name& name, const scenario& sc,
                 f.id, path_time(f.src, f.dst, syn, syn, 1) + path_time(f.dst, f.src, syn, syn, 1));
         }
     }
+}
 
+void platform::start_incast() {
+    const topology& topo = m_sc.topo;
     std::vector<host::host*> host_of(topo.nodes.size(), nullptr);
     for (std::uint32_t n = 0; n < topo.nodes.size(); ++n)
         if (m_host_of_node[n] >= 0) host_of[n] = m_hosts[std::size_t(m_host_of_node[n])].get();
@@ -186,33 +205,31 @@ platform::platform(const sc_core::sc_module_name& name, const scenario& sc,
             "traffic.incast[" + std::to_string(i) + "]"));
         m_incast.back()->start();
     }
+}
 
-    if (m_sc.sample_interval > 0 && !out_dir.empty()) {
-        m_timeseries = std::make_unique<output_file>(out_dir + "/timeseries.csv");
-        std::string h = "time_us";
-        auto column = [&](const std::string& name) {
-            h += ',';
-            csv::append_field(h, name);
-        };
-        for (const auto& s : m_switches) {
-            const std::string n = s->basename();
-            for (const char* c : {".buffer_cell_bytes", ".lossy_pool_cell_bytes",
-                                  ".lossless_pool_cell_bytes", ".headroom_cell_bytes"})
-                column(n + c);
-            for (unsigned p = 0; p < s->port_count(); ++p) {
-                const std::string port = n + ".p" + std::to_string(p);
-                column(port + "_frame_bytes");
-                if (m_sc.per_queue_series && s->config().queues > 1)
-                    for (unsigned q = 0; q < s->config().queues; ++q)
-                        column(port + "q" + std::to_string(q) + "_frame_bytes");
-            }
+void platform::open_timeseries(const std::string& out_dir) {
+    m_timeseries = std::make_unique<output_file>(out_dir + "/timeseries.csv");
+    std::string h = "time_us";
+    auto column = [&](const std::string& name) {
+        h += ',';
+        csv::append_field(h, name);
+    };
+    for (const auto& s : m_switches) {
+        const std::string n = s->basename();
+        for (const char* c : {".buffer_cell_bytes", ".lossy_pool_cell_bytes",
+                              ".lossless_pool_cell_bytes", ".headroom_cell_bytes"})
+            column(n + c);
+        for (unsigned p = 0; p < s->port_count(); ++p) {
+            const std::string port = n + ".p" + std::to_string(p);
+            column(port + "_frame_bytes");
+            if (m_sc.per_queue_series && s->config().queues > 1)
+                for (unsigned q = 0; q < s->config().queues; ++q)
+                    column(port + "q" + std::to_string(q) + "_frame_bytes");
         }
-        h += '\n';
-        m_timeseries->write(h);
-        m_row.reserve(h.size());
-        SC_METHOD(sample);
-        sensitive << m_sample_tick;
     }
+    h += '\n';
+    m_timeseries->write(h);
+    m_row.reserve(h.size());
 }
 
 sw::switch_device& platform::switch_named(const std::string& name) {
@@ -285,12 +302,18 @@ nlohmann::json platform::summary(double wall_seconds, double cpu_seconds) const 
         sw->add_drops(drops);
         held += sw->frames_held();
         sw->report_stats(switches[sw->basename()]);
+        if (m_sc.has_profiles())  // only then, so that summaries without profiles stay as they were
+            switches[sw->basename()]["profile"] = m_sc.profile_name_of(
+                static_cast<std::uint32_t>(m_sc.topo.find(sw->basename())), true);
     }
     for (const auto& n : m_nics) {
         n->add_drops(drops);
         held += n->frames_held();
         n->report_stats(nics[n->basename()]);
     }
+    if (m_sc.has_profiles())
+        for (const std::uint32_t h : m_sc.topo.hosts())
+            nics[m_sc.topo.nodes[h].name + "_nic"]["profile"] = m_sc.profile_name_of(h, false);
     for (const auto& h : m_hosts) {
         h->export_flow_results();
         held += h->frames_held();
@@ -591,7 +614,7 @@ ps_t platform::path_time(std::uint32_t src, std::uint32_t dst, double wire_bytes
     // slowest link (whole wire slots incl. IFG); the last one then crosses every hop, each
     // receiver acting on its last bit.
     const topology& topo = m_sc.topo;
-    double t = double(m_sc.nic.tx_latency + m_sc.nic.rx_latency);
+    double t = double(m_sc.nic_config_of(src).tx_latency + m_sc.nic_config_of(dst).rx_latency);
     double slowest = 0;
     std::uint32_t node = src, port = 0;
     for (std::size_t hop = 0; hop <= topo.nodes.size(); ++hop) {
@@ -602,7 +625,7 @@ ps_t platform::path_time(std::uint32_t src, std::uint32_t dst, double wire_bytes
         slowest = std::max(slowest, wire_bytes * bit_time);
         node = l.a.node == node && l.a.port == port ? l.b.node : l.a.node;
         if (node == dst) break;
-        t += double(m_sc.sw.pipeline_latency);
+        t += double(m_sc.switch_config_of(node).pipeline_latency);
         port = m_routes.at(node).at(dst).front();
     }
     return static_cast<ps_t>(t + double(packets - 1) * slowest);

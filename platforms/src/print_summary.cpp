@@ -59,6 +59,27 @@ void print_summary(const nlohmann::json& s, std::ostream& os) {
                                                  num(p["frames_not_captured"].get<double>()) +
                                                  " frames not captured (results.pcap_max_bytes)");
 
+    // Per switch, when the scenario has device profiles: which one and its buffer.
+    bool profiles = false;
+    for (const auto& [swn, sw] : s["switches"].items())
+        profiles = profiles || sw.contains("profile");
+    if (profiles) {
+        os << "\n  switch profiles\n";
+        std::snprintf(line, sizeof line, "  %-14s %-20s %14s %12s\n", "switch", "profile",
+                      "buffer (B)", "drops");
+        os << line;
+        for (const auto& [swn, sw] : s["switches"].items()) {
+            std::uint64_t d = 0;
+            for (const auto& p : sw["ports"])
+                for (const auto& [k, v] : p["drops"].items()) d += v.get<std::uint64_t>();
+            std::snprintf(line, sizeof line, "  %-14s %-20s %14llu %12llu\n", swn.c_str(),
+                          sw["profile"].get<std::string>().c_str(),
+                          (unsigned long long)sw["buffer_bytes"].get<std::uint64_t>(),
+                          (unsigned long long)d);
+            os << line;
+        }
+    }
+
     struct port_row {
         std::string name;
         double peak, tx;

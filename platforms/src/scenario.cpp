@@ -6,7 +6,10 @@
 #include <fstream>
 #include <map>
 #include <optional>
+#include <set>
 #include <sstream>
+
+#include <fnmatch.h>
 
 #include "fabricsim/core/rng.h"
 #include "fabricsim/host/algo/flow_size_distribution.h"
@@ -487,7 +490,9 @@ void check_node_name(const config_value& v) {
 struct custom_node {
     std::string name;
     std::uint32_t ports = 1;
-    std::string at;  ///< display path of the list element
+    std::string role;
+    std::string profile;  ///< "" = selected by the profiles' nodes/roles, else default
+    std::string at;       ///< display path of the list element
 };
 
 /// A link of a custom topology (topology.links[]).
@@ -538,6 +543,17 @@ const param_table<custom_node>& custom_node_params(bool with_ports) {
             p.min = 1;
             p.max = 1024;
         }
+        const std::string what = ports ? "switch" : "nic";
+        t.add("role", value_kind::STRING, "",
+              "Role that " + what + "_profiles[].roles can select (" +
+                  (ports ? "e.g. leaf, spine, tor" : "e.g. storage, gpu") + ")",
+              [](custom_node& n, const config_value& v) { n.role = v.str(); })
+            .optional = true;
+        t.add("profile", value_kind::STRING, "",
+              "Name of the " + what + "_profiles[] entry this " +
+                  (ports ? "switch" : "host's NIC") + " uses (default: `" + what + ":`)",
+              [](custom_node& n, const config_value& v) { n.profile = v.str(); })
+            .optional = true;
         return t;
     };
     static const param_table<custom_node> switches = make(true), hosts = make(false);
@@ -645,7 +661,7 @@ void build_topology(scenario& sc, const topology_params& t) {
         const std::uint32_t n = t.incast_hosts;
         for (std::uint32_t i = 0; i < n; ++i)
             topo.add_node("h" + std::to_string(i), node_kind::HOST, 1);
-        const auto tor = topo.add_node("tor", node_kind::SWITCH, n);
+        const auto tor = topo.add_node("tor", node_kind::SWITCH, n, "tor");
         for (std::uint32_t i = 0; i < n; ++i) link(i, 0, tor, i, host_rate, "topology.incast");
     } else if (t.kind == "leaf_spine") {
         const std::uint32_t L = t.leaves, S = t.spines, H = t.hosts_per_leaf;
@@ -654,9 +670,11 @@ void build_topology(scenario& sc, const topology_params& t) {
             topo.add_node("h" + std::to_string(i), node_kind::HOST, 1);
         std::vector<std::uint32_t> leaf, spine;
         for (std::uint32_t i = 0; i < L; ++i)
-            leaf.push_back(topo.add_node("leaf" + std::to_string(i), node_kind::SWITCH, H + S));
+            leaf.push_back(
+                topo.add_node("leaf" + std::to_string(i), node_kind::SWITCH, H + S, "leaf"));
         for (std::uint32_t j = 0; j < S; ++j)
-            spine.push_back(topo.add_node("spine" + std::to_string(j), node_kind::SWITCH, L));
+            spine.push_back(
+                topo.add_node("spine" + std::to_string(j), node_kind::SWITCH, L, "spine"));
         for (std::uint32_t i = 0; i < L; ++i) {
             for (std::uint32_t k = 0; k < H; ++k)
                 link(i * H + k, 0, leaf[i], k, host_rate, "topology.leaf_spine");
@@ -667,7 +685,7 @@ void build_topology(scenario& sc, const topology_params& t) {
         auto add = [&](const custom_node& n, node_kind kind) {
             if (topo.find(n.name) >= 0)
                 throw config_error(n.at + ".name", "duplicate node name '" + n.name + "'");
-            topo.add_node(n.name, kind, kind == node_kind::HOST ? 1 : n.ports);
+            topo.add_node(n.name, kind, kind == node_kind::HOST ? 1 : n.ports, n.role);
         };
         for (const auto& h : t.hosts) add(h, node_kind::HOST);
         for (const auto& s : t.switches) add(s, node_kind::SWITCH);
@@ -765,6 +783,174 @@ void apply_phy(scenario& sc, const phy_params& phy) {
     }
 }
 
+// ---------------------------------------------------------------- switch_profiles, nic_profiles
+
+/// One `switch_profiles[]` / `nic_profiles[]` entry: its name, the devices it selects, and the
+/// device keys it lays over the default section.
+struct profile_rule {
+    std::string name;
+    std::vector<std::string> nodes;  ///< node names or glob patterns
+    std::vector<std::string> roles;
+    YAML::Node body;  ///< the entry without name/nodes/roles
+    std::string at;
+};
+
+struct profile_rules {
+    std::vector<profile_rule> switches, nics;
+
+    static const param_table<profile_rules>& params();
+};
+
+const param_table<profile_rule>& profile_rule_params(bool is_switch) {
+    auto make = [](bool sw) {
+        const std::string dev = sw ? "switch" : "host";
+        param_table<profile_rule> t;
+        t.add("name", value_kind::STRING, "",
+              std::string("Profile name (the summary shows it per ") + dev + "; 'default' is the " +
+                  (sw ? "`switch:`" : "`nic:`") + " section)",
+              &profile_rule::name);
+        t.add("nodes", value_kind::STRING_LIST, "",
+              sw ? "Switches this profile applies to, by name or glob pattern ('leaf*', "
+                   "'spine[01]')"
+                 : "Hosts whose NIC uses this profile, by name or glob pattern ('h1*')",
+              &profile_rule::nodes)
+            .optional = true;
+        t.add("roles", value_kind::STRING_LIST, "",
+              sw ? "Switches this profile applies to, by role: leaf and spine (leaf_spine), tor "
+                   "(incast), or topology.switches[].role"
+                 : "Hosts whose NIC uses this profile, by topology.hosts[].role",
+              &profile_rule::roles)
+            .optional = true;
+        return t;
+    };
+    static const param_table<profile_rule> switches = make(true), nics = make(false);
+    return is_switch ? switches : nics;
+}
+
+const param_table<profile_rules>& profile_rules::params() {
+    static const param_table<profile_rules> table = [] {
+        param_table<profile_rules> t;
+        auto keep = [](std::vector<profile_rule> profile_rules::*list) {
+            return [list](profile_rules& r, profile_rule&& e, const config_node& n) {
+                e.at = n.display_path();
+                e.body = YAML::Node(YAML::NodeType::Map);
+                for (const auto& kv : n.yaml()) {
+                    const std::string key = kv.first.Scalar();
+                    if (key != "name" && key != "nodes" && key != "roles") e.body[key] = kv.second;
+                }
+                (r.*list).push_back(std::move(e));
+            };
+        };
+        t.list<profile_rule>(
+            "switch_profiles", "",
+            "Switch profiles: each entry has a name, selects switches (nodes, roles, or "
+            "topology.switches[].profile) and overrides any switch.* key; the rest comes from "
+            "`switch:`",
+            profile_rule_params(true), keep(&profile_rules::switches));
+        t.list<profile_rule>("nic_profiles", "",
+                             "NIC profiles: each entry has a name, selects hosts (nodes, roles, or "
+                             "topology.hosts[].profile) and overrides any nic.* key; the rest "
+                             "comes from `nic:`",
+                             profile_rule_params(false), keep(&profile_rules::nics));
+        return t;
+    }();
+    return table;
+}
+
+/// `base` (a map or null) with the keys of `over` laid on it: maps merge, the rest replaces.
+YAML::Node overlay(const YAML::Node& base, const YAML::Node& over) {
+    YAML::Node out = base && base.IsMap() ? YAML::Clone(base) : YAML::Node(YAML::NodeType::Map);
+    for (const auto& kv : over) {
+        const std::string key = kv.first.Scalar();
+        const YAML::Node mine = out[key];
+        out[key] = mine && mine.IsMap() && kv.second.IsMap() ? overlay(mine, kv.second)
+                                                             : YAML::Clone(kv.second);
+    }
+    return out;
+}
+
+/// Gives every node of `kind` its profile index (0 = default) in sc.profile_of_node. `custom`
+/// are the custom topology's nodes of that kind (their `profile` keys).
+void assign_profiles(scenario& sc, const std::vector<profile_rule>& rules, node_kind kind,
+                     const std::vector<custom_node>& custom) {
+    const bool is_sw = kind == node_kind::SWITCH;
+    const std::string dev = is_sw ? "switch" : "host";
+    std::vector<std::string> owner(sc.topo.nodes.size());  // key that selected the node
+    auto claim = [&](std::uint32_t node, std::uint32_t profile, const std::string& key) {
+        if (!owner[node].empty() && sc.profile_of_node[node] != profile)
+            throw config_error(key, dev + " '" + sc.topo.nodes[node].name +
+                                        "' is also selected by " + owner[node] + " (a " + dev +
+                                        " takes one profile)");
+        sc.profile_of_node[node] = profile;
+        owner[node] = key;
+    };
+    std::set<std::string> roles_here;
+    for (const auto& n : sc.topo.nodes)
+        if (n.kind == kind && !n.role.empty()) roles_here.insert(n.role);
+    for (std::uint32_t i = 0; i < rules.size(); ++i) {
+        const profile_rule& r = rules[i];
+        for (const auto& pattern : r.nodes) {
+            bool any = false;
+            for (std::uint32_t n = 0; n < sc.topo.nodes.size(); ++n)
+                if (sc.topo.nodes[n].kind == kind &&
+                    fnmatch(pattern.c_str(), sc.topo.nodes[n].name.c_str(), 0) == 0) {
+                    claim(n, i + 1, r.at + ".nodes");
+                    any = true;
+                }
+            if (!any) throw config_error(r.at + ".nodes", "'" + pattern + "' matches no " + dev);
+        }
+        for (const auto& role : r.roles) {
+            if (!roles_here.count(role)) {
+                std::string known;
+                for (const auto& k : roles_here) known += (known.empty() ? "" : ", ") + k;
+                throw config_error(r.at + ".roles",
+                                   "no " + dev + " has role '" + role +
+                                       "' (roles here: " + (known.empty() ? "none" : known) + ")");
+            }
+            for (std::uint32_t n = 0; n < sc.topo.nodes.size(); ++n)
+                if (sc.topo.nodes[n].kind == kind && sc.topo.nodes[n].role == role)
+                    claim(n, i + 1, r.at + ".roles");
+        }
+    }
+    for (const auto& c : custom) {
+        if (c.profile.empty()) continue;
+        std::uint32_t found = 0;
+        std::string known;
+        for (std::uint32_t i = 0; i < rules.size(); ++i) {
+            if (rules[i].name == c.profile) found = i + 1;
+            known += (known.empty() ? "" : ", ") + rules[i].name;
+        }
+        if (!found)
+            throw config_error(c.at + ".profile",
+                               "no " + std::string(is_sw ? "switch" : "nic") + " profile named '" +
+                                   c.profile + "' (defined: " + (known.empty() ? "none" : known) +
+                                   ")");
+        claim(static_cast<std::uint32_t>(sc.topo.find(c.name)), found, c.at + ".profile");
+    }
+}
+
+/// Loads the default section `section` and one configuration per rule (the rule's keys over
+/// the default section), checking names.
+template <class Config, class Load>
+std::vector<device_profile<Config>> load_profiles(const config_node& top,
+                                                  const std::string& section,
+                                                  const std::vector<profile_rule>& rules,
+                                                  Load load) {
+    std::vector<device_profile<Config>> out;
+    out.push_back({"default", load(top.child(section))});
+    for (const auto& r : rules) {
+        for (const auto& p : out)
+            if (p.name == r.name)
+                throw config_error(r.at + ".name",
+                                   p.name == "default"
+                                       ? "'default' names the `" + section + ":` section"
+                                       : "a profile named '" + r.name + "' is defined before");
+        const YAML::Node merged = overlay(top.yaml()[section], r.body);
+        out.push_back({r.name, load(config_node(scenario_schema(), merged, section, r.at))});
+    }
+    return out;
+}
+
 // ---------------------------------------------------------------- name, seed, host, results
 
 /// The scenario's own keys. results.pcap stores names; their ports resolve once the topology
@@ -858,6 +1044,9 @@ void resolve_pcap(scenario& sc) {
 
 void describe_top_level(config_schema& s) {
     scenario_params().describe(s, "");
+    profile_rules::params().describe(s, "");
+    s.alias("switch_profiles[]", "switch");
+    s.alias("nic_profiles[]", "nic");
     topology_params::params().describe(s, "topology");
     phy_params::params().describe(s, "phy");
     sw::switch_config::params().describe(s, "switch");
@@ -1052,15 +1241,29 @@ scenario load_scenario(const YAML::Node& root_in, const std::string& name,
         for (const auto& kv : sc.echo) echo[kv.first] = kv.second;
         sc.echo = echo;
     }
-    sc.sw = sw::switch_config::load(top.child("switch"));
-    sc.nic = nic::nic_config::params().load(top.child("nic"));
-    build_topology(sc, topology_params::params().load(top.child("topology")));
+    const profile_rules rules = profile_rules::params().load(top);
+    sc.switch_profiles = load_profiles<sw::switch_config>(
+        top, "switch", rules.switches,
+        [](const config_node& n) { return sw::switch_config::load(n); });
+    sc.nic_profiles = load_profiles<nic::nic_config>(
+        top, "nic", rules.nics,
+        [](const config_node& n) { return nic::nic_config::params().load(n); });
+    sc.sw = sc.switch_profiles[0].cfg;
+    sc.nic = sc.nic_profiles[0].cfg;
+    const topology_params tp = topology_params::params().load(top.child("topology"));
+    build_topology(sc, tp);
     apply_phy(sc, phy_params::params().load(top.child("phy")));
     sc.topo.validate();
+    sc.profile_of_node.assign(sc.topo.nodes.size(), 0);
+    assign_profiles(sc, rules.switches, node_kind::SWITCH, tp.switches);
+    assign_profiles(sc, rules.nics, node_kind::HOST, tp.hosts);
     // The MMU's pools depend on the port count: check every switch before anything is built.
     for (const std::uint32_t n : sc.topo.switches()) {
-        const std::string why = sc.sw.mmu_for(sc.topo.nodes[n].ports).validate();
-        if (!why.empty()) top.fail("switch.mmu", "switch '" + sc.topo.nodes[n].name + "': " + why);
+        const std::uint32_t p = sc.profile_of_node[n];
+        const std::string why = sc.switch_config_of(n).mmu_for(sc.topo.nodes[n].ports).validate();
+        if (!why.empty())
+            throw config_error(p ? rules.switches[p - 1].at + ".mmu" : "switch.mmu",
+                               "switch '" + sc.topo.nodes[n].name + "': " + why);
     }
     file_reader reader{base_dir, files, sc.files_read};
     build_traffic(sc, top.child("traffic"), read_tcp(top.child("tcp")), reader);

@@ -6,8 +6,9 @@
 
 namespace fabricsim::platforms {
 
-std::uint32_t topology::add_node(std::string name, node_kind kind, std::uint32_t ports) {
-    nodes.push_back({std::move(name), kind, ports});
+std::uint32_t topology::add_node(std::string name, node_kind kind, std::uint32_t ports,
+                                 std::string role) {
+    nodes.push_back({std::move(name), kind, ports, std::move(role)});
     return static_cast<std::uint32_t>(nodes.size() - 1);
 }
 

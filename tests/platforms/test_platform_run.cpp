@@ -1,5 +1,7 @@
 #include <catch2/catch.hpp>
 
+#include <cstdlib>
+
 #include <nlohmann/json.hpp>
 
 #include "fabricsim/core/frame_pool.h"
@@ -39,4 +41,37 @@ results: {sample_interval: 0s}
     CHECK(in_flight > 0);
     CHECK(sent == delivered + dropped + in_flight);
     CHECK(in_flight == frame_pool::global().outstanding());
+}
+
+TEST_CASE("leaf_spine_profiles.yaml: shallow-buffer leaves drop, deep-buffer spines do not",
+          "[platforms][integration][profiles]") {
+    const char* src = std::getenv("FABRICSIM_SOURCE_DIR");
+    REQUIRE(src != nullptr);
+    const std::string dir = std::string(src) + "/platforms/scenarios";
+    const auto sc = load_scenario(load_yaml_file(dir + "/leaf_spine_profiles.yaml"),
+                                  "leaf_spine_profiles", dir);
+    const auto r = run_scenario(sc, "");
+    const auto& sw = r.summary["switches"];
+    INFO(r.summary["frames"].dump());
+    auto drops = [&](const char* name) {
+        std::uint64_t d = 0;
+        for (const auto& p : sw[name]["ports"])
+            for (const auto& [k, v] : p["drops"].items()) d += v.get<std::uint64_t>();
+        return d;
+    };
+    for (const char* leaf : {"leaf0", "leaf1"}) {
+        CHECK(sw[leaf]["profile"] == "shallow_leaf");
+        CHECK(sw[leaf]["buffer_bytes"] == 256 * 1024);
+    }
+    for (const char* spine : {"spine0", "spine1"}) {
+        CHECK(sw[spine]["profile"] == "deep_spine");
+        CHECK(sw[spine]["buffer_bytes"] == 16 * 1024 * 1024);
+        CHECK(drops(spine) == 0);
+    }
+    // 7 x 5 Gbps into h7's 10G port behind 256 KiB; leaf0: ECMP puts 3 of its 4 flows on one
+    // 10G uplink. Both queues peak at 232960 B (1120 cells of the 1260 the buffer has).
+    CHECK(drops("leaf0") == 248);
+    CHECK(drops("leaf1") == 1487);
+    CHECK(sw["leaf1"]["ports"][3]["queue_peak_cell_bytes"] == 232960);
+    CHECK(r.summary["nics"]["h0_nic"]["profile"] == "default");
 }

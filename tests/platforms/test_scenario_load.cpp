@@ -64,3 +64,94 @@ TEST_CASE("a workload CSV resolves against base_dir and is read from the given f
               "traffic.workload[0].sizes: cannot read /no/such/dir/my.csv");
     }
 }
+
+TEST_CASE("device profiles: each switch and NIC gets its profile, the rest is the default",
+          "[scenario][profiles]") {
+    const auto sc = load_scenario(load_yaml_string(R"(
+topology: {kind: leaf_spine, leaf_spine: {leaves: 2, spines: 2, hosts_per_leaf: 2}}
+switch: {queues: 2, mmu: {queue_alpha: 4, pg_alpha: 2}}
+switch_profiles:
+  - {name: shallow, roles: [leaf], buffer: 256KiB, port_cap: 0B, mmu: {queue_alpha: 0.5}}
+  - {name: deep, nodes: ["spine*"], buffer: 16MiB}
+nic_profiles:
+  - {name: slow, nodes: [h0, "h3"], tx_latency: 2us}
+)"),
+                                  "t");
+    const auto node = [&](const char* n) { return static_cast<std::uint32_t>(sc.topo.find(n)); };
+    for (const char* leaf : {"leaf0", "leaf1"}) {
+        const auto& c = sc.switch_config_of(node(leaf));
+        CHECK(sc.profile_name_of(node(leaf), true) == "shallow");
+        CHECK(c.buffer_bytes == 256 * 1024);
+        CHECK(c.mmu.port_cap.value == 0);
+        CHECK(c.mmu.queue[1].shared.alpha == 0.5);  // the profile's
+        CHECK(c.mmu.pg[1].shared.alpha == 2);       // merged from switch.mmu
+        CHECK(c.queues == 2);                       // inherited from switch:
+    }
+    for (const char* spine : {"spine0", "spine1"}) {
+        const auto& c = sc.switch_config_of(node(spine));
+        CHECK(sc.profile_name_of(node(spine), true) == "deep");
+        CHECK(c.buffer_bytes == 16 * 1024 * 1024);
+        CHECK(c.mmu.port_cap.value == 600000);
+        CHECK(c.mmu.queue[1].shared.alpha == 4);
+    }
+    CHECK(sc.sw.buffer_bytes == 4 * 1024 * 1024);  // the default profile
+    CHECK(sc.nic_config_of(node("h0")).tx_latency == 2 * PS_PER_US);
+    CHECK(sc.nic_config_of(node("h3")).tx_latency == 2 * PS_PER_US);
+    CHECK(sc.nic_config_of(node("h1")).tx_latency == 500 * PS_PER_NS);
+    CHECK(sc.profile_name_of(node("h1"), false) == "default");
+    CHECK(sc.has_profiles());
+    CHECK_FALSE(load_scenario(load_yaml_string(""), "t").has_profiles());
+    // A ToR is selected by its role; a custom topology names profiles per node.
+    const auto rack = load_scenario(
+        load_yaml_string("topology: {kind: incast, incast: {hosts: 3}}\n"
+                         "switch_profiles: [{name: tor, roles: [tor], buffer: 1MiB}]"),
+        "t");
+    CHECK(rack.switch_config_of(static_cast<std::uint32_t>(rack.topo.find("tor"))).buffer_bytes ==
+          1024 * 1024);
+    const auto custom = load_scenario(load_yaml_string(R"(
+topology:
+  kind: custom
+  switches: [{name: a, ports: 2, profile: big}, {name: b, ports: 2, role: edge}]
+  hosts: [{name: h0}, {name: h1}]
+  links: [{a: h0, b: 'a:0'}, {a: 'a:1', b: 'b:0'}, {a: 'b:1', b: h1}]
+switch_profiles: [{name: big, buffer: 8MiB}, {name: edge, roles: [edge], buffer: 2MiB}]
+)"),
+                                      "t");
+    CHECK(custom.switch_config_of(static_cast<std::uint32_t>(custom.topo.find("a"))).buffer_bytes ==
+          8 * 1024 * 1024);
+    CHECK(custom.switch_config_of(static_cast<std::uint32_t>(custom.topo.find("b"))).buffer_bytes ==
+          2 * 1024 * 1024);
+}
+
+TEST_CASE("device profiles: bad names, selections and keys are config errors naming the key",
+          "[scenario][profiles]") {
+    const std::string ls =
+        "topology: {kind: leaf_spine, leaf_spine: {leaves: 2, spines: 2, hosts_per_leaf: 1}}\n";
+    CHECK(scenario_error_of(ls + "switch_profiles: [{name: x, roles: [core]}]") ==
+          "switch_profiles[0].roles: no switch has role 'core' (roles here: leaf, spine)");
+    CHECK(scenario_error_of(ls + "switch_profiles: [{name: x, nodes: ['sp*x']}]") ==
+          "switch_profiles[0].nodes: 'sp*x' matches no switch");
+    CHECK(scenario_error_of(ls + "switch_profiles: [{name: x, roles: [spine]}, {name: y, nodes: "
+                                 "[spine1]}]") ==
+          "switch_profiles[1].nodes: switch 'spine1' is also selected by switch_profiles[0].roles "
+          "(a switch takes one profile)");
+    CHECK(scenario_error_of(ls + "switch_profiles: [{name: x}, {name: x}]") ==
+          "switch_profiles[1].name: a profile named 'x' is defined before");
+    CHECK(scenario_error_of(ls + "switch_profiles: [{name: default}]") ==
+          "switch_profiles[0].name: 'default' names the `switch:` section");
+    CHECK(scenario_error_of(ls + "switch_profiles: [{roles: [leaf]}]") ==
+          "switch_profiles[0].name: required key is missing");
+    CHECK(scenario_error_of(ls + "switch_profiles: [{name: x, bufer: 1MiB}]")
+              .find("switch_profiles[0].bufer: unknown key") == 0);
+    CHECK(scenario_error_of(ls + "switch_profiles: [{name: x, buffer: 1 parsec}]")
+              .find("switch_profiles[0].buffer: ") == 0);
+    CHECK(scenario_error_of(ls + "switch_profiles: [{name: x, roles: [leaf], buffer: 256KiB}]") ==
+          "switch_profiles[0].port_cap: is larger than switch.buffer (256KiB)");
+    CHECK(scenario_error_of(ls + "nic_profiles: [{name: x, nodes: [h9]}]") ==
+          "nic_profiles[0].nodes: 'h9' matches no host");
+    CHECK(scenario_error_of(
+              "topology: {kind: custom, switches: [{name: s, ports: 2, profile: nope}], hosts: "
+              "[{name: h0}, {name: h1}], links: [{a: h0, b: 's:0'}, {a: h1, b: 's:1'}]}\n"
+              "switch_profiles: [{name: x}]") ==
+          "topology.switches[0].profile: no switch profile named 'nope' (defined: x)");
+}

@@ -139,13 +139,26 @@ param_spec& config_schema::add(std::string path, value_kind kind, std::string de
     return p;
 }
 
+void config_schema::alias(std::string prefix, std::string target) {
+    m_aliases[std::move(prefix)] = std::move(target);
+}
+
+std::string config_schema::resolve(const std::string& path) const {
+    for (const auto& [prefix, target] : m_aliases)
+        if (path.size() > prefix.size() && path.compare(0, prefix.size(), prefix) == 0 &&
+            path[prefix.size()] == '.')
+            return target + path.substr(prefix.size());
+    return path;
+}
+
 const param_spec* config_schema::find(const std::string& path) const {
     auto it = m_params.find(path);
+    if (it == m_params.end() && !m_aliases.empty()) it = m_params.find(resolve(path));
     return it == m_params.end() ? nullptr : &it->second;
 }
 
 bool config_schema::is_section(const std::string& path) const {
-    const std::string prefix = path + ".";
+    const std::string prefix = (m_aliases.empty() ? path : resolve(path)) + ".";
     auto it = m_params.lower_bound(prefix);
     return it != m_params.end() && it->first.compare(0, prefix.size(), prefix) == 0;
 }

@@ -58,6 +58,15 @@ public:
                    std::uint32_t mss) const;
 
 private:
+    // Elaboration, in this order (the constructor calls each once).
+    void build_devices();  ///< switches, NICs and hosts, each with its profile's configuration
+    void build_links(const std::string& out_dir);  ///< links bound to ports, pcap captures
+    void install_routes();                         ///< shortest-path (ECMP) routes per switch
+    void attach_flows();  ///< sources and TCP receivers on their hosts, first RTT samples
+    void start_incast();  ///< partition/aggregate applications
+    void open_timeseries(const std::string& out_dir);  ///< timeseries.csv and its header
+    std::uint32_t host_ip(std::uint32_t node) const;
+
     /// Idle-path time of `packets` frames of `wire_bytes` (the last one `last_wire_bytes`) from
     /// host node src to dst.
     ps_t path_time(std::uint32_t src, std::uint32_t dst, double wire_bytes, double last_wire_bytes,

@@ -23,14 +23,26 @@ struct pcap_request {
     endpoint at;       ///< frames transmitted by this port are captured
 };
 
+/// A named device configuration. Profile 0 is "default": the `switch:` / `nic:` section; every
+/// other one is that section with a `switch_profiles[]` / `nic_profiles[]` entry's keys laid
+/// over it (maps merge key by key, scalars and lists replace).
+template <class Config>
+struct device_profile {
+    std::string name;
+    Config cfg;
+};
+
 struct scenario {
     std::string name;
     std::uint64_t seed = 1;
     ps_t duration = PS_PER_MS;
     ps_t host_lookahead = 0;
     topology topo;
-    sw::switch_config sw;
-    nic::nic_config nic;
+    sw::switch_config sw;  ///< the default switch profile (`switch:`)
+    nic::nic_config nic;   ///< the default NIC profile (`nic:`)
+    std::vector<device_profile<sw::switch_config>> switch_profiles;  ///< [0] = default
+    std::vector<device_profile<nic::nic_config>> nic_profiles;       ///< [0] = default
+    std::vector<std::uint32_t> profile_of_node;  ///< node -> its switch or NIC profile index
     std::vector<host::flow_spec> flows;
     std::vector<host::incast_spec>
         incast;  ///< partition/aggregate groups (their flows are in `flows`)
@@ -44,6 +56,20 @@ struct scenario {
         echo;  ///< the configuration with every default, `name` and resolved file paths filled in
     std::map<std::string, std::string>
         files_read;  ///< absolute path -> content of every file the scenario read
+
+    /// Configuration of the switch / host's NIC at topology node `node`.
+    const sw::switch_config& switch_config_of(std::uint32_t node) const {
+        return switch_profiles[profile_of_node[node]].cfg;
+    }
+    const nic::nic_config& nic_config_of(std::uint32_t node) const {
+        return nic_profiles[profile_of_node[node]].cfg;
+    }
+    const std::string& profile_name_of(std::uint32_t node, bool is_switch) const {
+        return is_switch ? switch_profiles[profile_of_node[node]].name
+                         : nic_profiles[profile_of_node[node]].name;
+    }
+    /// The scenario defines profiles besides the defaults (the summary then names them).
+    bool has_profiles() const { return switch_profiles.size() > 1 || nic_profiles.size() > 1; }
 };
 
 /// The schema of every scenario parameter (what `explain` prints).

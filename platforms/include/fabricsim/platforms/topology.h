@@ -19,6 +19,9 @@ struct node_desc {
     std::string name;
     node_kind kind = node_kind::HOST;
     std::uint32_t ports = 1;
+    /// What the node is in its topology ("leaf", "spine", "tor"; custom: as given; may be
+    /// empty). Device profiles select nodes by it.
+    std::string role;
 };
 
 struct endpoint {
@@ -37,7 +40,8 @@ struct topology {
     std::vector<node_desc> nodes;
     std::vector<link_desc> links;
 
-    std::uint32_t add_node(std::string name, node_kind kind, std::uint32_t ports);
+    std::uint32_t add_node(std::string name, node_kind kind, std::uint32_t ports,
+                           std::string role = {});
     int find(const std::string& name) const;
     /// Parses "sw0:3" (switch port) or "h0" (host, port 0); throws config_error under `key`.
     endpoint parse_endpoint(const std::string& text, const std::string& key) const;

@@ -98,6 +98,9 @@ class config_schema
 public:
     /// Adds a parameter; returns it so callers can set range and choices.
     param_spec& add(std::string path, value_kind kind, std::string default_value, std::string help);
+    /// Every key below `prefix` ("switch_profiles[]") is the key of the same name below
+    /// `target` ("switch"): same kind, range and help; explain lists it under `target` only.
+    void alias(std::string prefix, std::string target);
     const param_spec* find(const std::string& path) const;
     bool is_section(const std::string& path) const;
 
@@ -113,7 +116,11 @@ private:
                       const std::string& dpath) const;
     void validate_value(const param_spec& p, const YAML::Node& v, const std::string& dpath) const;
 
+    /// `path` with an alias prefix replaced by its target (else unchanged).
+    std::string resolve(const std::string& path) const;
+
     std::map<std::string, param_spec> m_params;
+    std::map<std::string, std::string> m_aliases;
 };
 
 /// Reads typed values below one section of a validated tree; absent keys yield the default.
