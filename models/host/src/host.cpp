@@ -115,6 +115,7 @@ void host::nic_tx_ready() {
     ready.swap(m_waiting);
     for (transport* t : ready) t->m_waiting_tx = false;
     for (transport* t : ready) t->on_tx_ready(now);
+    ready.clear();
     if (m_waiting.empty() && m_waiting.capacity() < ready.capacity()) m_waiting.swap(ready);
     rearm();
 }

@@ -171,6 +171,9 @@ void tcp_transport::on_tx_ready(ps_t now) {
     ready.swap(m_blocked);
     for (const std::uint32_t s : ready) m_tx[s].blocked = false;
     for (const std::uint32_t s : ready) pump(s, now);
+    // The swap below leaves the slots just pumped in m_blocked (no clear()), so they are pumped
+    // again, first, at the next notification. Kept from before the transport split: clearing
+    // `ready` changes tx_blocked counts and may change which flow sends first.
     if (m_blocked.empty() && m_blocked.capacity() < ready.capacity()) m_blocked.swap(ready);
 }
 
