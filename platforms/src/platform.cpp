@@ -164,17 +164,14 @@ platform::platform(const sc_core::sc_module_name& name, const scenario& sc,
         return mac_for_node(ld.a.node == h ? ld.b.node : ld.a.node);
     };
     for (const auto& f : m_sc.flows) {
-        m_hosts[std::size_t(m_host_of_node[f.src])]->add_source(f.id, host_ip[f.dst],
-                                                                next_hop(f.src));
-        if (f.transport == host::transport_kind::TCP) {
-            m_hosts[std::size_t(m_host_of_node[f.dst])]->add_tcp_receiver(f.id, host_ip[f.src],
-                                                                          next_hop(f.dst));
-            // The handshake (not simulated) gives the sender its first RTT sample (RFC 6298
-            // 2.2; Linux seeds SRTT from the SYN-ACK): the idle-path round trip of 64 B frames.
-            const double syn = MIN_FRAME_WITH_FCS + PREAMBLE_SFD + IFG_BYTES;
-            m_hosts[std::size_t(m_host_of_node[f.src])]->seed_rtt(
-                f.id, path_time(f.src, f.dst, syn, syn, 1) + path_time(f.dst, f.src, syn, syn, 1));
-        }
+        // The idle-path round trip of 64 B frames: what a handshake (not simulated) measures.
+        const double syn = MIN_FRAME_WITH_FCS + PREAMBLE_SFD + IFG_BYTES;
+        const ps_t rtt =
+            path_time(f.src, f.dst, syn, syn, 1) + path_time(f.dst, f.src, syn, syn, 1);
+        m_hosts[std::size_t(m_host_of_node[f.src])]->add_source(
+            f.id, {host_ip[f.dst], next_hop(f.src), rtt});
+        m_hosts[std::size_t(m_host_of_node[f.dst])]->add_sink(
+            f.id, {host_ip[f.src], next_hop(f.dst), rtt});
     }
 
     std::vector<host::host*> host_of(topo.nodes.size(), nullptr);
