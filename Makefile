@@ -53,7 +53,7 @@ test: build
 # STYLE.md rule 13: every C++ file as .clang-format has it (`make format` rewrites them).
 CXX_SOURCES = $(shell git ls-files '*.cpp' '*.h' 2>/dev/null)
 format-check: deps
-	clang-format --dry-run -Werror $(CXX_SOURCES)
+	@clang-format --dry-run -Werror $(CXX_SOURCES) && echo "clang-format: $(words $(CXX_SOURCES)) files formatted"
 
 format: deps
 	clang-format -i $(CXX_SOURCES)
