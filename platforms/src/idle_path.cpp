@@ -6,17 +6,22 @@ namespace fabricsim::platforms {
 
 ps_t idle_path::arrival(ps_t start, const frame& segment, const frame& last, std::uint64_t frames,
                         clock_rounding rounding) const {
-    ps_t slot = 0;
-    for (const hop& h : hops) slot = std::max(slot, h.link->wire_time(segment));
-    const std::uint64_t before_last = frames > 0 ? frames - 1 : 0;
-    ps_t t = start + nic_tx_latency + before_last * slot;  // the last frame's first bit
+    auto pipeline_exit = [rounding](const sw::switch_config& s, ps_t t) {
+        return rounding == clock_rounding::ON ? s.pipeline_exit(t) : t + s.pipeline_latency;
+    };
+    // first / tail: when the first / last frame starts on the current hop. The frames between
+    // follow the first at the slowest slot so far, so the last one starts once it has arrived
+    // and the one before it has left.
+    ps_t first = start + nic_tx_latency, tail = first, slowest = 0;
     for (const hop& h : hops) {
-        t += h.link->last_bit_delay(last);
-        if (!h.next_switch) continue;
-        t = rounding == clock_rounding::ON ? h.next_switch->pipeline_exit(t)
-                                           : t + h.next_switch->pipeline_latency;
+        const ps_t slot = h.link->wire_time(segment);
+        slowest = std::max(slowest, slot);
+        if (frames > 1) tail = std::max(tail, first + (frames - 2) * slowest + slot);
+        if (!h.next_switch) return tail + h.link->last_bit_delay(last) + nic_rx_latency;
+        first = pipeline_exit(*h.next_switch, first + h.link->last_bit_delay(segment));
+        tail = pipeline_exit(*h.next_switch, tail + h.link->last_bit_delay(last));
     }
-    return t + nic_rx_latency;
+    return tail + nic_rx_latency;  // no hops
 }
 
 }  // namespace fabricsim::platforms

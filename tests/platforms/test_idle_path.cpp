@@ -30,15 +30,22 @@ TEST_CASE("ideal FCT of a host-switch-host path, clock rounding included", "[pla
     REQUIRE(full.frame_bytes() == 1518);
     REQUIRE(last.frame_bytes() == 138);
     const ps_t start = 123;
-    // The last frame leaves the NIC two wire slots (1538 B * 800 ps) after the first:
-    //   123 + 500'000 + 2 * 1'230'400 = 2'960'923
-    // and its last bit reaches the switch (8 + 138) B * 800 ps + 160 ns later: 3'237'723.
-    // The pipeline ends at 3'537'723, the next 1 GHz edge is 3'538'000 (+277 ps); then the
-    // second link (276'800) and the NIC (500'000): 4'314'800.
-    CHECK(p.arrival(start, full, last, 3) == 4'314'800u);
-    CHECK(p.arrival(start, full, last, 3, idle_path::clock_rounding::OFF) == 4'314'800u - 277);
-    // Started 277 ps later, the frame meets the same edge without waiting: the same arrival.
-    CHECK(p.arrival(start + 277, full, last, 3) == 4'314'800u);
+    // The first frame starts on the first link at 123 + 500'000 = 500'123, its last bit reaches
+    // the switch (8 + 1518) B * 800 ps + 160 ns later (1'880'923), and it leaves the pipeline
+    // at 2'180'923 rounded up to the 1 GHz edge 2'181'000 (+77 ps).
+    // The last frame starts on the first link after two wire slots (1538 B * 800 ps):
+    // 2'960'923; its last bit is in at + (8 + 138) B * 800 ps + 160 ns = 3'237'723, its pipeline
+    // ends at 3'537'723 -> edge 3'538'000. But the second frame holds the second link from
+    // 2'181'000 + 1'230'400 until 4'641'800, so the last frame starts then, and arrives
+    // 276'800 + 500'000 later.
+    CHECK(p.arrival(start, full, last, 3) == 5'418'600u);
+    CHECK(p.arrival(start, full, last, 3, idle_path::clock_rounding::OFF) == 5'418'600u - 77);
+    // 277 ps later the first frame just misses the edge 2'181'000 and leaves at 2'182'000: the
+    // second frame, and so the last one, leave 1 ns later too.
+    CHECK(p.arrival(start + 277, full, last, 3) == 5'418'600u + 1000);
+    // Full-size frames only: the train is limited by the wire slots, not by the last frame.
+    CHECK(p.arrival(start, full, full, 3, idle_path::clock_rounding::OFF) ==
+          start + 500'000 + 2 * 1'230'400 + 2 * (1'220'800 + 160'000) + 300'000 + 500'000);
     // One frame: no train. 500'000 + 276'800 + 300'000 = 1'076'800, the edge is 1'077'000.
     CHECK(p.arrival(0, last, last, 1) == 1'077'000u + 276'800 + 500'000);
 }

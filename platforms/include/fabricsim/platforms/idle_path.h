@@ -5,10 +5,12 @@
 /// link_timing::last_bit_delay (preamble and frame serialised, propagation, encoding and FEC
 /// latency; the receiver acts on the last bit); each switch leaves its pipeline at
 /// switch_config::pipeline_exit (pipeline latency rounded up to its core clock, at the absolute
-/// time); the destination NIC adds its rx_latency. Of a train of frames, the ones before the last
-/// queue behind each other at the slowest link of the path (whole wire slots,
-/// link_timing::wire_time), so the last one leaves the source NIC (frames - 1) slots after the
-/// first and then crosses every hop. Ignores: cut-through, TCP windows and ACK clocking, the
+/// time); the destination NIC adds its rx_latency. A train of frames is posted at once: each
+/// hop sends them back to back as soon as they are there (FIFO, whole wire slots,
+/// link_timing::wire_time), so the last frame starts on a hop when it has arrived and the one
+/// before it has left; the frames before the last follow the first one at the slowest slot so
+/// far (exact without clock rounding; with it, the middle frames' waits for clock edges are left
+/// out, less than one period per switch). Ignores: cut-through, TCP windows and ACK clocking, the
 /// pipelines' packet rate.
 #include <cstdint>
 #include <vector>
