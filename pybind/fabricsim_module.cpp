@@ -159,6 +159,8 @@ PYBIND11_MODULE(_fabricsim, m) {
     static PyObject* config_error_type =
         PyErr_NewException("fabricsim._fabricsim.ConfigError", PyExc_ValueError, nullptr);
     m.attr("ConfigError") = py::handle(config_error_type);
+    // pybind11's translator type takes the exception_ptr by value.
+    // NOLINTNEXTLINE(performance-unnecessary-value-param)
     py::register_exception_translator([](std::exception_ptr p) {
         try {
             if (p) std::rethrow_exception(p);

@@ -20,7 +20,7 @@
 
 namespace {
 
-const char* USAGE =
+const char* const USAGE =
     "usage: fabricsim-sim SCENARIO.yaml [--set key=value]... [--seed N] [--out DIR] [--overwrite]\n"
     "                     [--quiet] [--progress] [--lockstep]\n"
     "       fabricsim-sim validate SCENARIO.yaml [--set key=value]... [--seed N]\n"

@@ -13,6 +13,7 @@
 
 #include "fabricsim/core/rng.h"
 #include "fabricsim/host/algo/flow_size_distribution.h"
+#include "fabricsim/host/algo/workload_generator.h"
 #include "fabricsim/platforms/output_estimate.h"
 
 namespace fabricsim::platforms {
@@ -142,13 +143,6 @@ void add_tcp_keys(config_schema& s) {
           "CUBIC TCP-friendly region (RFC 8312 §4.2)");
     s.add("tcp.cubic.ecn", value_kind::BOOL, "false",
           "CUBIC flows are ECN-capable and treat ECE as loss");
-}
-
-/// `items` in a seeded random order in which no element keeps its place (Sattolo's algorithm:
-/// one cycle through all of them).
-std::vector<std::uint32_t> derangement(std::vector<std::uint32_t> items, rng r) {
-    for (std::size_t i = items.size() - 1; i > 0; --i) std::swap(items[i], items[r.below(i)]);
-    return items;
 }
 
 host::cc_kind cc_from(const std::string& name) {
@@ -1061,8 +1055,34 @@ std::uint32_t host_by_name(const scenario& sc, const config_node& n, const std::
     return static_cast<std::uint32_t>(i);
 }
 
-void build_traffic(scenario& sc, const config_node& tr, const host::tcp_options& tcp,
-                   file_reader& files) {
+/// Appends `f` to the scenario's flows with the next id; returns the id.
+std::uint32_t add_flow(scenario& sc, host::flow_spec f) {
+    f.id = static_cast<std::uint32_t>(sc.flows.size());
+    sc.flows.push_back(std::move(f));
+    return sc.flows.back().id;
+}
+
+/// The scenario-wide TCP options with the group's own `cc`, if it has one.
+host::tcp_options tcp_for(const config_node& n, const host::tcp_options& tcp) {
+    host::tcp_options o = tcp;
+    if (n.has("cc")) o.cc.kind = cc_from(n.str("cc"));
+    return o;
+}
+
+host::traffic_pattern pattern_from(const std::string& name) {
+    return name == "permutation"  ? host::traffic_pattern::PERMUTATION
+           : name == "all_to_all" ? host::traffic_pattern::ALL_TO_ALL
+                                  : host::traffic_pattern::MANY_TO_ONE;
+}
+
+/// `target` of a many_to_one group, by default the last host.
+std::uint32_t target_host(const scenario& sc, const config_node& n,
+                          const std::vector<std::uint32_t>& hosts) {
+    return n.has("target") ? host_by_name(sc, n, "target") : hosts.back();
+}
+
+/// traffic.flows[]: explicit flows.
+void read_flows(scenario& sc, const config_node& tr, const host::tcp_options& tcp) {
     for (const auto& f : tr.list("flows")) {
         host::flow_spec spec = read_flow_common(f, sc.duration);
         read_transport(spec, f, tcp, "traffic.flows[]");
@@ -1070,30 +1090,24 @@ void build_traffic(scenario& sc, const config_node& tr, const host::tcp_options&
         spec.dst = host_by_name(sc, f, "dst");
         if (spec.src == spec.dst) f.fail("dst", "is the same host as src");
         spec.rate_bps = f.rate("rate");
-        spec.id = static_cast<std::uint32_t>(sc.flows.size());
-        sc.flows.push_back(spec);
+        add_flow(sc, spec);
     }
+}
+
+/// traffic.generate[]: one flow per (source, destination) pair of a pattern over all hosts;
+/// each source's load is split evenly over its flows.
+void read_generated(scenario& sc, const config_node& tr, const host::tcp_options& tcp) {
     const auto hosts = sc.topo.hosts();
     std::size_t gi = 0;
     for (const auto& g : tr.list("generate")) {
-        const std::string pattern = g.str("pattern");
+        const std::string name = "traffic.generate[" + std::to_string(gi++) + "]";
+        const host::traffic_pattern pattern = pattern_from(g.str("pattern"));
         const double load = g.real("load");
-        std::vector<std::pair<std::uint32_t, std::uint32_t>> pairs;
-        if (pattern == "permutation") {
-            if (hosts.size() < 2) g.fail("pattern", "needs at least two hosts");
-            const auto perm =
-                derangement(hosts, rng(sc.seed, "traffic.generate[" + std::to_string(gi) + "]"));
-            for (std::size_t i = 0; i < hosts.size(); ++i) pairs.push_back({hosts[i], perm[i]});
-        } else if (pattern == "all_to_all") {
-            for (auto s : hosts)
-                for (auto d : hosts)
-                    if (s != d) pairs.push_back({s, d});
-        } else {
-            const std::uint32_t target =
-                g.has("target") ? host_by_name(sc, g, "target") : hosts.back();
-            for (auto s : hosts)
-                if (s != target) pairs.push_back({s, target});
-        }
+        std::uint32_t target = 0;
+        if (pattern == host::traffic_pattern::PERMUTATION && hosts.size() < 2)
+            g.fail("pattern", "needs at least two hosts");
+        if (pattern == host::traffic_pattern::MANY_TO_ONE) target = target_host(sc, g, hosts);
+        const auto pairs = host::flow_pairs(pattern, hosts, target, rng(sc.seed, name));
         std::map<std::uint32_t, std::uint32_t> per_src;
         for (auto [s, d] : pairs) per_src[s]++;
         for (auto [s, d] : pairs) {
@@ -1104,79 +1118,78 @@ void build_traffic(scenario& sc, const config_node& tr, const host::tcp_options&
             const double rate = load * double(sc.topo.port_rate(s, 0)) / per_src[s];
             spec.rate_bps =
                 std::max<std::uint64_t>(1000, static_cast<std::uint64_t>(std::llround(rate)));
-            spec.id = static_cast<std::uint32_t>(sc.flows.size());
-            sc.flows.push_back(spec);
+            add_flow(sc, spec);
         }
-        ++gi;
     }
+}
+
+/// The workload generator's parameters from a traffic.workload[] entry.
+host::workload_params read_workload_params(const scenario& sc, const config_node& w,
+                                           const host::tcp_options& o,
+                                           const std::vector<std::uint32_t>& hosts) {
+    host::workload_params p;
+    p.load = w.real("load");
+    p.start = w.time("start");
+    p.stop = w.has("stop") ? w.time("stop") : sc.duration;
+    if (p.stop <= p.start) w.fail("stop", "must be after start (" + format_time(p.start) + ")");
+    p.max_flows = static_cast<std::uint64_t>(w.integer("max_flows"));
+    // Wire bytes per payload byte of full segments (headers, FCS, preamble, IFG).
+    p.wire_per_byte = double(o.cc.mss + IPV4_HEADER + TCP_HEADER + ETH_HEADER + FCS_BYTES +
+                             PREAMBLE_SFD + IFG_BYTES) /
+                      double(o.cc.mss);
+    p.pattern = pattern_from(w.str("pattern"));
+    if (p.pattern == host::traffic_pattern::MANY_TO_ONE) p.target = target_host(sc, w, hosts);
+    if (hosts.size() < 2) w.fail("pattern", "needs at least two hosts");
+    return p;
+}
+
+/// traffic.workload[]: open-loop TCP flows from the workload generator, one fresh connection
+/// per flow.
+void read_workloads(scenario& sc, const config_node& tr, const host::tcp_options& tcp,
+                    file_reader& files) {
+    const auto hosts = sc.topo.hosts();
+    std::vector<host::workload_host> endpoints;
+    for (const auto h : hosts)
+        endpoints.push_back({h, sc.topo.nodes[h].name, sc.topo.port_rate(h, 0)});
     std::size_t wi = 0;
     for (const auto& w : tr.list("workload")) {
         const std::size_t index = wi++;
-        const std::string base = "traffic.workload[" + std::to_string(index) + "]";
         std::string csv_path;
-        host::flow_size_distribution dist = size_distribution(w, files, csv_path);
+        host::flow_size_distribution sizes = size_distribution(w, files, csv_path);
         if (!csv_path.empty()) sc.echo["traffic"]["workload"][index]["sizes"] = csv_path;
-        host::tcp_options o = tcp;
-        if (w.has("cc")) o.cc.kind = cc_from(w.str("cc"));
-        const double load = w.real("load");
-        const ps_t start = w.time("start");
-        const ps_t stop = w.has("stop") ? w.time("stop") : sc.duration;
-        if (stop <= start) w.fail("stop", "must be after start (" + format_time(start) + ")");
-        const std::uint64_t max_flows = static_cast<std::uint64_t>(w.integer("max_flows"));
-        // Wire bytes per payload byte of full segments (headers, FCS, preamble, IFG).
-        const double wire_per_byte = double(o.cc.mss + IPV4_HEADER + TCP_HEADER + ETH_HEADER +
-                                            FCS_BYTES + PREAMBLE_SFD + IFG_BYTES) /
-                                     double(o.cc.mss);
-        const std::string pattern = w.str("pattern");
-        std::vector<std::uint32_t> fixed_dst(sc.topo.nodes.size(), 0);
-        std::uint32_t target = 0;
-        if (pattern == "many_to_one")
-            target = w.has("target") ? host_by_name(sc, w, "target") : hosts.back();
-        if (hosts.size() < 2) w.fail("pattern", "needs at least two hosts");
-        if (pattern == "permutation") {
-            const auto perm = derangement(hosts, rng(sc.seed, base + ".permutation"));
-            for (std::size_t i = 0; i < hosts.size(); ++i) fixed_dst[hosts[i]] = perm[i];
+        const host::tcp_options o = tcp_for(w, tcp);
+        const host::workload_params p = read_workload_params(sc, w, o, hosts);
+        std::vector<host::generated_flow> made;
+        try {
+            const host::workload_generator gen(endpoints, std::move(sizes), p, sc.seed,
+                                               "traffic.workload[" + std::to_string(index) + "]");
+            made = gen.generate();
+        } catch (const host::too_many_flows&) {
+            w.fail("max_flows", "the workload would generate more than " +
+                                    std::to_string(p.max_flows) +
+                                    " flows; raise max_flows or lower load or duration");
+        } catch (const std::invalid_argument& e) {
+            w.fail("pattern", e.what());
         }
-        std::vector<host::flow_spec> made;
-        for (std::size_t src_index = 0; src_index < hosts.size(); ++src_index) {
-            const std::uint32_t src = hosts[src_index];
-            if (pattern == "many_to_one" && src == target) continue;
-            rng r(sc.seed, base + "." + sc.topo.nodes[src].name);
-            const double rate = load * double(sc.topo.port_rate(src, 0));
-            const double mean_gap_ps = dist.mean() * 8 * wire_per_byte / rate * double(PS_PER_S);
-            double t = double(start);
-            for (;;) {
-                t += r.exponential(mean_gap_ps);
-                if (t >= double(stop)) break;
-                host::flow_spec f;
-                f.src = src;
-                if (pattern == "all_to_all") {
-                    // Uniform over the other hosts: draw among n-1 and skip the source.
-                    const std::size_t k = static_cast<std::size_t>(r.below(hosts.size() - 1));
-                    f.dst = hosts[k < src_index ? k : k + 1];
-                } else {
-                    f.dst = pattern == "permutation" ? fixed_dst[src] : target;
-                }
-                make_tcp(f, o);
-                f.size_bytes = dist.sample(r);
-                f.start = static_cast<ps_t>(t);
-                f.stop = sc.duration;
-                f.dscp = static_cast<std::uint8_t>(w.integer("dscp"));
-                made.push_back(f);
-                if (made.size() > max_flows)
-                    w.fail("max_flows", "the workload would generate more than " +
-                                            std::to_string(max_flows) +
-                                            " flows; raise max_flows or lower load or duration");
-            }
-        }
-        std::stable_sort(
-            made.begin(), made.end(),
-            [](const host::flow_spec& a, const host::flow_spec& b) { return a.start < b.start; });
-        for (auto& f : made) {
-            f.id = static_cast<std::uint32_t>(sc.flows.size());
-            sc.flows.push_back(f);
+        const auto dscp = static_cast<std::uint8_t>(w.integer("dscp"));
+        for (const auto& g : made) {
+            host::flow_spec f;
+            f.src = g.src;
+            f.dst = g.dst;
+            make_tcp(f, o);
+            f.size_bytes = g.size_bytes;
+            f.start = g.start;
+            f.stop = sc.duration;
+            f.dscp = dscp;
+            add_flow(sc, f);
         }
     }
+}
+
+/// traffic.incast[]: partition/aggregate groups and their app-driven connections (a request
+/// and a response flow per worker).
+void read_incast(scenario& sc, const config_node& tr, const host::tcp_options& tcp) {
+    const auto hosts = sc.topo.hosts();
     for (const auto& g : tr.list("incast")) {
         host::incast_spec is;
         is.aggregator = g.has("aggregator") ? host_by_name(sc, g, "aggregator") : hosts.front();
@@ -1200,9 +1213,8 @@ void build_traffic(scenario& sc, const config_node& tr, const host::tcp_options&
         is.start = g.time("start");
         is.think_time = g.time("think_time");
         is.jitter = g.time("jitter");
-        host::tcp_options o = tcp;
-        if (g.has("cc")) o.cc.kind = cc_from(g.str("cc"));
-        auto add = [&](std::uint32_t src, std::uint32_t dst) {
+        const host::tcp_options o = tcp_for(g, tcp);
+        auto connection = [&](std::uint32_t src, std::uint32_t dst) {
             host::flow_spec f;
             f.src = src;
             f.dst = dst;
@@ -1210,17 +1222,23 @@ void build_traffic(scenario& sc, const config_node& tr, const host::tcp_options&
             f.app_driven = true;
             f.dscp = static_cast<std::uint8_t>(g.integer("dscp"));
             f.stop = sc.duration;
-            f.id = static_cast<std::uint32_t>(sc.flows.size());
-            sc.flows.push_back(f);
-            return f.id;
+            return add_flow(sc, f);
         };
         for (auto w : is.workers) {
-            is.request_flows.push_back(add(is.aggregator, w));
-            is.response_flows.push_back(add(w, is.aggregator));
+            is.request_flows.push_back(connection(is.aggregator, w));
+            is.response_flows.push_back(connection(w, is.aggregator));
             sc.flows.back().trace = g.boolean("trace");
         }
         sc.incast.push_back(std::move(is));
     }
+}
+
+void build_traffic(scenario& sc, const config_node& tr, const host::tcp_options& tcp,
+                   file_reader& files) {
+    read_flows(sc, tr, tcp);
+    read_generated(sc, tr, tcp);
+    read_workloads(sc, tr, tcp, files);
+    read_incast(sc, tr, tcp);
 }
 
 }  // namespace

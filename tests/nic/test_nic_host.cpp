@@ -62,7 +62,8 @@ TEST_CASE("NIC: TX latency, line-rate spacing, RX FCS check and host delivery", 
     const auto id = flows.add(s);
     host::host ha("ha", {0, ipv4_for_host(0), mac_for_node(0)}, a, flows, 1, 0);
     host::host hb("hb", {1, ipv4_for_host(1), mac_for_node(1)}, b, flows, 1, 0);
-    ha.add_source(id, ipv4_for_host(1), mac_for_node(1));
+    ha.add_source(id, {ipv4_for_host(1), mac_for_node(1)});
+    hb.add_sink(id, {ipv4_for_host(0), mac_for_node(0)});
     phy::link_config lc;
     lc.propagation = PS_PER_US;
     phy::link l("l", lc, 1);

@@ -25,6 +25,9 @@ TEST_CASE("a 1500 B IP packet occupies a 10G wire for 1.2304 us", "[phy]") {
     CHECK(r.last_bit - 5000 == 1'220'800u + 1'000'000u);  // preamble + frame, then propagation
     CHECK(r.deliver == r.last_bit);
     CHECK_FALSE(r.lost);
+    // The helpers the analytic idle-path model uses give the same times.
+    CHECK(t.wire_time(f) == 1'230'400u);
+    CHECK(t.last_bit_delay(f) == 1'220'800u + 1'000'000u);
 }
 
 TEST_CASE("minimum frames, PHY latency and cut-through delivery", "[phy]") {

@@ -1,6 +1,11 @@
 #include <catch2/catch.hpp>
 
-#include <cstdlib>
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -9,6 +14,19 @@
 
 using namespace fabricsim;
 using namespace fabricsim::platforms;
+
+namespace {
+std::vector<std::string> split(const std::string& line) {
+    std::vector<std::string> out(1);
+    for (const char c : line) {
+        if (c == ',')
+            out.emplace_back();
+        else
+            out.back() += c;
+    }
+    return out;
+}
+}  // namespace
 
 TEST_CASE("conservation on a congested leaf-spine: sent = delivered + dropped + in flight",
           "[platforms][integration]") {
@@ -45,9 +63,7 @@ results: {sample_interval: 0s}
 
 TEST_CASE("leaf_spine_profiles.yaml: shallow-buffer leaves drop, deep-buffer spines do not",
           "[platforms][integration][profiles]") {
-    const char* src = std::getenv("FABRICSIM_SOURCE_DIR");
-    REQUIRE(src != nullptr);
-    const std::string dir = std::string(src) + "/platforms/scenarios";
+    const std::string dir = std::string(FABRICSIM_SOURCE_DIR) + "/platforms/scenarios";
     const auto sc = load_scenario(load_yaml_file(dir + "/leaf_spine_profiles.yaml"),
                                   "leaf_spine_profiles", dir);
     const auto r = run_scenario(sc, "");
@@ -74,4 +90,54 @@ TEST_CASE("leaf_spine_profiles.yaml: shallow-buffer leaves drop, deep-buffer spi
     CHECK(drops("leaf1") == 1487);
     CHECK(sw["leaf1"]["ports"][3]["queue_peak_cell_bytes"] == 232960);
     CHECK(r.summary["nics"]["h0_nic"]["profile"] == "default");
+}
+
+TEST_CASE("a TCP flow alone on an idle fabric completes in its ideal FCT",
+          "[platforms][integration]") {
+    // Flows within the initial window, one at a time, at start times off the 1 GHz clock edges,
+    // across one leaf (10G) and across leaf-spine-leaf (10G/40G, 3 switches); one with a PCP
+    // (VLAN-tagged frames). The idle-path model (idle_path.h) gives the simulated FCT to the
+    // picosecond, except for the middle frames' waits for clock edges, which it leaves out:
+    // less than one 1 ns period per switch.
+    const auto sc = load_scenario(load_yaml_string(R"(
+duration: 1ms
+topology:
+  kind: leaf_spine
+  host_rate: 10Gbps
+  leaf_spine: {leaves: 2, spines: 1, hosts_per_leaf: 2, fabric_rate: 40Gbps}
+traffic:
+  flows:
+    - {src: h0, dst: h1, transport: tcp, size: 1579B, start: 1.2345us}
+    - {src: h0, dst: h2, transport: tcp, size: 3000B, start: 200.0001us}
+    - {src: h3, dst: h1, transport: tcp, size: 14000B, start: 400.0007us, pcp: 3}
+    - {src: h2, dst: h0, transport: tcp, size: 418B, start: 600us}
+results: {sample_interval: 0s}
+)"),
+                                  "idle_fct");
+    const std::string dir =
+        (std::filesystem::temp_directory_path() / "fabricsim_test_idle_fct").string();
+    run_options opt;
+    opt.overwrite = true;
+    run_scenario(sc, dir, opt);
+    std::ifstream csv(dir + "/flows.csv");
+    std::string line;
+    std::getline(csv, line);
+    const auto header = split(line);
+    const auto col = [&](const char* name) {
+        return std::size_t(std::find(header.begin(), header.end(), name) - header.begin());
+    };
+    std::vector<double> gap_ps;
+    while (std::getline(csv, line)) {
+        const auto f = split(line);
+        REQUIRE(f.at(col("timeouts")) == "0");
+        gap_ps.push_back(std::round(
+            (std::stod(f.at(col("fct_us"))) - std::stod(f.at(col("ideal_fct_us")))) * 1e6));
+    }
+    REQUIRE(gap_ps.size() == 4);
+    CHECK(gap_ps[0] == 0);  // one switch, two frames
+    CHECK(gap_ps[1] >= 0);
+    CHECK(gap_ps[1] < 3000);  // three switches
+    CHECK(gap_ps[2] >= 0);
+    CHECK(gap_ps[2] < 3000);
+    CHECK(gap_ps[3] == 0);  // three switches, one frame
 }

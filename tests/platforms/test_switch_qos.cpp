@@ -1,7 +1,9 @@
-// Model-level tests of the switch data path: whole scenarios (one SystemC platform per
-// TEST_CASE; ctest runs each in its own process) checked against the published behaviour of the
-// MMU dynamic thresholds, the schedulers, ECN/RED marking (scope, per-queue thresholds, MQ-ECN),
-// the HULL phantom queue, shapers, classification and lossless headroom.
+// Model-level tests of the switch data path, end to end: whole scenarios (one SystemC platform
+// per TEST_CASE; ctest runs each in its own process) checked against the published behaviour of
+// the MMU dynamic thresholds, DWRR, MQ-ECN, step and pool-scope marking, the HULL phantom queue,
+// the port shaper's keys, classification and lossless headroom. One port's queueing,
+// scheduling, gates and marking policies have exact unit tests in
+// tests/switch/test_egress_queues.cpp.
 // Sources are open-loop (UDP-like, CBR): they do not react to marks or drops, so every
 // saturated queue stays backlogged and the steady states are deterministic.
 #include <catch2/catch.hpp>
@@ -160,63 +162,6 @@ traffic:
     INFO(p["queues"].dump());
     for (unsigned q = 0; q < 3; ++q)
         CHECK(num(p["queues"][q]["tx_bytes"]) / total == Approx((q + 1) / 6.0).epsilon(0.01));
-}
-
-TEST_CASE("wrr discards the unused quantum so 1038 B frames share 1:2:4",
-          "[switch_qos][scheduler]") {
-    // 1000 B packets are 1038 B on the wire. Quanta 1542/3084/4626 B (WRR needs >= 1542 B) fit
-    // 1, 2 and 4 frames per round with no carry-over: shares 1/7, 2/7, 4/7 (DWRR, carrying the
-    // remainder, would give 1:2:3).
-    const json s = run(R"(
-duration: 2ms
-topology: {kind: incast, host_rate: 10Gbps, incast: {hosts: 4}}
-switch:
-  buffer: 1MiB
-  port_cap: 0B
-  queues: 3
-  mmu: {queue_alpha: 1}
-  qos: {tc_to_queue: ['0', '1', '2', '2', '2', '2', '2', '2']}
-  scheduler: {kind: wrr, quanta: ['1542B', '3084B', '4626B']}
-traffic:
-  flows:
-    - {src: h0, dst: h3, rate: 10Gbps, dscp: 0, packet_size: 1000B}
-    - {src: h1, dst: h3, rate: 10Gbps, dscp: 8, packet_size: 1000B}
-    - {src: h2, dst: h3, rate: 10Gbps, dscp: 16, packet_size: 1000B}
-)",
-                       "wrr");
-    const json& p = port(s, 3);
-    const double total = num(p["tx_bytes"]);
-    REQUIRE(total > 2.4e6);
-    INFO(p["queues"].dump());
-    const double share[] = {1 / 7.0, 2 / 7.0, 4 / 7.0};
-    for (unsigned q = 0; q < 3; ++q)
-        CHECK(num(p["queues"][q]["tx_bytes"]) / total == Approx(share[q]).epsilon(0.01));
-}
-
-TEST_CASE("strict priority starves the lower queue while the higher one is backlogged",
-          "[switch_qos][scheduler]") {
-    // Queue 0 (DSCP 0) alone at line rate until 500 us; then two 10G flows overload queue 1
-    // (DSCP 32 -> tc 4 -> queue 1 of 2). The low queue sends only what it sent before:
-    // ceil(500 us / 1.2304 us) = 407 frames, +-1 for the start edge.
-    const json s = run(R"(
-duration: 2ms
-topology: {kind: incast, host_rate: 10Gbps, incast: {hosts: 4}}
-switch: {buffer: 1MiB, port_cap: 0B, queues: 2, mmu: {queue_alpha: 1}, scheduler: {kind: sp}}
-traffic:
-  flows:
-    - {src: h0, dst: h3, rate: 10Gbps, dscp: 0}
-    - {src: h1, dst: h3, rate: 10Gbps, dscp: 32, start: 500us}
-    - {src: h2, dst: h3, rate: 10Gbps, dscp: 32, start: 500us}
-)",
-                       "sp");
-    const json& p = port(s, 3);
-    INFO(p["queues"].dump());
-    const double low = num(p["queues"][0]["tx_frames"]);
-    const double before = std::ceil(500.0 / frame_time_us);
-    CHECK(std::abs(low - before) <= 1);
-    CHECK(u64(s["flows"][0]["delivered_frames"]) == u64(p["queues"][0]["tx_frames"]));
-    // The high queue takes the rest of the 2 ms: the port stays busy.
-    CHECK(num(p["tx_frames"]) >= std::floor(2000.0 / frame_time_us) - 5);
 }
 
 // ---------------------------------------------------------------- MQ-ECN and per-queue thresholds
@@ -383,77 +328,6 @@ traffic:
     }
 }
 
-namespace {
-/// Two 10G ECT flows into one 10G port (the queue grows by one frame per frame time), with the
-/// given `switch.ecn` settings; returns the delivered frames that were not CE-marked.
-double unmarked_in_overload(const std::string& ecn) {
-    const json s = run(R"(
-duration: 2ms
-topology: {kind: incast, host_rate: 10Gbps, incast: {hosts: 3}}
-switch:
-  buffer: 2MiB
-  port_cap: 0B
-  ecn: )" + ecn + R"(
-traffic:
-  flows:
-    - {src: h0, dst: h2, rate: 10Gbps, ecn: true}
-    - {src: h1, dst: h2, rate: 10Gbps, ecn: true}
-)",
-                       "overload");
-    return double(unmarked(s, 0) + unmarked(s, 1));
-}
-}  // namespace
-
-// One elaboration per process, so the two marking points are two test cases.
-TEST_CASE("enqueue marking: arrival i sees about i/2 frames, so 2 x 21 pass unmarked",
-          "[switch_qos][ecn]") {
-    CHECK(std::abs(unmarked_in_overload("{mode: step, k: 32KB, mark_on: enqueue}") - 42) <= 2);
-}
-
-TEST_CASE("dequeue marking judges the queue a frame leaves behind: only ~20 pass",
-          "[switch_qos][ecn]") {
-    // Departure j leaves j + 1 frames behind (itself included), above K = 21 frames from j = 21.
-    CHECK(std::abs(unmarked_in_overload("{mode: step, k: 32KB, mark_on: dequeue}") - 20) <= 2);
-}
-
-TEST_CASE("RED marks with a probability rising linearly between min_th and max_th",
-          "[switch_qos][ecn]") {
-    // max_p 1, weight 1: below 30 KB (19.8 frames) nothing is marked (~39 arrivals while the queue
-    // grows to it); between 30 and 90 KB (~80 arrivals) each is marked with (q - min)/(max - min),
-    // 1/2 on average, so ~40 more pass; above 90 KB all are marked. Expect ~79; the binomial
-    // spread is ~4 frames, and the run is seeded, so 79 +- 12 cannot flake. A step at min_th
-    // would give ~39, a step at max_th ~118.
-    CHECK(std::abs(unmarked_in_overload(
-                       "{mode: red, min_th: 30KB, max_th: 90KB, max_p: 1.0, weight: 1}") -
-                   79) <= 12);
-}
-
-TEST_CASE("step marking with non_ect pass lets non-ECT frames queue beyond K",
-          "[switch_qos][ecn]") {
-    // Same overload with non_ect: pass: no AQM drop, no mark (not ECT); the queue grows to the
-    // MMU's dynamic limit (alpha 8: 8/9 of the 1 MiB buffer) and only that drops.
-    const json s = run(R"(
-duration: 2ms
-topology: {kind: incast, host_rate: 10Gbps, incast: {hosts: 3}}
-switch:
-  buffer: 1MiB
-  port_cap: 0B
-  ecn: {mode: step, k: 32KB, non_ect: pass}
-traffic:
-  flows:
-    - {src: h0, dst: h2, rate: 10Gbps}
-    - {src: h1, dst: h2, rate: 10Gbps}
-)",
-                       "step_pass");
-    const json& q = queue(s, 2, 0);
-    INFO(q.dump());
-    CHECK(u64(q["drops"]["aqm_drop"]) == 0);
-    CHECK(u64(q["ce_marked"]) == 0);
-    CHECK(std::abs(num(q["peak_cells"]) - 8.0 * 5041 / 9) <= cells_per_frame);
-    CHECK(u64(q["drops"]["egress_queue_limit"]) > 1000);
-    CHECK(drops_except(q["drops"], "egress_queue_limit") == 0);
-}
-
 // ---------------------------------------------------------------- marking scope
 
 namespace {
@@ -487,31 +361,6 @@ void check_heavy_marked(const json& s) {
     }
 }
 }  // namespace
-
-TEST_CASE("per-queue marking scope leaves a light queue unmarked", "[switch_qos][ecn]") {
-    const json s = run_scope("queue");
-    check_heavy_marked(s);
-    // Queue 1 gets its DWRR half at 1G offered: it never holds more than a frame.
-    for (unsigned f = 2; f < 4; ++f) {
-        INFO(s["flows"][f].dump());
-        CHECK(u64(s["flows"][f]["delivered_frames"]) >= 160);  // 2 ms at 1G: 163 sent
-        CHECK(u64(s["flows"][f]["ce_frames"]) == 0);
-    }
-    CHECK(u64(queue(s, 4, 1)["ce_marked"]) == 0);
-}
-
-TEST_CASE("per-port marking scope marks a light queue behind a congested one",
-          "[switch_qos][ecn]") {
-    // Seed-001 §1.5 / MQ-ECN §2.2.3: the port's occupancy is above K after ~26 us, so the light
-    // flow on that port is marked from its 3rd frame on (one frame per 12.3 us); the light flow
-    // on the other port is not.
-    const json s = run_scope("port");
-    check_heavy_marked(s);
-    INFO(s["flows"].dump());
-    CHECK(u64(s["flows"][2]["delivered_frames"]) >= 160);
-    CHECK(unmarked(s, 2) <= 3);
-    CHECK(u64(s["flows"][3]["ce_frames"]) == 0);
-}
 
 TEST_CASE("per-pool marking scope marks a light flow on another port", "[switch_qos][ecn]") {
     // Pool scope compares the whole lossy pool's queued bytes with K: both light flows are
@@ -586,33 +435,6 @@ traffic:
     INFO(port(s, 1).dump());
     const double delivered_bps = num(s["flows"][0]["delivered_frames"]) * wire_bytes * 8 / 4e-3;
     CHECK(delivered_bps == Approx(5e9).epsilon(0.01));
-}
-
-TEST_CASE("queue shaper limits one queue and dwrr gives the rest to the others",
-          "[switch_qos][shaper]") {
-    // Queue 2 (DSCP 16) shaped to 2 Gbps, queue 0 (DSCP 0) unshaped, both offered 10G: queue 2
-    // sends 2 Gbps, and the scheduler, skipping it while it has no tokens, gives queue 0 the
-    // other 8 Gbps (an unshaped DWRR would split 5/5). Wire rates over 4 ms, within 1%.
-    const json s = run(R"(
-duration: 4ms
-topology: {kind: incast, host_rate: 10Gbps, incast: {hosts: 3}}
-switch:
-  buffer: 1MiB
-  port_cap: 0B
-  queue_shapers: [{queue: 2, rate: 2Gbps, burst: 3000B}]
-traffic:
-  flows:
-    - {src: h0, dst: h2, rate: 10Gbps, dscp: 0}
-    - {src: h1, dst: h2, rate: 10Gbps, dscp: 16}
-)",
-                       "queue_shaper");
-    const json& p = port(s, 2);
-    INFO(p["queues"].dump());
-    const auto rate = [&](unsigned q) {
-        return num(p["queues"][q]["tx_frames"]) * wire_bytes * 8 / 4e-3;
-    };
-    CHECK(rate(2) == Approx(2e9).epsilon(0.01));
-    CHECK(rate(0) == Approx(8e9).epsilon(0.01));
 }
 
 // ---------------------------------------------------------------- classification

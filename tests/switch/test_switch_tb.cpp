@@ -125,3 +125,35 @@ TEST_CASE("cut-through falls back to store-and-forward into a faster port", "[sw
     // Waits for the last bit (2.2208 us -> edge 2.221 us), then 1526 B at 25G + 1 us.
     CHECK(b.sink.got[0].at == 2'221'000u + 488'320u + 1'000'000u);
 }
+
+TEST_CASE("a frame an egress policy emits is forwarded to its source like a received one",
+          "[switch][tb][policy]") {
+    // A congestion point on port 1 answers every arrival with a 64 B notification to the source
+    // (port 0): emitted at the data frame's decision time (its pipeline exit, 2.521 us), it leaves
+    // the pipeline at ceil(2.821 us); its last bit is 90 B (82 B frame + preamble) x 0.8 ns
+    // later, plus 1 us of cable.
+    struct reflector final : sw::egress_policy {
+        reflector() : sw::egress_policy(0xff, 0) {}
+        sw::enqueue_verdict on_enqueue(const sw::egress_queues& port, unsigned, frame&,
+                                       ps_t now) override {
+            frame& cnm = test::make_frame(64, 0x0a000001, 99);
+            emitter()->emit(cnm, port.index(), now);
+            return sw::enqueue_verdict::PASS;
+        }
+    } cp;
+    sw::switch_config cfg;
+    bench b(1, cfg);
+    test::tb_sink back{"back"};
+    b.dut->routes().add_route(0x0a000001, {0});
+    b.dut->tx_socket(0).bind(b.links[0]->ba.in);
+    b.links[0]->ba.out.bind(back.rx.socket);
+    b.dut->port(1).data_path().add_policy(cp);
+    b.src[0]->items = {{0, &test::make_frame(1500, DST, 0)}};
+    sc_core::sc_start(to_sc_time(20 * PS_PER_US));
+    REQUIRE(b.sink.got.size() == 1);
+    REQUIRE(back.got.size() == 1);
+    CHECK(back.got[0].flow == 99);
+    CHECK(back.got[0].at == 2'821'000u + 72'000u + 1'000'000u);
+    CHECK(b.dut->generated_frames() == 1);
+    CHECK(b.dut->frames_held() == 0);
+}

@@ -35,8 +35,8 @@ void frame::set_ipv4(frame_kind l4, std::uint32_t payload) {
 
 void frame::set_pause(std::uint16_t quanta) {
     kind = frame_kind::PAUSE;
-    static constexpr mac_addr pause_dst{0x01, 0x80, 0xC2, 0x00, 0x00, 0x01};
-    dst_mac = pause_dst;
+    static constexpr mac_addr PAUSE_DST{0x01, 0x80, 0xC2, 0x00, 0x00, 0x01};
+    dst_mac = PAUSE_DST;
     vlan_tagged = false;
     pause_quanta = {};
     pause_quanta[0] = quanta;

@@ -26,7 +26,7 @@ void partition_aggregate::start() {
 std::uint64_t partition_aggregate::response_timeouts() const {
     std::uint64_t n = 0;
     for (std::size_t i = 0; i < m_spec.workers.size(); ++i)
-        n += m_hosts[m_spec.workers[i]]->sender_stats(m_spec.response_flows[i]).timeouts;
+        n += m_hosts[m_spec.workers[i]]->timeouts(m_spec.response_flows[i]);
     return n;
 }
 

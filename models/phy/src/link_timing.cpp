@@ -71,12 +71,11 @@ link_timing::link_timing(const link_config& cfg, std::uint64_t seed, const std::
 tx_result link_timing::transmit(frame& f, ps_t start) {
     tx_result r;
     r.wire_free = start + m_serialize(f.wire_bytes());
-    const ps_t latency = m_cfg.one_way_latency();
-    r.last_bit = start + m_serialize(PREAMBLE_SFD + f.frame_bytes()) + latency;
+    r.last_bit = start + last_bit_delay(f);
     if (m_deliver_after == 0 || m_deliver_after >= f.frame_bytes())
         r.deliver = r.last_bit;
     else
-        r.deliver = start + m_serialize(PREAMBLE_SFD + m_deliver_after) + latency;
+        r.deliver = start + m_serialize(PREAMBLE_SFD + m_deliver_after) + m_cfg.one_way_latency();
     for (const auto& [down_from, down_to] : m_cfg.down) {
         if (start < down_to && r.wire_free > down_from) {
             r.lost = true;

@@ -28,6 +28,7 @@ switch_device::switch_device(const sc_core::sc_module_name& name, const switch_c
         m_rx.push_back(std::make_unique<eth_rx_port>((pn + "_rx").c_str(), *this, p));
         m_egress.push_back(std::make_unique<egress_port>(pn.c_str(), p, m_cfg, m_mmu, m_pools,
                                                          port_rates[p], seed));
+        m_egress.back()->data_path().set_emitter(this);
     }
 }
 
@@ -41,6 +42,26 @@ unsigned switch_device::traffic_class(const frame& f) const {
                                                 : m_cfg.qos.dscp_to_tc[f.dscp & 63];
 }
 
+inline egress_port* switch_device::route(unsigned in_port, frame& f) {
+    if (f.ttl <= 1) {
+        drop(in_port, f, drop_cause::TTL_EXPIRED);
+        return nullptr;
+    }
+    const int out = m_routes.lookup(f);
+    if (out < 0) {
+        drop(in_port, f, drop_cause::NO_ROUTE);
+        return nullptr;
+    }
+    f.ttl--;
+    f.ingress_port = static_cast<std::uint16_t>(in_port);
+    return m_egress[static_cast<unsigned>(out)].get();
+}
+
+inline void switch_device::enqueue(egress_port& eg, unsigned in_port, frame& f, ps_t ready) {
+    const unsigned tc = traffic_class(f);
+    eg.accept(f, in_port, m_cfg.qos.tc_to_pg[tc], m_cfg.qos.tc_to_queue[tc], ready);
+}
+
 void switch_device::receive(unsigned in_port, frame& f) {
     const ps_t now = now_ps();
     port_rx_stats& rs = m_rx_stats[in_port];
@@ -48,12 +69,9 @@ void switch_device::receive(unsigned in_port, frame& f) {
     rs.bytes += f.frame_bytes();
     const bool whole_frame = now >= f.rx_last_bit;
     if (f.fcs_error && whole_frame) return drop(in_port, f, drop_cause::FCS_ERROR);
-    if (f.ttl <= 1) return drop(in_port, f, drop_cause::TTL_EXPIRED);
-    const int out = m_routes.lookup(f);
-    if (out < 0) return drop(in_port, f, drop_cause::NO_ROUTE);
-    f.ttl--;
-    f.ingress_port = static_cast<std::uint16_t>(in_port);
-    egress_port& eg = *m_egress[static_cast<unsigned>(out)];
+    egress_port* const out = route(in_port, f);
+    if (!out) return;
+    egress_port& eg = *out;
     ps_t ready = m_clock(now + m_cfg.pipeline_latency);
     if (!whole_frame) {
         // Cut-through only into an idle port that is not faster than the ingress.
@@ -67,8 +85,24 @@ void switch_device::receive(unsigned in_port, frame& f) {
             ready = std::max(ready, m_clock(f.rx_last_bit));
         }
     }
-    const unsigned tc = traffic_class(f);
-    eg.accept(f, in_port, m_cfg.qos.tc_to_pg[tc], m_cfg.qos.tc_to_queue[tc], ready);
+    enqueue(eg, in_port, f, ready);
+}
+
+void switch_device::emit(frame& f, unsigned from_port, ps_t at) {
+    // Handed over later, from the timer: the emitting policy is inside its port's decision.
+    m_generated++;
+    m_emitted.push_back({&f, from_port, at});
+    m_emit_timer.arm_at(m_emitted.front().at);
+}
+
+void switch_device::on_emitted() {
+    const ps_t now = now_ps();
+    while (!m_emitted.empty() && m_emitted.front().at <= now) {
+        const emitted e = m_emitted.pop_front();
+        if (egress_port* eg = route(e.from_port, *e.f))
+            enqueue(*eg, e.from_port, *e.f, m_clock(now + m_cfg.pipeline_latency));
+    }
+    if (!m_emitted.empty()) m_emit_timer.arm_at(m_emitted.front().at);
 }
 
 void switch_device::add_drops(drop_counters& d) const {
@@ -77,7 +111,7 @@ void switch_device::add_drops(drop_counters& d) const {
 }
 
 std::uint64_t switch_device::frames_held() const {
-    std::uint64_t n = 0;
+    std::uint64_t n = m_emitted.size();  // built, not yet forwarded
     for (const auto& e : m_egress) n += e->queued_frames();
     return n;
 }

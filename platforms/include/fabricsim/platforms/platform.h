@@ -17,6 +17,7 @@
 #include "fabricsim/host/partition_aggregate.h"
 #include "fabricsim/nic/nic_device.h"
 #include "fabricsim/phy/link.h"
+#include "fabricsim/platforms/idle_path.h"
 #include "fabricsim/platforms/scenario.h"
 #include "fabricsim/switch/switch_device.h"
 
@@ -51,11 +52,9 @@ public:
     /// One CSV per traced TCP flow (cwnd, alpha, RTT at every ACK) under `dir`.
     void write_traces(const std::string& dir) const;
 
-    /// Completion time of `bytes` from host node `src` to host node `dst` on the idle network:
-    /// NIC latencies, every hop's latency and one packet's serialisation, the switches'
-    /// pipelines, and the remaining packets at the slowest link of the path.
-    ps_t ideal_fct(std::uint32_t src, std::uint32_t dst, std::uint64_t bytes,
-                   std::uint32_t mss) const;
+    /// Completion time of sized TCP flow `flow` on the idle network (idle_path.h), from its start
+    /// (the clock edges its frames meet depend on it).
+    ps_t ideal_fct(const host::flow_spec& flow) const;
 
 private:
     // Elaboration, in this order (the constructor calls each once).
@@ -67,10 +66,14 @@ private:
     void open_timeseries(const std::string& out_dir);  ///< timeseries.csv and its header
     std::uint32_t host_ip(std::uint32_t node) const;
 
+    /// The links and switches from host node `src` to `dst` (the first of equal-cost ports).
+    idle_path path_between(std::uint32_t src, std::uint32_t dst) const;
     /// Idle-path time of `packets` frames of `wire_bytes` (the last one `last_wire_bytes`) from
-    /// host node src to dst.
+    /// host node src to dst, without clock rounding (the TCP handshake's RTT seed).
     ps_t path_time(std::uint32_t src, std::uint32_t dst, double wire_bytes, double last_wire_bytes,
                    std::uint64_t packets) const;
+    /// summary.json "fct": FCT and slowdown of sized TCP flows by size bin; null without any.
+    nlohmann::json fct_json() const;
     void sample();
 
     scenario m_sc;

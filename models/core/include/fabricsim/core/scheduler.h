@@ -27,9 +27,9 @@ class scheduler;
 class model_timer
 {
 public:
-    template <class T, void (T::*Fn)()>
+    template <class T, void (T::*METHOD)()>
     static model_timer bind(T* obj) {
-        return model_timer(obj, [](void* o) { (static_cast<T*>(o)->*Fn)(); });
+        return model_timer(obj, [](void* o) { (static_cast<T*>(o)->*METHOD)(); });
     }
     model_timer(const model_timer&) = delete;
     model_timer& operator=(const model_timer&) = delete;

@@ -76,8 +76,8 @@ struct flow_record {
     message_listener* listener = nullptr;
     std::uint64_t app_written = 0;  ///< bytes the application has written so far
     std::uint64_t msg_end = 0;      ///< stream offset that completes the pending message (0 = none)
-    std::uint32_t tx_slot = 0;      ///< index of the flow in its source host
-    std::uint32_t rx_slot = 0;      ///< index of the flow in its destination host
+    std::uint32_t tx_slot = 0;      ///< index of the flow in its transport at the source host
+    std::uint32_t rx_slot = 0;      ///< index of the flow in its transport at the destination
 };
 
 class flow_table

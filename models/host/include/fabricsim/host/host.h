@@ -1,32 +1,35 @@
 #pragma once
-/// A server behind one NIC: open-loop UDP-like sources and sinks, and TCP connections
-/// (NewReno, ECN*, DCTCP, CUBIC) with their receivers.
+/// A server behind one NIC running its flows' transports: open-loop UDP sources and sinks
+/// (`udp_transport`), TCP connections with NewReno, ECN*, DCTCP or CUBIC (`tcp_transport`),
+/// and whatever `make_transports` registers next. The host owns the timer and the receive
+/// FIFO and dispatches to the transports; what to send is theirs.
 ///
 /// Timing model: one model_timer per host drives everything the host does from one min-heap
-/// of (time, kind, slot) entries: UDP send times, TCP flow starts, retransmission and
-/// delayed-ACK timers (O(log n) per timer; a timer that moves later is re-queued lazily when
-/// its stale entry surfaces, so restarting the RTO on every ACK costs nothing). Frames the NIC
-/// hands up are processed at their host-memory time (`nic_rx`'s `at`), in order, from a FIFO
-/// whose head shares the same timer. Segments and ACKs are posted to the NIC at the time
-/// they are decided; protocol processing takes no time. Data segments are posted only while
-/// the NIC TX queue has `data_reserve` free slots (the rest is kept for ACKs); a blocked host
-/// resumes when the NIC reports space (no polling). Open-loop sources are temporally
-/// decoupled by `lookahead` (posted ahead with their exact send time) only on hosts without
-/// TCP connections, because the NIC needs posts in time order. Sinks record throughput and
-/// one-way latency per flow (creation to host memory).
+/// of (time, transport kind, timer kind, slot) entries (O(log n) per timer, no event per
+/// flow). Frames of transports that hold them (TCP) are processed at their host-memory time
+/// (`nic_rx`'s `at`), in order, from a FIFO whose head shares the same timer; other frames
+/// (UDP sinks) are recorded when the NIC hands them up. Among equal times received frames come
+/// first, then timers in heap order. Transports post to the NIC at the time they decide;
+/// processing takes no time. Data waits while the NIC TX queue has no more than `data_reserve`
+/// free slots (the rest is kept for ACKs); a waiting transport resumes when the NIC reports
+/// space (no polling). Open-loop sources are temporally decoupled by `lookahead` (posted ahead
+/// with their exact send time) only on hosts whose transports all allow it (no TCP flows),
+/// because the NIC needs posts in time order.
+#include <array>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include <systemc>
 
+#include "fabricsim/core/frame_pool.h"
 #include "fabricsim/core/ring.h"
 #include "fabricsim/core/scheduler.h"
 #include "fabricsim/core/stats.h"
-#include "fabricsim/host/algo/tcp_receiver.h"
-#include "fabricsim/host/algo/tcp_sender.h"
 #include "fabricsim/host/flow_table.h"
 #include "fabricsim/host/traffic_source.h"
+#include "fabricsim/host/transport.h"
 #include "fabricsim/nic/nic_device.h"
 
 namespace fabricsim::host {
@@ -43,26 +46,22 @@ public:
     host(const sc_core::sc_module_name& name, const host_identity& id, nic::nic_device& nic,
          flow_table& flows, std::uint64_t seed, ps_t lookahead);
 
-    /// Adds the sending side of flow `flow_id` (already in the flow table): a UDP source or a
-    /// TCP sender. `gateway_mac` is the next hop. Before simulation starts.
-    void add_source(std::uint32_t flow_id, std::uint32_t dst_ip, const mac_addr& gateway_mac);
-    /// Adds the receiving side of TCP flow `flow_id` (ACKs go to `src_ip` via `gateway_mac`).
-    void add_tcp_receiver(std::uint32_t flow_id, std::uint32_t src_ip, const mac_addr& gateway_mac);
+    /// Adds the sending side of flow `flow_id` (already in the flow table) to the transport of
+    /// its kind. Before simulation starts.
+    void add_source(std::uint32_t flow_id, const flow_path& to);
+    /// Adds the receiving side of flow `flow_id`. Before simulation starts.
+    void add_sink(std::uint32_t flow_id, const flow_path& from);
 
-    /// The application writes `bytes` on app-driven TCP flow `flow` (sent from this host) at
+    /// The application writes `bytes` on app-driven flow `flow` (sent from this host) at
     /// `at` >= now; the receiver's listener hears when they have all arrived.
     void app_write(std::uint32_t flow, std::uint64_t bytes, ps_t at);
-    /// Gives TCP flow `flow` (sent from this host) an RTT sample before it starts.
-    void seed_rtt(std::uint32_t flow, ps_t rtt) { m_tx[m_flows[flow].tx_slot].snd.seed_rtt(rtt); }
-    /// Sender statistics of TCP flow `flow` (sent from this host).
-    const tcp_sender::stats& sender_stats(std::uint32_t flow) const {
-        return m_tx[m_flows[flow].tx_slot].snd.get_stats();
-    }
+    /// Retransmission timeouts so far of flow `flow` (sent from this host).
+    std::uint64_t timeouts(std::uint32_t flow) const { return transport_of(flow).timeouts(flow); }
 
     void nic_rx(frame& f, ps_t at) override;
     void nic_tx_ready() override;
 
-    /// Copies the TCP senders' end-of-run state into the flow table.
+    /// Copies the transports' end-of-run per-flow state into the flow table.
     void export_flow_results() const;
 
     struct stats {
@@ -73,72 +72,55 @@ public:
     };
     const stats& get_stats() const { return m_stats; }
     void report_stats(nlohmann::json& out) const override;
-    /// TCP frames received by the NIC and waiting for their host-memory time.
+    /// Frames received by the NIC and waiting for their host-memory time.
     std::uint64_t frames_held() const override { return m_rx_fifo.size(); }
 
+    // For transports.
+    flow_table& flows() const { return m_flows; }
+    std::uint64_t seed() const { return m_seed; }
+    /// A pooled frame with this host's addresses and `spec`'s class and flow id.
+    frame& new_frame(const flow_spec& spec, std::uint32_t dst_ip, const mac_addr& dst_mac,
+                     std::uint16_t sport, std::uint16_t dport);
+    /// Hands `f` to the NIC, to leave at `at`.
+    void post(frame& f, ps_t at) {
+        m_stats.sent_frames++;
+        m_nic.post(f, at);
+    }
+    /// The NIC TX queue has room for a data frame beyond the slots kept for ACKs.
+    bool tx_room_for_data() const { return m_nic.tx_queue_free() > m_data_reserve; }
+    /// `t` stopped sending data on a full NIC queue: its on_tx_ready runs when there is room.
+    void wait_for_tx(transport& t);
+    /// Queues a timer of transport kind `kind`: order among equal times is (kind, timer_kind,
+    /// slot).
+    void push_timer(ps_t at, transport_kind kind, std::uint8_t timer_kind, std::uint32_t slot) {
+        m_heap.push_back(
+            {at, slot, static_cast<std::uint16_t>(static_cast<unsigned>(kind) << 8 | timer_kind)});
+        std::push_heap(m_heap.begin(), m_heap.end(), std::greater<timer>());
+    }
+
 private:
-    enum class timer_kind : std::uint8_t { UDP_SEND, TCP_START, APP_WRITE, TCP_RTO, TCP_DELACK };
     struct timer {
         ps_t at;
         std::uint32_t slot;
-        timer_kind kind;
+        std::uint16_t order;  ///< transport kind << 8 | the transport's timer kind
         bool operator>(const timer& o) const {
             if (at != o.at) return at > o.at;
-            if (kind != o.kind) return kind > o.kind;
+            if (order != o.order) return order > o.order;
             return slot > o.slot;
         }
-    };
-    struct source_slot {
-        traffic_source src;
-        std::uint32_t dst_ip;
-        mac_addr dst_mac;
-    };
-    struct tcp_tx {
-        std::uint32_t flow;
-        tcp_sender snd;
-        std::uint32_t dst_ip;
-        mac_addr next_hop;
-        ps_t rto_queued = 0;   ///< time of this flow's RTO entry in the heap (0 = none)
-        bool blocked = false;  ///< waiting for NIC queue space
-        bool ect = false;
-    };
-    struct tcp_rx {
-        std::uint32_t flow;
-        tcp_receiver rcv;
-        std::uint32_t src_ip;
-        mac_addr next_hop;
-        ps_t delack_queued = 0;
-        bool ect_acks = false;  ///< DCTCP: ACKs are ECN-capable too (Linux)
-    };
-    struct pending_write {
-        std::uint32_t tx_slot;
-        std::uint64_t bytes;
     };
     struct rx_entry {
         frame* f;
         ps_t at;
+        transport* t;
     };
 
+    transport& transport_of(std::uint32_t flow) const {
+        return *m_by_kind[static_cast<std::size_t>(m_flows[flow].spec.transport)];
+    }
     void on_timer();
     void end_of_elaboration() override;
-    void push_timer(ps_t at, timer_kind kind, std::uint32_t slot);
     void rearm();
-    void fire(const timer& t, ps_t now);
-    void send_udp(std::uint32_t slot, ps_t at);
-    void write_now(std::uint32_t tx_slot, std::uint64_t bytes, ps_t now);
-    void process_rx(frame& f, ps_t now);
-    void on_tcp_data(frame& f, ps_t now);
-    void on_tcp_ack(frame& f, ps_t now);
-    /// Sends what flow `slot`'s window allows; re-queues its RTO entry.
-    void pump(std::uint32_t slot, ps_t now);
-    void sync_rto(std::uint32_t slot);
-    void send_ack(tcp_rx& r, const ack_decision& a, ps_t now);
-    /// A pooled frame with this host's addresses and `spec`'s class and flow id (UDP and TCP
-    /// alike).
-    frame& new_frame(const flow_spec& spec, std::uint32_t dst_ip, const mac_addr& dst_mac,
-                     std::uint16_t sport, std::uint16_t dport);
-    frame& new_tcp_frame(std::uint32_t flow, std::uint32_t dst_ip, const mac_addr& dst_mac,
-                         std::uint16_t sport, std::uint16_t dport);
 
     host_identity m_id;
     nic::nic_device& m_nic;
@@ -146,16 +128,22 @@ private:
     std::uint64_t m_seed;
     ps_t m_lookahead;
     std::size_t m_data_reserve;  ///< free NIC TX slots kept for ACKs: data waits below it
-    std::vector<source_slot> m_sources;
-    std::vector<tcp_tx> m_tx;
-    std::vector<tcp_rx> m_rx;
-    std::vector<pending_write> m_writes;  ///< scheduled application writes (slot = index)
-    std::vector<std::uint32_t> m_free_writes;
-    std::vector<std::uint32_t> m_blocked;  ///< tcp_tx slots waiting for NIC space, in order
+    frame_pool& m_pool = frame_pool::global();
+    std::vector<std::unique_ptr<transport>> m_transports;  ///< index = transport_kind
+    std::array<transport*, TRANSPORT_KINDS> m_by_kind{};   ///< m_transports, for dispatch
+    std::vector<transport*> m_waiting;  ///< transports waiting for NIC space, in order
     ring<rx_entry> m_rx_fifo{64};
     std::vector<timer> m_heap;  ///< min-heap via std::push_heap/greater
     model_timer m_wake = model_timer::bind<host, &host::on_timer>(this);
     stats m_stats;
 };
+
+/// The transports every host runs, one per transport_kind in enum order (the registry, in
+/// transport_registry.cpp).
+std::vector<std::unique_ptr<transport>> make_transports(host& h);
+
+inline void transport::schedule(ps_t at, std::uint8_t timer_kind, std::uint32_t slot) {
+    m_host.push_timer(at, m_kind, timer_kind, slot);
+}
 
 }  // namespace fabricsim::host

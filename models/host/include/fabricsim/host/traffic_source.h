@@ -15,7 +15,10 @@
 namespace fabricsim::host {
 
 enum class arrival_process { CBR, POISSON, ON_OFF };
-enum class transport_kind { UDP, TCP };
+/// The transport of a flow; also the index of its `transport` in every host (the order of
+/// make_transports) and the rank of its timers among those due at the same time.
+enum class transport_kind : std::uint8_t { UDP, TCP };
+inline constexpr std::size_t TRANSPORT_KINDS = 2;
 
 /// Everything one TCP connection is configured with.
 struct tcp_options {

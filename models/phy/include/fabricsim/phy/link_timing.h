@@ -60,7 +60,13 @@ public:
     /// Frame `f` with its first bit at `start`. May set f.fcs_error.
     tx_result transmit(frame& f, ps_t start);
 
+    /// Wire occupancy of `f`: preamble/SFD, frame and IFG serialised.
     ps_t wire_time(const frame& f) const { return m_serialize(f.wire_bytes()); }
+    /// From `f`'s first bit to its last bit at the far receiver: preamble/SFD and frame
+    /// serialised, plus propagation, encoding and FEC latency.
+    ps_t last_bit_delay(const frame& f) const {
+        return m_serialize(PREAMBLE_SFD + f.frame_bytes()) + m_cfg.one_way_latency();
+    }
     const link_config& config() const { return m_cfg; }
 
 private:

@@ -10,6 +10,7 @@
 #include "fabricsim/core/config.h"
 #include "fabricsim/core/units.h"
 #include "fabricsim/switch/algo/aqm.h"
+#include "fabricsim/switch/algo/egress_policy.h"
 #include "fabricsim/switch/algo/mmu.h"
 #include "fabricsim/switch/algo/queue_scheduler.h"
 
@@ -27,8 +28,6 @@ struct qos_config {
 };
 
 enum class ecn_mode { OFF, RED, STEP };
-enum class ecn_scope { QUEUE, PORT, POOL };
-enum class queue_threshold { STANDARD, MINIMUM, MQ_ECN };
 
 /// ECN/RED marking of the egress ports (seed-001 §1.1–1.8, seed-000 §1.1).
 struct ecn_config {

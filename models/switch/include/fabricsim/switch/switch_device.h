@@ -8,7 +8,9 @@
 /// forwards from the header only when the egress is idle and not faster than the ingress; otherwise
 /// it falls back to store-and-forward (waits for the last bit). Corrupted frames are dropped (FCS)
 /// when the whole frame was received; cut-through forwards them, as real cut-through switches do.
-/// TTL is decremented per hop.
+/// TTL is decremented per hop. Frames the egress policies build (congestion notifications) enter
+/// the forwarding path at their emission time as if received then, on the emitting port: one
+/// timer for all of them, in emission order.
 #include <cstdint>
 #include <memory>
 #include <vector>
@@ -16,6 +18,8 @@
 #include <systemc>
 
 #include "fabricsim/core/eth_protocol.h"
+#include "fabricsim/core/ring.h"
+#include "fabricsim/core/scheduler.h"
 #include "fabricsim/core/stats.h"
 #include "fabricsim/switch/algo/forwarding_table.h"
 #include "fabricsim/switch/algo/mmu.h"
@@ -24,7 +28,10 @@
 
 namespace fabricsim::sw {
 
-class switch_device : public sc_core::sc_module, public frame_receiver, public stats_provider
+class switch_device : public sc_core::sc_module,
+                      public frame_receiver,
+                      public stats_provider,
+                      public frame_emitter
 {
 public:
     /// `port_rates` gives the speed of each port (from the links the platform attaches).
@@ -48,6 +55,11 @@ public:
         return m_cfg.mode == forwarding_mode::CUT_THROUGH ? m_cfg.cut_through_bytes : 0;
     }
 
+    /// A frame built by an egress policy of port `from_port` at `at` (>= now, non-decreasing).
+    void emit(frame& f, unsigned from_port, ps_t at) override;
+    /// Frames the switch built and sent into its forwarding path (emit()).
+    std::uint64_t generated_frames() const { return m_generated; }
+
     void report_stats(nlohmann::json& out) const override;
     void add_drops(drop_counters& d) const override;
     std::uint64_t frames_held() const override;
@@ -60,6 +72,17 @@ public:
 
 private:
     void drop(unsigned in_port, frame& f, drop_cause why);
+    /// The egress port of `f` (TTL decremented, ingress port noted), or nullptr after dropping
+    /// it (TTL expired, no route). Inlined into receive().
+    [[gnu::always_inline]] egress_port* route(unsigned in_port, frame& f);
+    /// Hands `f` to `eg` by its traffic class, out of the pipeline at `ready`.
+    [[gnu::always_inline]] void enqueue(egress_port& eg, unsigned in_port, frame& f, ps_t ready);
+    void on_emitted();
+    struct emitted {
+        frame* f;
+        unsigned from_port;
+        ps_t at;
+    };
 
     switch_config m_cfg;
     period_rounder m_clock;  ///< cached: switch_config::clock_period() rounds a double division
@@ -69,6 +92,9 @@ private:
     std::vector<std::unique_ptr<eth_rx_port>> m_rx;
     std::vector<std::unique_ptr<egress_port>> m_egress;
     std::vector<port_rx_stats> m_rx_stats;
+    ring<emitted> m_emitted{4};
+    std::uint64_t m_generated = 0;
+    model_timer m_emit_timer = model_timer::bind<switch_device, &switch_device::on_emitted>(this);
 };
 
 }  // namespace fabricsim::sw

@@ -1,0 +1,52 @@
+#include "fabricsim/host/udp_transport.h"
+
+#include <string>
+
+#include "fabricsim/host/host.h"
+
+namespace fabricsim::host {
+
+void udp_transport::add_source(std::uint32_t flow, const flow_path& to) {
+    flow_record& rec = m_flows[flow];
+    rec.tx_slot = static_cast<std::uint32_t>(m_sources.size());
+    m_sources.push_back(
+        {traffic_source(rec.spec, m_host.seed(),
+                        std::string(m_host.name()) + ".flow" + std::to_string(flow)),
+         to.peer_ip, to.next_hop});
+}
+
+void udp_transport::start() {
+    for (std::uint32_t i = 0; i < m_sources.size(); ++i) {
+        const ps_t t = m_sources[i].src.next();
+        if (t != ~ps_t(0)) schedule(t, SEND, i);
+    }
+}
+
+void udp_transport::on_timer(std::uint8_t, std::uint32_t slot, ps_t at, ps_t) {
+    send(slot, at);
+}
+
+void udp_transport::send(std::uint32_t slot, ps_t at) {
+    source_slot& s = m_sources[slot];
+    const flow_spec& spec = s.src.spec();
+    frame& f = m_host.new_frame(spec, s.dst_ip, s.dst_mac, client_port(spec.id), SERVER_PORT);
+    f.ecn = spec.ect ? ecn_codepoint::ECT0 : ecn_codepoint::NOT_ECT;
+    f.ip_id = static_cast<std::uint16_t>(s.src.emitted());
+    f.set_ipv4(frame_kind::IPV4_UDP, spec.packet_bytes - IPV4_HEADER - UDP_HEADER);
+    f.seq_no = s.src.emitted();
+    f.created = at;
+    flow_record& rec = m_flows[spec.id];
+    rec.sent_frames++;
+    rec.sent_bytes += f.frame_bytes();
+    m_host.post(f, at);
+    s.src.advance();
+    const ps_t nxt = s.src.next();
+    if (nxt != ~ps_t(0)) schedule(nxt, SEND, slot);
+}
+
+void udp_transport::on_frame(frame& f, ps_t at) {
+    m_flows.on_delivered(f.flow_id, f.frame_bytes(), f.payload_bytes, at - f.created, at);
+    if (f.ecn == ecn_codepoint::CE) m_flows[f.flow_id].ce_frames++;
+}
+
+}  // namespace fabricsim::host

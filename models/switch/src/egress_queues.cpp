@@ -1,0 +1,235 @@
+#include "fabricsim/switch/algo/egress_queues.h"
+
+#include <algorithm>
+#include <limits>
+
+#include <nlohmann/json.hpp>
+
+#include "fabricsim/core/frame_pool.h"
+#include "fabricsim/switch/switch_config.h"
+
+namespace fabricsim::sw {
+
+namespace {
+std::vector<queue_sched_params> sched_params(const switch_config& cfg) {
+    std::vector<queue_sched_params> p = cfg.sched;
+    p.resize(cfg.queues);
+    return p;
+}
+}  // namespace
+
+egress_queues::egress_queues(const switch_config& cfg, unsigned index, mmu& buffer,
+                             pool_backlog& pools, std::uint64_t rate_bps, std::uint64_t seed,
+                             const std::string& rng_name)
+    : m_mmu(buffer),
+      m_index(static_cast<std::uint16_t>(index)),
+      m_gated(false),
+      m_use_sched(true),
+      m_pass_frames(false),
+      m_bound_follows_mq(false),
+      m_enqueue_chain(false),
+      m_dequeue_chain(false),
+      m_count_pools(false),
+      m_count_port_bytes(false),
+      m_sched(cfg.discipline, sched_params(cfg)),
+      m_pools(pools),
+      m_queues(cfg.queues),
+      m_rate_bps(rate_bps),
+      m_ecn_on(cfg.ecn.mode != ecn_mode::OFF) {
+    std::vector<token_bucket> shapers(m_queues);
+    bool queue_shaped = false;
+    for (unsigned q = 0; q < m_queues; ++q) {
+        if (cfg.queue_shaper[q].rate_bps) {
+            shapers[q] =
+                token_bucket(cfg.queue_shaper[q].rate_bps, cfg.queue_shaper[q].burst_bytes);
+            queue_shaped = true;
+        }
+        if (m_sched.strict(q))
+            m_strict_mask = static_cast<std::uint8_t>(m_strict_mask | 1u << q);
+        else
+            m_alone_bytes = static_cast<std::uint16_t>(
+                std::min<std::uint32_t>(m_alone_bytes, m_sched.quantum(q)));
+        if (cfg.mmu.queue[q].lossless)
+            m_lossless_mask = static_cast<std::uint8_t>(m_lossless_mask | 1u << q);
+    }
+    // Queue shapers, then the port shaper (one bucket every queue's head must fit).
+    if (queue_shaped) add_gate(*m_own_gates.emplace_back(std::make_unique<shaper_gate>(shapers)));
+    if (cfg.port_shaper.rate_bps)
+        add_gate(*m_own_gates.emplace_back(std::make_unique<shaper_gate>(
+            token_bucket(cfg.port_shaper.rate_bps, cfg.port_shaper.burst_bytes))));
+    install_marking(cfg, seed, rng_name);
+    m_use_sched = m_queues > 1 || m_mq;
+}
+
+void egress_queues::install_marking(const switch_config& cfg, std::uint64_t seed,
+                                    const std::string& name) {
+    std::vector<std::uint32_t> quanta;
+    std::vector<bool> strict;
+    for (unsigned q = 0; q < m_queues; ++q) {
+        quanta.push_back(m_sched.quantum(q));
+        strict.push_back(m_sched.strict(q));
+    }
+    const ecn_config& e = cfg.ecn;
+    if (e.mode != ecn_mode::OFF && e.per_queue == queue_threshold::MQ_ECN) {
+        // The paper's T_idle: one MTU (1500 B) at the port rate.
+        const ps_t t_idle = e.mq_t_idle ? e.mq_t_idle : serialization_ps(1500, m_rate_bps);
+        m_mq = &m_mq_state.emplace(quanta, m_rate_bps, e.mq_beta, t_idle);
+        m_sched.set_observer(m_mq);
+    }
+    const threshold_scales scales(e.per_queue, quanta, strict, m_mq);
+    if (e.mode != ecn_mode::OFF) {
+        const auto all = static_cast<std::uint8_t>((1u << m_queues) - 1);
+        const auto queues = static_cast<std::uint8_t>(e.queue_mask & all);
+        const ecn_action_params action{e.drop_non_ect, e.mark_on_dequeue};
+        const bool step =
+            e.scope == ecn_scope::QUEUE && e.red.min_th == e.red.max_th && e.red.weight == 1.0;
+        if (step) {
+            auto p = std::make_unique<step_marking>(queues, e.red.min_th, e.packets, action, scales,
+                                                    m_mq);
+            m_scales = &p->scales();
+            add_policy(*m_own_policies.emplace_back(std::move(p)));
+        } else {
+            auto p = std::make_unique<red_marking>(queues, e.red, e.scope, e.packets, action,
+                                                   scales, seed, name + ".aqm");
+            m_scales = &p->scales();
+            add_policy(*m_own_policies.emplace_back(std::move(p)));
+        }
+        m_count_pools = e.scope == ecn_scope::POOL;
+        m_count_port_bytes = e.scope == ecn_scope::PORT;
+    }
+    if (cfg.phantom.enabled) {
+        auto p = std::make_unique<phantom_marking>(
+            static_cast<std::uint8_t>((1u << m_queues) - 1), m_rate_bps, cfg.phantom.gamma,
+            cfg.phantom.interval, cfg.phantom.threshold_bytes);
+        m_phantom = p.get();
+        add_policy(*m_own_policies.emplace_back(std::move(p)));
+    }
+}
+
+void egress_queues::add_gate(egress_gate& g) {
+    m_gates.push_back(&g);
+    m_gated = true;
+}
+
+void egress_queues::set_emitter(frame_emitter* e) {
+    m_emitter = e;
+    for (egress_policy* p : m_policies) p->set_emitter(e);
+}
+
+void egress_queues::add_policy(egress_policy& p) {
+    m_policies.push_back(&p);
+    p.set_emitter(m_emitter);
+    // The first policy with a bound takes the bounded slot of its sides (the port keeps one
+    // bound); the others are called for every frame of their queues, in order.
+    const pass_bound b = p.bound();
+    const bool bounded = b.value > -std::numeric_limits<double>::infinity() && !m_enqueue_policy &&
+                         !m_dequeue_policy;
+    if (bounded) {
+        m_pass_bound = b.value;
+        m_pass_frames = b.frames;
+        m_bound_follows_mq = b.follows_mq_ecn && m_mq;
+        if (p.enqueue_mask()) {
+            m_enqueue_policy = &p;
+            m_mark_enqueue_mask = p.enqueue_mask();
+        }
+        if (p.dequeue_mask()) {
+            m_dequeue_policy = &p;
+            m_mark_dequeue_mask = p.dequeue_mask();
+        }
+        if (m_bound_follows_mq) refresh_pass_bound();
+        return;
+    }
+    if (p.enqueue_mask()) {
+        m_enqueue_policies.push_back(&p);
+        m_enqueue_chain = true;
+    }
+    if (p.dequeue_mask()) {
+        m_dequeue_policies.push_back(&p);
+        m_dequeue_chain = true;
+    }
+}
+
+bool egress_queues::gates_open(unsigned q, std::uint32_t wire, ps_t now) const {
+    for (const egress_gate* g : m_gates)
+        if (g->open_at(q, wire, now) != now) return false;
+    return true;
+}
+
+enqueue_verdict egress_queues::enqueue_chain(unsigned q, frame& f, ps_t now, enqueue_verdict v) {
+    if (v == enqueue_verdict::DROP) return v;
+    for (egress_policy* p : m_enqueue_policies) {
+        if (!(p->enqueue_mask() >> q & 1)) continue;
+        const enqueue_verdict pv = p->on_enqueue(*this, q, f, now);
+        if (pv == enqueue_verdict::DROP) return pv;
+        if (pv == enqueue_verdict::MARK) v = pv;
+    }
+    return v;
+}
+
+bool egress_queues::dequeue_chain(unsigned q, frame& f, std::uint32_t wire, ps_t at) {
+    bool mark = false;
+    for (egress_policy* p : m_dequeue_policies)
+        if (p->dequeue_mask() >> q & 1) mark = p->on_dequeue(*this, q, f, wire, at) || mark;
+    return mark;
+}
+
+void egress_queues::mark_ce(frame& f, unsigned q) {
+    // Only ECT frames can carry CE; a frame marked upstream is not counted again.
+    if (f.ecn == ecn_codepoint::NOT_ECT || f.ecn == ecn_codepoint::CE) return;
+    f.ecn = ecn_codepoint::CE;
+    m_cold[q].ce_marked++;
+}
+
+void egress_queues::drop(frame& f, unsigned q, drop_cause why) {
+    m_cold[q].drops.add(why);
+    frame_pool::global().release(f);
+}
+
+frame* egress_queues::try_start(ps_t at) {
+    // Every gate is part of eligibility, the port shaper's too: the scheduler picks among the
+    // heads that may go now, so a pick is always startable (a port gate checked only on the
+    // picked head could refuse it while another head passes, and wake the port at the same
+    // time for ever).
+    // One queue and no MQ-ECN: a FIFO, the scheduler has nothing to decide.
+    const int picked = m_use_sched ? m_sched.pick(*this, at) : eligible(0, at) ? 0 : -1;
+    if (picked < 0) return nullptr;
+    return &start(static_cast<unsigned>(picked), at, false);
+}
+
+drop_counters egress_queues::drops() const {
+    drop_counters d;
+    for (unsigned q = 0; q < m_queues; ++q) d += m_cold[q].drops;
+    return d;
+}
+
+void egress_queues::report_stats(nlohmann::json& out, ps_t now) const {
+    nlohmann::json queues = nlohmann::json::array();
+    for (unsigned q = 0; q < m_queues; ++q) {
+        const queue_state& s = m_queue[q];
+        const queue_stats st = stats_of(q);
+        const auto& occ = m_mmu.queue_occupancy(m_index, q);
+        nlohmann::json j = {{"queue", q},
+                            {"tx_frames", st.tx_frames},
+                            {"tx_bytes", st.tx_bytes},
+                            {"waited", st.waited},
+                            {"ce_marked", st.ce_marked},
+                            {"queued_frames", s.fifo.size()},
+                            {"queued_frame_bytes", s.bytes},
+                            {"peak_frame_bytes", st.peak_bytes},
+                            {"cells", occ.cells},
+                            {"peak_cells", occ.peak_cells},
+                            {"rounds", m_sched.rounds(q)},
+                            {"drops", drops_to_json(m_cold[q].drops)}};
+        if (m_ecn_on) j["ecn_threshold_scale"] = threshold_scale(q);
+        queues.push_back(std::move(j));
+    }
+    out["queues"] = std::move(queues);
+    if (m_mq)
+        out["mq_ecn"] = {{"t_round_us", m_mq->t_round_ps() / 1e6}, {"samples", m_mq->samples()}};
+    if (m_phantom)
+        out["phantom_queue"] = {{"frames", m_phantom->queue().frames()},
+                                {"marked", m_phantom->queue().marked()},
+                                {"counter_bytes", m_phantom->queue().counter_bytes(now)}};
+}
+
+}  // namespace fabricsim::sw

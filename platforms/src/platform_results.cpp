@@ -1,0 +1,623 @@
+// What a run leaves behind: summary.json (platform::summary and its parts), flows.csv,
+// queries.csv, the flow traces, and the idle-network ideal FCT behind the slowdown.
+#include <sys/resource.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <initializer_list>
+#include <limits>
+#include <stdexcept>
+#include <string_view>
+#include <utility>
+
+#include "fabricsim/core/csv.h"
+#include "fabricsim/core/frame_pool.h"
+#include "fabricsim/core/kernel.h"
+#include "fabricsim/core/scheduler.h"
+#include "fabricsim/platforms/platform.h"
+
+namespace fabricsim::platforms {
+
+using nlohmann::json;
+
+namespace {
+
+/// Peak resident memory of this process image in KiB. VmHWM belongs to the address space, which
+/// exec replaces; getrusage's ru_maxrss survives exec and would report the parent's peak for a
+/// process started by a larger one (a Python benchmark driver).
+long peak_rss_kib() {
+    if (std::FILE* f = std::fopen("/proc/self/status", "r")) {
+        char line[256];
+        long kib = -1;
+        while (std::fgets(line, sizeof line, f))
+            if (std::sscanf(line, "VmHWM: %ld kB", &kib) == 1) break;
+        std::fclose(f);
+        if (kib >= 0) return kib;
+    }
+    struct rusage ru {
+    };
+    getrusage(RUSAGE_SELF, &ru);
+    return ru.ru_maxrss;
+}
+
+double us(ps_t t) {
+    return double(t) / double(PS_PER_US);
+}
+
+double seconds(ps_t t) {
+    return double(t) / double(PS_PER_S);
+}
+
+/// Nearest-rank percentile of sorted values (0 if empty); p = 0 is the minimum, 1 the maximum.
+double percentile(const std::vector<double>& sorted, double p) {
+    if (sorted.empty()) return 0.0;
+    const auto r = static_cast<std::size_t>(std::ceil(p * double(sorted.size())));
+    return sorted[std::min(sorted.size(), std::max<std::size_t>(r, 1)) - 1];
+}
+
+/// One statistic of a distribution: a percentile in [0, 1], or MEAN.
+struct statistic {
+    const char* key;
+    double p;
+};
+constexpr double MEAN = -1;
+constexpr statistic FCT_STATS[] = {
+    {"mean", MEAN}, {"p50", 0.5}, {"p99", 0.99}, {"p999", 0.999}, {"max", 1}};
+constexpr statistic QCT_STATS[] = {{"mean", MEAN}, {"min", 0},    {"p50", 0.5},
+                                   {"p95", 0.95},  {"p99", 0.99}, {"max", 1}};
+
+template <std::size_t N>
+json distribution(std::vector<double> v, const statistic (&stats)[N]) {
+    std::sort(v.begin(), v.end());
+    double mean = 0;
+    for (double x : v) mean += x / double(v.size());
+    json j = json::object();
+    for (const statistic& s : stats) j[s.key] = s.p == MEAN ? mean : percentile(v, s.p);
+    return j;
+}
+
+/// Size bins of the FCT summaries (bytes, upper bounds exclusive), and "all" after them.
+constexpr double BIN_EDGES[] = {1e4, 1e5, 1e6, 1e7};
+const char* const BIN_NAMES[] = {"<10KB", "10KB-100KB", "100KB-1MB", "1MB-10MB", ">=10MB", "all"};
+constexpr std::size_t SIZE_BINS = 5;
+constexpr std::size_t ALL_BIN = 5;
+std::size_t size_bin(std::uint64_t bytes) {
+    std::size_t b = 0;
+    while (b < SIZE_BINS - 1 && double(bytes) >= BIN_EDGES[b]) ++b;
+    return b;
+}
+
+bool is_tcp(const host::flow_spec& sp) {
+    return sp.transport == host::transport_kind::TCP;
+}
+
+/// A TCP flow of a given size that starts on its own (it has an FCT and an ideal FCT).
+bool is_sized_tcp(const host::flow_spec& sp) {
+    return is_tcp(sp) && !sp.app_driven && sp.size_bytes != 0;
+}
+
+/// Payload bytes the application received: in order for TCP, every delivered one for UDP.
+std::uint64_t goodput_bytes(const host::flow_record& f) {
+    return is_tcp(f.spec) ? f.rx_bytes : f.payload_bytes;
+}
+
+double mean_latency_us(const host::flow_record& f) {
+    return f.delivered_frames ? f.latency_sum / double(f.delivered_frames) / 1e6 : 0.0;
+}
+
+template <class F>
+void for_each_direction(const std::vector<std::unique_ptr<phy::link>>& links, F&& fn) {
+    for (const auto& l : links) {
+        fn(*l, l->ab);
+        fn(*l, l->ba);
+    }
+}
+
+/// Frames sent, delivered, dropped and held at the end; all four balance in a correct run.
+struct frame_totals {
+    std::uint64_t sent = 0;
+    std::uint64_t delivered = 0;
+    std::uint64_t acks_sent = 0;
+    drop_counters drops;
+    std::uint64_t held = 0;
+};
+
+/// Fills `s`'s switches, nics, hosts and links (in that order: the hosts first export their flow
+/// results, which the flow parts read), adds their drops and held frames to `totals`, and returns
+/// the frame-hops: frames that crossed a link.
+std::uint64_t report_devices(const std::vector<std::unique_ptr<sw::switch_device>>& switches,
+                             const std::vector<std::unique_ptr<nic::nic_device>>& nics,
+                             const std::vector<std::unique_ptr<host::host>>& hosts,
+                             const std::vector<std::unique_ptr<phy::link>>& links, json& s,
+                             frame_totals& totals) {
+    json sw_json = json::object(), nic_json = json::object(), host_json = json::object(),
+         link_json = json::object();
+    for (const auto& sw : switches) {
+        sw->add_drops(totals.drops);
+        totals.held += sw->frames_held();
+        sw->report_stats(sw_json[sw->basename()]);
+    }
+    for (const auto& n : nics) {
+        n->add_drops(totals.drops);
+        totals.held += n->frames_held();
+        n->report_stats(nic_json[n->basename()]);
+    }
+    for (const auto& h : hosts) {
+        h->export_flow_results();
+        totals.held += h->frames_held();
+        h->report_stats(host_json[h->basename()]);
+    }
+    std::uint64_t hops = 0;
+    for_each_direction(links, [&](const phy::link& l, const phy::link_direction& d) {
+        d.add_drops(totals.drops);
+        totals.held += d.frames_held();
+        hops += d.get_stats().frames - d.get_stats().drops.total() - d.frames_held();
+        d.report_stats(link_json[std::string(l.basename()) + "." + d.basename()]);
+    });
+    s["switches"] = std::move(sw_json);
+    s["nics"] = std::move(nic_json);
+    s["hosts"] = std::move(host_json);
+    s["links"] = std::move(link_json);
+    return hops;
+}
+
+json frames_json(const host::flow_table& flows, frame_totals& t) {
+    for (const auto& f : flows.all()) {
+        t.sent += f.sent_frames + f.ack_sent;
+        t.delivered += f.delivered_frames + f.ack_delivered;
+        t.acks_sent += f.ack_sent;
+    }
+    const std::uint64_t dropped = t.drops.total();
+    return {{"sent", t.sent},
+            {"delivered", t.delivered},
+            {"dropped", dropped},
+            {"dropped_by_cause", drops_to_json(t.drops)},
+            {"in_flight", t.held},
+            {"pool_outstanding", frame_pool::global().outstanding()},
+            {"tcp_acks_sent", t.acks_sent},
+            {"conserved", t.sent == t.delivered + dropped + t.held}};
+}
+
+json kernel_json(std::uint64_t hops) {
+    const std::uint64_t acts = counters().activations;
+    return {{"activations", acts},
+            {"frame_hops", hops},
+            {"activations_per_frame_hop", hops ? double(acts) / double(hops) : 0.0},
+            {"systemc_wakeups", scheduler::instance().kernel_wakeups()}};
+}
+
+double goodput_bps(const host::flow_table& flows) {
+    std::uint64_t bytes = 0;
+    for (const auto& f : flows.all()) bytes += goodput_bytes(f);
+    const double sim_s = seconds(now_ps());
+    return sim_s > 0 ? double(bytes) * 8.0 / sim_s : 0.0;
+}
+
+/// One-way frame latency over all flows; percentiles from the flow table's histogram.
+json latency_json(const host::flow_table& flows) {
+    double sum = 0;
+    std::uint64_t n = 0;
+    ps_t lo = std::numeric_limits<ps_t>::max(), hi = 0;
+    for (const auto& f : flows.all()) {
+        sum += f.latency_sum;
+        n += f.delivered_frames;
+        if (f.delivered_frames == 0) continue;
+        lo = std::min(lo, f.latency_min);
+        hi = std::max(hi, f.latency_max);
+    }
+    if (n == 0) lo = 0;
+    // The histogram knows a percentile to its bucket's edge, which may lie beyond what was seen.
+    auto q = [&](double p) {
+        return std::clamp(flows.latency_quantile(p), double(lo), double(hi)) / 1e6;
+    };
+    return {{"mean", n ? sum / double(n) / 1e6 : 0.0},
+            {"min", us(lo)},
+            {"p50", q(0.5)},
+            {"p99", q(0.99)},
+            {"p999", q(0.999)},
+            {"max", us(hi)}};
+}
+
+/// Per capture file: frames and bytes written, frames left out by the size cap.
+json pcap_json(const std::vector<std::unique_ptr<phy::link>>& links) {
+    json pcaps = json::object();
+    for_each_direction(links, [&](const phy::link&, const phy::link_direction& d) {
+        if (const pcap_writer* p = d.capture_file())
+            pcaps[std::filesystem::path(p->path()).filename().string()] = {
+                {"frames", p->frames_written()},
+                {"bytes", p->bytes()},
+                {"frames_not_captured", p->frames_not_captured()}};
+    });
+    return pcaps;
+}
+
+json tcp_flow_json(const host::flow_record& f) {
+    const auto& t = f.tcp;
+    return {{"bytes_acked", t.bytes_acked},
+            {"segments", t.segments},
+            {"retransmitted_segments", t.retransmitted_segments},
+            {"fast_retransmits", t.fast_retransmits},
+            {"timeouts", t.timeouts},
+            {"ecn_reductions", t.ecn_reductions},
+            {"ece_acks", t.ece_acks},
+            {"acks", t.acks},
+            {"cwnd_bytes", t.cwnd},
+            {"alpha", t.alpha},
+            {"srtt_us", us(t.srtt)},
+            {"min_rtt_us", us(t.min_rtt)}};
+}
+
+json flows_json(const host::flow_table& flows, const topology& topo) {
+    json out = json::array();
+    for (const auto& f : flows.all()) {
+        const auto& sp = f.spec;
+        json j = {{"id", sp.id},
+                  {"src", topo.nodes[sp.src].name},
+                  {"dst", topo.nodes[sp.dst].name},
+                  {"sent_frames", f.sent_frames},
+                  {"delivered_frames", f.delivered_frames},
+                  {"delivered_bytes", f.delivered_bytes},
+                  {"ce_frames", f.ce_frames},
+                  {"latency_mean_us", mean_latency_us(f)},
+                  {"latency_max_us", us(f.latency_max)}};
+        if (is_tcp(sp)) {
+            j["transport"] = "tcp";
+            j["size_bytes"] = sp.size_bytes;
+            j["rx_bytes"] = f.rx_bytes;
+            j["fct_us"] = f.completed ? us(f.completed - f.started) : -1.0;
+            j["ack_frames"] = f.ack_sent;
+            j["tcp"] = tcp_flow_json(f);
+        }
+        out.push_back(std::move(j));
+    }
+    return out;
+}
+
+/// TCP connection counts and their concurrency (started and not completed): peak, time average.
+/// Null without TCP flows.
+json tcp_json(const host::flow_table& flows) {
+    std::uint64_t tcp_flows = 0, sized = 0, done = 0, timeouts = 0;
+    std::vector<std::pair<ps_t, int>> ev;
+    double active_ps = 0;
+    const ps_t now = now_ps();
+    for (const auto& f : flows.all()) {
+        const auto& sp = f.spec;
+        if (!is_tcp(sp)) continue;
+        ++tcp_flows;
+        if (is_sized_tcp(sp)) ++sized;
+        if (f.completed) ++done;
+        timeouts += f.tcp.timeouts;
+        if (sp.app_driven && f.app_written == 0) continue;  // never used
+        const ps_t a = sp.app_driven ? f.started : sp.start;
+        if (a >= now) continue;
+        const ps_t b = f.completed ? f.completed : now;
+        ev.push_back({a, 1});
+        ev.push_back({b, -1});
+        active_ps += double(b - a);
+    }
+    if (tcp_flows == 0) return nullptr;
+    std::sort(ev.begin(), ev.end());
+    int cur = 0, peak = 0;
+    for (const auto& e : ev) peak = std::max(peak, cur += e.second);
+    return {{"flows", tcp_flows},
+            {"sized_flows", sized},
+            {"completed", done},
+            {"timeouts", timeouts},
+            {"peak_concurrent_flows", peak},
+            {"mean_concurrent_flows", now ? active_ps / double(now) : 0.0}};
+}
+
+/// Query completion times of each partition/aggregate group.
+json incast_json(const std::vector<std::unique_ptr<host::partition_aggregate>>& groups,
+                 const topology& topo) {
+    json out = json::array();
+    for (const auto& g : groups) {
+        std::vector<double> qct;
+        std::uint64_t with_timeouts = 0, timeouts = 0;
+        for (const auto& q : g->queries()) {
+            if (q.end == 0) continue;
+            qct.push_back(us(q.end - q.start));
+            if (q.timeouts) ++with_timeouts;
+            timeouts += q.timeouts;
+        }
+        const auto& sp = g->spec();
+        out.push_back({{"aggregator", topo.nodes[sp.aggregator].name},
+                       {"workers", sp.workers.size()},
+                       {"response_bytes", sp.response_bytes},
+                       {"queries", sp.queries},
+                       {"queries_completed", qct.size()},
+                       {"queries_with_timeouts", with_timeouts},
+                       {"timeouts", timeouts},
+                       {"qct_us", distribution(std::move(qct), QCT_STATS)}});
+    }
+    return out;
+}
+
+json host_perf_json(double wall_seconds, double cpu_seconds, std::uint64_t hops) {
+    return {{"wall_time_s", wall_seconds},
+            {"frame_hops_per_s", wall_seconds > 0 ? double(hops) / wall_seconds : 0.0},
+            {"cpu_time_s", cpu_seconds},
+            {"frame_hops_per_cpu_s", cpu_seconds > 0 ? double(hops) / cpu_seconds : 0.0},
+            {"peak_rss_kib", peak_rss_kib()}};
+}
+
+/// One CSV row, field by field; end() turns the last separator into the line end.
+class csv_row
+{
+public:
+    void text(std::string_view v) {
+        csv::append_field(m_row, v);
+        m_row += ',';
+    }
+    void uint(std::uint64_t v) {
+        csv::append_uint(m_row, v);
+        m_row += ',';
+    }
+    void real(double v) {
+        csv::append_real(m_row, v);
+        m_row += ',';
+    }
+    void time(ps_t t) {
+        csv::append_us(m_row, t);
+        m_row += ',';
+    }
+    void empty() { m_row += ','; }
+    const std::string& end() {
+        m_row.back() = '\n';
+        return m_row;
+    }
+    void clear() { m_row.clear(); }
+
+private:
+    std::string m_row;
+};
+
+const char* process_name(host::arrival_process p) {
+    switch (p) {
+        case host::arrival_process::CBR:
+            return "cbr";
+        case host::arrival_process::POISSON:
+            return "poisson";
+        case host::arrival_process::ON_OFF:
+            break;
+    }
+    return "on_off";
+}
+
+}  // namespace
+
+nlohmann::json platform::summary(double wall_seconds, double cpu_seconds) const {
+    json s;
+    s["fabricsim_version"] = VERSION;
+    s["systemc_version"] = sc_core::sc_version();
+    s["scenario"] = m_sc.name;
+    s["seed"] = m_sc.seed;
+    s["sim_time_s"] = seconds(now_ps());
+    frame_totals totals;
+    const std::uint64_t hops = report_devices(m_switches, m_nics, m_hosts, m_links, s, totals);
+    if (m_sc.has_profiles()) {  // only then, so that summaries without profiles stay as they were
+        for (const auto& sw : m_switches)
+            s["switches"][sw->basename()]["profile"] = m_sc.profile_name_of(
+                static_cast<std::uint32_t>(m_sc.topo.find(sw->basename())), true);
+        for (const std::uint32_t h : m_sc.topo.hosts())
+            s["nics"][m_sc.topo.nodes[h].name + "_nic"]["profile"] = m_sc.profile_name_of(h, false);
+    }
+    s["frames"] = frames_json(m_flows, totals);
+    s["kernel"] = kernel_json(hops);
+    s["goodput_bps"] = goodput_bps(m_flows);
+    s["latency_us"] = latency_json(m_flows);
+    if (json p = pcap_json(m_links); !p.empty()) s["pcap"] = std::move(p);
+    if (json t = tcp_json(m_flows); !t.is_null()) s["tcp"] = std::move(t);
+    if (json f = fct_json(); !f.is_null()) s["fct"] = std::move(f);
+    if (!m_incast.empty()) s["incast"] = incast_json(m_incast, m_sc.topo);
+    s["flows"] = flows_json(m_flows, m_sc.topo);
+    s["config"] = echo_json(scenario_schema(), m_sc.echo);
+    s["host_perf"] = host_perf_json(wall_seconds, cpu_seconds, hops);
+    return s;
+}
+
+nlohmann::json platform::fct_json() const {
+    // Flow completion times of sized TCP flows by size bin and over all, with the slowdown
+    // against the idle-network ideal.
+    std::vector<double> fct[ALL_BIN + 1], slow[ALL_BIN + 1];
+    std::uint64_t count[ALL_BIN + 1] = {}, timeouts[ALL_BIN + 1] = {};
+    for (const auto& f : m_flows.all()) {
+        const auto& sp = f.spec;
+        if (!is_sized_tcp(sp)) continue;
+        const double ideal = f.completed ? us(ideal_fct(sp)) : 0.0;
+        for (const std::size_t i : {size_bin(sp.size_bytes), ALL_BIN}) {
+            ++count[i];
+            timeouts[i] += f.tcp.timeouts;
+            if (!f.completed) continue;
+            const double t = us(f.completed - f.started);
+            fct[i].push_back(t);
+            slow[i].push_back(t / ideal);
+        }
+    }
+    if (count[ALL_BIN] == 0) return nullptr;
+    auto bin_json = [&](std::size_t i) {
+        return json{{"bin", BIN_NAMES[i]},
+                    {"flows", count[i]},
+                    {"completed", fct[i].size()},
+                    {"timeouts", timeouts[i]},
+                    {"fct_us", distribution(std::move(fct[i]), FCT_STATS)},
+                    {"slowdown", distribution(std::move(slow[i]), FCT_STATS)}};
+    };
+    json bins = json::array();
+    for (std::size_t i = 0; i < SIZE_BINS; ++i)
+        if (count[i]) bins.push_back(bin_json(i));
+    return {{"all", bin_json(ALL_BIN)}, {"by_size", std::move(bins)}};
+}
+
+void platform::write_flows_csv(const std::string& path) const {
+    output_file f(path);
+    f.write(
+        "id,src,dst,process,rate_bps,packet_bytes,start_us,stop_us,sent_frames,sent_bytes,"
+        "delivered_frames,delivered_bytes,undelivered_frames,throughput_bps,latency_min_us,"
+        "latency_mean_us,latency_max_us,ce_frames,transport,size_bytes,rx_bytes,goodput_bps,"
+        "fct_us,ack_frames,retransmitted_segments,fast_retransmits,timeouts,ecn_reductions,"
+        "ece_acks,cwnd_bytes,alpha,srtt_us,ideal_fct_us,slowdown\n");
+    const double sim_s = seconds(now_ps());
+    csv_row row;
+    for (const auto& r : m_flows.all()) {
+        const auto& sp = r.spec;
+        const bool tcp = is_tcp(sp);
+        const ps_t stop = tcp && r.completed ? r.completed : std::min<ps_t>(sp.stop, now_ps());
+        const double active = stop > sp.start ? seconds(stop - sp.start) : sim_s;
+        auto bps = [active](std::uint64_t bytes) {
+            return active > 0 ? double(bytes) * 8.0 / active : 0.0;
+        };
+        row.clear();
+        row.uint(sp.id);
+        row.text(m_sc.topo.nodes[sp.src].name);
+        row.text(m_sc.topo.nodes[sp.dst].name);
+        row.text(process_name(sp.process));
+        row.uint(sp.rate_bps);
+        row.uint(sp.packet_bytes);
+        row.time(sp.start);
+        row.time(stop);
+        row.uint(r.sent_frames);
+        row.uint(r.sent_bytes);
+        row.uint(r.delivered_frames);
+        row.uint(r.delivered_bytes);
+        row.uint(r.sent_frames - r.delivered_frames);
+        row.real(bps(r.delivered_bytes));
+        row.time(r.delivered_frames ? r.latency_min : 0);
+        row.real(mean_latency_us(r));
+        row.time(r.latency_max);
+        row.uint(r.ce_frames);
+        row.text(tcp ? "tcp" : "udp");
+        row.uint(sp.size_bytes);
+        row.uint(goodput_bytes(r));
+        row.real(bps(goodput_bytes(r)));
+        if (tcp && r.completed)
+            row.time(r.completed - r.started);
+        else
+            row.empty();
+        const auto& t = r.tcp;
+        for (const std::uint64_t v : {r.ack_sent, t.retransmitted_segments, t.fast_retransmits,
+                                      t.timeouts, t.ecn_reductions, t.ece_acks, t.cwnd})
+            row.uint(v);
+        row.real(t.alpha);
+        row.time(t.srtt);
+        if (is_sized_tcp(sp)) {
+            const ps_t ideal = ideal_fct(sp);
+            row.time(ideal);
+            if (r.completed)
+                row.real(us(r.completed - r.started) / us(ideal));
+            else
+                row.empty();
+        } else {
+            row.empty();
+            row.empty();
+        }
+        f.write(row.end());
+    }
+    f.close();
+}
+
+void platform::write_queries_csv(const std::string& path) const {
+    if (m_incast.empty()) return;
+    output_file f(path);
+    f.write("group,query,start_us,end_us,qct_us,timeouts\n");
+    csv_row row;
+    for (std::size_t g = 0; g < m_incast.size(); ++g) {
+        const auto& qs = m_incast[g]->queries();
+        for (std::size_t i = 0; i < qs.size(); ++i) {
+            row.clear();
+            row.uint(g);
+            row.uint(i);
+            row.time(qs[i].start);
+            if (qs[i].end) {
+                row.time(qs[i].end);
+                row.time(qs[i].end - qs[i].start);
+            } else {
+                row.empty();
+                row.empty();
+            }
+            row.uint(qs[i].timeouts);
+            f.write(row.end());
+        }
+    }
+    f.close();
+}
+
+void platform::write_traces(const std::string& dir) const {
+    bool any = false;
+    csv_row row;
+    for (const auto& r : m_flows.all()) {
+        if (!r.spec.trace) continue;
+        if (!any) std::filesystem::create_directories(dir);
+        any = true;
+        output_file f(dir + "/flow" + std::to_string(r.spec.id) + ".csv");
+        f.write(
+            "time_us,cwnd_bytes,ssthresh_bytes,flight_bytes,acked_bytes,alpha,marked_fraction,"
+            "srtt_us,rtt_sample_us,ece\n");
+        for (const auto& t : r.trace) {
+            row.clear();
+            row.time(t.at);
+            for (const std::uint64_t v : {t.cwnd, t.ssthresh, t.flight, t.acked}) row.uint(v);
+            row.real(t.alpha);
+            row.real(t.last_f);
+            row.time(t.srtt);
+            row.time(t.rtt_sample);
+            row.uint(t.ece ? 1 : 0);
+            f.write(row.end());
+        }
+        f.close();
+    }
+}
+
+idle_path platform::path_between(std::uint32_t src, std::uint32_t dst) const {
+    const topology& topo = m_sc.topo;
+    idle_path p;
+    p.nic_tx_latency = m_sc.nic_config_of(src).tx_latency;
+    p.nic_rx_latency = m_sc.nic_config_of(dst).rx_latency;
+    std::uint32_t node = src, port = 0;
+    for (std::size_t hop = 0; hop <= topo.nodes.size(); ++hop) {
+        const auto i = std::size_t(topo.link_at(node, port));
+        const link_desc& l = topo.links[i];
+        const bool forward = l.a.node == node && l.a.port == port;
+        const phy::link_timing& link = (forward ? m_links[i]->ab : m_links[i]->ba).timing();
+        node = forward ? l.b.node : l.a.node;
+        if (node == dst) {
+            p.hops.push_back({&link, nullptr});
+            return p;
+        }
+        if (m_switch_of_node[node] < 0) break;
+        p.hops.push_back({&link, &m_switches[std::size_t(m_switch_of_node[node])]->config()});
+        port = m_routes.at(node).at(dst).front();  // the first of equal-cost ports
+    }
+    throw std::logic_error("no switched path from " + topo.nodes[src].name + " to " +
+                           topo.nodes[dst].name);
+}
+
+ps_t platform::path_time(std::uint32_t src, std::uint32_t dst, double wire_bytes,
+                         double last_wire_bytes, std::uint64_t packets) const {
+    auto frame_of = [](double wire) {
+        frame f;
+        f.length = static_cast<std::uint32_t>(wire) - PREAMBLE_SFD - IFG_BYTES - FCS_BYTES;
+        return f;
+    };
+    // Only the TCP handshake's RTT seed uses this: it keeps the pipeline latency unrounded, as
+    // before the ideal FCT took the core clock into account; rounding it changes TCP runs.
+    return path_between(src, dst).arrival(0, frame_of(wire_bytes), frame_of(last_wire_bytes),
+                                          packets, idle_path::clock_rounding::OFF);
+}
+
+ps_t platform::ideal_fct(const host::flow_spec& flow) const {
+    const std::uint32_t mss = flow.tcp.cc.mss;
+    const std::uint64_t segments = (flow.size_bytes + mss - 1) / mss;
+    frame segment, last;
+    // As the host builds them (host::new_frame): a PCP adds a VLAN tag.
+    segment.vlan_tagged = last.vlan_tagged = flow.pcp != 0;
+    segment.set_ipv4(frame_kind::IPV4_TCP, mss);
+    last.set_ipv4(frame_kind::IPV4_TCP,
+                  static_cast<std::uint32_t>(flow.size_bytes - (segments - 1) * mss));
+    return path_between(flow.src, flow.dst).arrival(flow.start, segment, last, segments) -
+           flow.start;
+}
+
+}  // namespace fabricsim::platforms
