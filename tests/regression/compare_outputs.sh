@@ -33,6 +33,10 @@ rm -rf "$out"
 status=0
 for f in "$root"/platforms/scenarios/*.yaml "$root"/bench/scenarios/*.yaml; do
     name=$(basename "$f" .yaml)
+    rel=${f#"$root"/}
+    if [ ! -f "$scratch/src/$rel" ]; then
+        echo "$name: new since the base revision, not compared"; continue
+    fi
     args=()
     [ -n "${short[$name]:-}" ] && args=(--set "duration=${short[$name]}")
     for mode in run_ahead lockstep; do
