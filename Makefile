@@ -39,9 +39,11 @@ $(VENV)/.requirements.stamp: requirements-dev.txt
 	@touch $@
 
 # Configures once, and again if the tree was configured without the Python module.
-build: deps
+configure: deps
 	@if [ ! -f $(BUILD)/build.ninja ] || ! grep -q '^FABRICSIM_BUILD_PYTHON:BOOL=ON' $(BUILD)/CMakeCache.txt; then \
 	  cmake -S . -B $(BUILD) -G Ninja $(CMAKE_FLAGS) $(PY_CMAKE_FLAGS); fi
+
+build: configure
 	cmake --build $(BUILD) -j $(JOBS)
 
 run: build

@@ -260,22 +260,22 @@ void build_topology(scenario& sc, const topology_params& t) {
         const auto tor = topo.add_node("tor", node_kind::SWITCH, n, "tor");
         for (std::uint32_t i = 0; i < n; ++i) link(i, 0, tor, i, host_rate, "topology.incast");
     } else if (t.kind == "leaf_spine") {
-        const std::uint32_t L = t.leaves, S = t.spines, H = t.hosts_per_leaf;
+        const std::uint32_t n_leaves = t.leaves, n_spines = t.spines, per_leaf = t.hosts_per_leaf;
         const std::uint64_t fr = t.fabric_rate.value_or(host_rate);
-        for (std::uint32_t i = 0; i < L * H; ++i)
+        for (std::uint32_t i = 0; i < n_leaves * per_leaf; ++i)
             topo.add_node("h" + std::to_string(i), node_kind::HOST, 1);
         std::vector<std::uint32_t> leaf, spine;
-        for (std::uint32_t i = 0; i < L; ++i)
-            leaf.push_back(
-                topo.add_node("leaf" + std::to_string(i), node_kind::SWITCH, H + S, "leaf"));
-        for (std::uint32_t j = 0; j < S; ++j)
+        for (std::uint32_t i = 0; i < n_leaves; ++i)
+            leaf.push_back(topo.add_node("leaf" + std::to_string(i), node_kind::SWITCH,
+                                         per_leaf + n_spines, "leaf"));
+        for (std::uint32_t j = 0; j < n_spines; ++j)
             spine.push_back(
-                topo.add_node("spine" + std::to_string(j), node_kind::SWITCH, L, "spine"));
-        for (std::uint32_t i = 0; i < L; ++i) {
-            for (std::uint32_t k = 0; k < H; ++k)
-                link(i * H + k, 0, leaf[i], k, host_rate, "topology.leaf_spine");
-            for (std::uint32_t j = 0; j < S; ++j)
-                link(leaf[i], H + j, spine[j], i, fr, "topology.leaf_spine");
+                topo.add_node("spine" + std::to_string(j), node_kind::SWITCH, n_leaves, "spine"));
+        for (std::uint32_t i = 0; i < n_leaves; ++i) {
+            for (std::uint32_t k = 0; k < per_leaf; ++k)
+                link(i * per_leaf + k, 0, leaf[i], k, host_rate, "topology.leaf_spine");
+            for (std::uint32_t j = 0; j < n_spines; ++j)
+                link(leaf[i], per_leaf + j, spine[j], i, fr, "topology.leaf_spine");
         }
     } else {
         auto add = [&](const custom_node& n, node_kind kind) {
@@ -465,6 +465,20 @@ YAML::Node overlay(const YAML::Node& base, const YAML::Node& over) {
     return out;
 }
 
+/// A profile rule at `at` whose `nodes` pattern matches no `dev` ("switch", "host").
+config_error no_match(const std::string& at, const std::string& pattern, const std::string& dev) {
+    return config_error(at + ".nodes", "'" + pattern + "' matches no " + dev);
+}
+
+/// A profile rule at `at` that selects a role no `dev` has (`roles`: the roles there are).
+config_error unknown_role(const std::string& at, const std::string& role, const std::string& dev,
+                          const std::set<std::string>& roles) {
+    std::string known;
+    for (const auto& k : roles) known += (known.empty() ? "" : ", ") + k;
+    return config_error(at + ".roles", "no " + dev + " has role '" + role + "' (roles here: " +
+                                           (known.empty() ? "none" : known) + ")");
+}
+
 /// Gives every node of `kind` its profile index (0 = default) in sc.profile_of_node. `custom`
 /// are the custom topology's nodes of that kind (their `profile` keys).
 void assign_profiles(scenario& sc, const std::vector<profile_rule>& rules, node_kind kind,
@@ -493,16 +507,10 @@ void assign_profiles(scenario& sc, const std::vector<profile_rule>& rules, node_
                     claim(n, i + 1, r.at + ".nodes");
                     any = true;
                 }
-            if (!any) throw config_error(r.at + ".nodes", "'" + pattern + "' matches no " + dev);
+            if (!any) throw no_match(r.at, pattern, dev);
         }
         for (const auto& role : r.roles) {
-            if (!roles_here.count(role)) {
-                std::string known;
-                for (const auto& k : roles_here) known += (known.empty() ? "" : ", ") + k;
-                throw config_error(r.at + ".roles",
-                                   "no " + dev + " has role '" + role +
-                                       "' (roles here: " + (known.empty() ? "none" : known) + ")");
-            }
+            if (!roles_here.count(role)) throw unknown_role(r.at, role, dev, roles_here);
             for (std::uint32_t n = 0; n < sc.topo.nodes.size(); ++n)
                 if (sc.topo.nodes[n].kind == kind && sc.topo.nodes[n].role == role)
                     claim(n, i + 1, r.at + ".roles");
@@ -527,12 +535,12 @@ void assign_profiles(scenario& sc, const std::vector<profile_rule>& rules, node_
 
 /// Loads the default section `section` and one configuration per rule (the rule's keys over
 /// the default section), checking names.
-template <class Config, class Load>
-std::vector<device_profile<Config>> load_profiles(const config_node& top,
+template <class CONFIG, class LOAD>
+std::vector<device_profile<CONFIG>> load_profiles(const config_node& top,
                                                   const std::string& section,
                                                   const std::vector<profile_rule>& rules,
-                                                  Load load) {
-    std::vector<device_profile<Config>> out;
+                                                  LOAD load) {
+    std::vector<device_profile<CONFIG>> out;
     out.push_back({"default", load(top.child(section))});
     for (const auto& r : rules) {
         for (const auto& p : out)
@@ -1213,7 +1221,7 @@ std::uint32_t target_host(const scenario& sc, const std::optional<std::string>& 
 /// Appends `f` to the scenario's flows with the next id; returns the id.
 std::uint32_t add_flow(scenario& sc, host::flow_spec f) {
     f.id = static_cast<std::uint32_t>(sc.flows.size());
-    sc.flows.push_back(std::move(f));
+    sc.flows.push_back(f);
     return sc.flows.back().id;
 }
 
