@@ -16,7 +16,7 @@ std::uint64_t g_activations = 0;
 struct ticker : sc_core::sc_module {
     sc_core::sc_event ev{"ev"};
     sc_core::sc_time period;
-    explicit ticker(const sc_core::sc_module_name& n, sc_core::sc_time p)
+    explicit ticker(const sc_core::sc_module_name& n, const sc_core::sc_time& p)
         : sc_core::sc_module(n), period(p) {
         SC_HAS_PROCESS(ticker);
         SC_METHOD(tick);

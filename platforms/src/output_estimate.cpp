@@ -42,13 +42,12 @@ output_estimate estimate_output(const scenario& sc) {
     const double duration_s = double(sc.duration) / double(PS_PER_S);
     if (sc.sample_interval > 0) {
         e.timeseries_rows = std::ceil(double(sc.duration) / double(sc.sample_interval));
-        double columns = 0, digit_columns = 0;
+        double digit_columns = 0;
         for (const std::uint32_t n : sc.topo.switches()) {
             const sw::switch_config& c = sc.switch_config_of(n);
             const double cols =
                 4 + sc.topo.nodes[n].ports *
                         (1.0 + (sc.per_queue_series && c.queues > 1 ? c.queues : 0));
-            columns += cols;
             digit_columns += cols * (digits(double(c.buffer_bytes)) + 1);
         }
         e.timeseries_row_bytes =

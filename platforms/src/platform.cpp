@@ -28,6 +28,13 @@ double thread_cpu_seconds() {
     return double(ts.tv_sec) + double(ts.tv_nsec) * 1e-9;
 }
 
+/// The capture file of the port named `port` ("sw0:3" -> "<out_dir>/sw0.3.pcap").
+std::string pcap_path(const std::string& out_dir, const std::string& port) {
+    std::string file = port;
+    std::replace(file.begin(), file.end(), ':', '.');
+    return out_dir + "/" + file + ".pcap";
+}
+
 }  // namespace
 
 platform::platform(const sc_core::sc_module_name& name, const scenario& sc,
@@ -96,16 +103,12 @@ void platform::build_links(const std::string& out_dir) {
         l.ab.out.bind(rx_of(ld.b));
         tx_of(ld.b).bind(l.ba.in);
         l.ba.out.bind(rx_of(ld.a));
+        if (out_dir.empty()) continue;
         for (const auto& pc : m_sc.pcap) {
-            std::string file = pc.name;
-            for (auto& c : file)
-                if (c == ':') c = '.';
-            if (out_dir.empty()) continue;
-            const std::string path = out_dir + "/" + file + ".pcap";
             if (pc.at.node == ld.a.node && pc.at.port == ld.a.port)
-                l.ab.capture(path, m_sc.pcap_bounds);
+                l.ab.capture(pcap_path(out_dir, pc.name), m_sc.pcap_bounds);
             if (pc.at.node == ld.b.node && pc.at.port == ld.b.port)
-                l.ba.capture(path, m_sc.pcap_bounds);
+                l.ba.capture(pcap_path(out_dir, pc.name), m_sc.pcap_bounds);
         }
     }
 }

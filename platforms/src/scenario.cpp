@@ -23,415 +23,17 @@ const char* builtin_workload_csv(
 
 namespace {
 
-void add_flow_keys(config_schema& s, const std::string& p) {
-    auto& proc =
-        s.add(p + ".process", value_kind::CHOICE, "cbr",
-              "Arrival process: cbr (constant rate), poisson, on_off (cbr during on periods)");
-    proc.choices = {"cbr", "poisson", "on_off"};
-    auto& ps = s.add(p + ".packet_size", value_kind::BYTES, "1500B",
-                     "IPv4 packet size (IP + UDP headers + payload); the frame adds 18 B of "
-                     "Ethernet header and FCS (22 B with a VLAN tag)");
-    ps.min = 28;
-    ps.max = 9000;
-    s.add(p + ".start", value_kind::TIME, "0s", "First send time");
-    s.add(p + ".stop", value_kind::TIME, "",
-          "No frame is sent at or after this time (default: run end)")
-        .optional = true;
-    auto& fr = s.add(p + ".frames", value_kind::INT, "",
-                     "Stop after this many frames (default: unlimited)");
-    fr.optional = true;
-    fr.min = 1;
-    auto& dscp = s.add(p + ".dscp", value_kind::INT, "0", "IPv4 DSCP of the flow's frames");
-    dscp.min = 0;
-    dscp.max = 63;
-    auto& pcp = s.add(p + ".pcp", value_kind::INT, "0", "802.1Q PCP; non-zero adds a VLAN tag");
-    pcp.min = 0;
-    pcp.max = 7;
-    s.add(p + ".ecn", value_kind::BOOL, "false",
-          "Frames are ECN-capable (ECT(0)); switches mark CE instead of dropping");
-    s.add(p + ".on_time", value_kind::TIME, "1ms", "on_off: mean on-period length").min = 1;
-    s.add(p + ".off_time", value_kind::TIME, "1ms", "on_off: mean off-period length").min = 1;
-    auto& pd = s.add(p + ".period_dist", value_kind::CHOICE, "exponential",
-                     "on_off: distribution of on and off periods");
-    pd.choices = {"exponential", "pareto"};
-    auto& sh = s.add(p + ".pareto_shape", value_kind::REAL, "1.5",
-                     "on_off with pareto periods: shape a (> 1)");
-    sh.min = 1.01;
-    sh.max = 100;
-    auto& tr = s.add(
-        p + ".transport", value_kind::CHOICE, "udp",
-        "udp: open-loop source (process/rate/packet_size); tcp: a TCP connection (see tcp.*)");
-    tr.choices = {"udp", "tcp"};
-    auto& sz = s.add(p + ".size", value_kind::BYTES, "",
-                     "tcp: bytes to transfer (default: long-lived, never ends)");
-    sz.optional = true;
-    sz.min = 1;
-    auto& cc = s.add(p + ".cc", value_kind::CHOICE, "",
-                     "tcp: congestion control of this flow (default: tcp.cc)");
-    cc.optional = true;
-    cc.choices = {"newreno", "ecn", "dctcp", "cubic"};
-    s.add(p + ".trace", value_kind::BOOL, "false",
-          "tcp: record cwnd, ssthresh, alpha, RTT and ECE at every ACK (traces/flow<id>.csv)");
-}
-
-void add_tcp_keys(config_schema& s) {
-    auto& cc = s.add("tcp.cc", value_kind::CHOICE, "newreno",
-                     "Congestion control: newreno (RFC 5681/6582), ecn (ECN*: NewReno halving once "
-                     "per window on "
-                     "ECE, RFC 3168), dctcp (seed-000 §1.3), cubic (RFC 8312)");
-    cc.choices = {"newreno", "ecn", "dctcp", "cubic"};
-    auto& mss = s.add("tcp.mss", value_kind::BYTES, "1460B",
-                      "Segment payload; packets are mss + 40 B of IP/TCP headers");
-    mss.min = 64;
-    mss.max = 8960;
-    auto& iw =
-        s.add("tcp.initial_window", value_kind::INT, "10", "Initial window in segments (RFC 6928)");
-    iw.min = 1;
-    iw.max = 10000;
-    s.add("tcp.initial_ssthresh", value_kind::BYTES, "0B",
-          "Initial slow-start threshold (0 = unlimited)");
-    s.add("tcp.rwnd", value_kind::BYTES, "6MiB",
-          "Receive window: flight never exceeds it (Linux tcp_rmem max)")
-        .min = 64;
-    s.add("tcp.min_rto", value_kind::TIME, "10ms",
-          "Minimum retransmission timeout (seed-000: 10 ms in the DCTCP experiments, 300 ms "
-          "production)")
-        .min = 1;
-    s.add("tcp.initial_rto", value_kind::TIME, "1s", "RTO before the first RTT sample (RFC 6298)")
-        .min = 1;
-    s.add("tcp.max_rto", value_kind::TIME, "60s", "Upper limit of the backed-off RTO").min = 1;
-    auto& dt = s.add("tcp.dupack_threshold", value_kind::INT, "3",
-                     "Duplicate ACKs that trigger fast retransmit");
-    dt.min = 1;
-    dt.max = 100;
-    s.add("tcp.sack", value_kind::BOOL, "true",
-          "SACK (RFC 2018) with RFC 6675 loss recovery; false = NewReno recovery only (RFC 6582)");
-    s.add("tcp.idle_restart", value_kind::BOOL, "true",
-          "After an idle period longer than the RTO, cwnd = min(cwnd, initial window) (RFC 5681 "
-          "§4.1; Linux default)");
-    s.add("tcp.early_retransmit", value_kind::BOOL, "true",
-          "RFC 5827 early retransmit: with fewer than 4 segments outstanding and nothing new to "
-          "send, oseg-1 duplicate ACKs start recovery (Linux default)");
-    auto& ae = s.add("tcp.ack_every", value_kind::INT, "2",
-                     "Receiver ACKs every m-th in-order segment (1 = every one)");
-    ae.min = 1;
-    ae.max = 64;
-    s.add("tcp.delayed_ack_timeout", value_kind::TIME, "1ms",
-          "Delayed-ACK timer; kept below tcp.min_rto so it cannot cause spurious timeouts")
-        .min = 1;
-    auto& g =
-        s.add("tcp.dctcp.g", value_kind::REAL, "0.0625", "DCTCP alpha gain g (seed-000: 1/16)");
-    g.min = 1e-6;
-    g.max = 1;
-    auto& a0 = s.add("tcp.dctcp.initial_alpha", value_kind::REAL, "1",
-                     "DCTCP alpha before the first window (Linux: 1)");
-    a0.min = 0;
-    a0.max = 1;
-    s.add("tcp.dctcp.rtt_fair", value_kind::BOOL, "false",
-          "RTT-fair DCTCP (seed-000 eq. 3.35): W <- W + 1/W - alpha/2 per marked ACK");
-    auto& b = s.add("tcp.cubic.beta", value_kind::REAL, "0.7",
-                    "CUBIC multiplicative decrease (RFC 8312 and Linux: 0.7)");
-    b.min = 0.01;
-    b.max = 0.99;
-    auto& c =
-        s.add("tcp.cubic.c", value_kind::REAL, "0.4", "CUBIC C in segments/s^3 (RFC 8312: 0.4)");
-    c.min = 1e-6;
-    c.max = 1e6;
-    s.add("tcp.cubic.fast_convergence", value_kind::BOOL, "true",
-          "CUBIC fast convergence (RFC 8312 §4.6)");
-    s.add("tcp.cubic.tcp_friendly", value_kind::BOOL, "true",
-          "CUBIC TCP-friendly region (RFC 8312 §4.2)");
-    s.add("tcp.cubic.ecn", value_kind::BOOL, "false",
-          "CUBIC flows are ECN-capable and treat ECE as loss");
-}
-
-host::cc_kind cc_from(const std::string& name) {
-    return name == "ecn"     ? host::cc_kind::ECN_STAR
-           : name == "dctcp" ? host::cc_kind::DCTCP
-           : name == "cubic" ? host::cc_kind::CUBIC
-                             : host::cc_kind::NEWRENO;
-}
-
-/// The scenario-wide TCP options (tcp.*), checked for consistency.
-host::tcp_options read_tcp(const config_node& t) {
-    host::tcp_options o;
-    o.cc.kind = cc_from(t.str("cc"));
-    o.cc.mss = static_cast<std::uint32_t>(t.bytes("mss"));
-    o.cc.initial_window_segments = static_cast<std::uint32_t>(t.integer("initial_window"));
-    o.cc.initial_ssthresh_bytes = t.bytes("initial_ssthresh");
-    const auto d = t.child("dctcp");
-    o.cc.dctcp_g = d.real("g");
-    o.cc.dctcp_initial_alpha = d.real("initial_alpha");
-    o.cc.rtt_fair = d.boolean("rtt_fair");
-    const auto c = t.child("cubic");
-    o.cc.cubic_beta = c.real("beta");
-    o.cc.cubic_c = c.real("c");
-    o.cc.cubic_fast_convergence = c.boolean("fast_convergence");
-    o.cc.cubic_tcp_friendly = c.boolean("tcp_friendly");
-    o.cc.cubic_ecn = c.boolean("ecn");
-    o.rtt.min_rto = t.time("min_rto");
-    o.rtt.initial_rto = t.time("initial_rto");
-    o.rtt.max_rto = t.time("max_rto");
-    if (o.rtt.max_rto < o.rtt.min_rto)
-        t.fail("max_rto", "is below tcp.min_rto (" + format_time(o.rtt.min_rto) + ")");
-    if (o.rtt.initial_rto < o.rtt.min_rto || o.rtt.initial_rto > o.rtt.max_rto)
-        t.fail("initial_rto", "must lie between tcp.min_rto and tcp.max_rto");
-    o.sender.rwnd = t.bytes("rwnd");
-    if (o.sender.rwnd < o.cc.mss) t.fail("rwnd", "is smaller than one segment (tcp.mss)");
-    o.sender.dupack_threshold = static_cast<std::uint32_t>(t.integer("dupack_threshold"));
-    o.sender.sack = t.boolean("sack");
-    o.sender.idle_restart = t.boolean("idle_restart");
-    o.sender.early_retransmit = t.boolean("early_retransmit");
-    o.receiver.sack = o.sender.sack;
-    o.receiver.ack_every = static_cast<std::uint32_t>(t.integer("ack_every"));
-    o.receiver.delayed_ack_timeout = t.time("delayed_ack_timeout");
-    return o;
-}
-
-/// Makes `f` a TCP flow with options `o`: segment size, ECT and the receiver's ECN feedback
-/// follow the sender's algorithm (as negotiated at connection set-up).
-void make_tcp(host::flow_spec& f, const host::tcp_options& o) {
-    f.transport = host::transport_kind::TCP;
-    f.tcp = o;
-    f.packet_bytes = o.cc.mss + IPV4_HEADER + TCP_HEADER;
-    f.ect = o.cc.kind == host::cc_kind::ECN_STAR || o.cc.kind == host::cc_kind::DCTCP ||
-            (o.cc.kind == host::cc_kind::CUBIC && o.cc.cubic_ecn);
-    f.tcp.receiver.ecn = o.cc.kind == host::cc_kind::DCTCP ? host::ecn_feedback::DCTCP
-                         : f.ect                           ? host::ecn_feedback::RFC3168
-                                                           : host::ecn_feedback::NONE;
-}
-
-/// The files a scenario reads (workload CSVs), see load_scenario.
-struct file_reader {
-    const std::string& base_dir;
-    const std::map<std::string, std::string>& given;
-    std::map<std::string, std::string>& read;
-
-    /// `path` made absolute against base_dir (the current directory if "") and normalised.
-    std::string resolve(const std::string& path) const {
-        const std::filesystem::path p(path);
-        const auto abs = p.is_absolute() ? p
-                         : base_dir.empty()
-                             ? std::filesystem::absolute(p)
-                             : std::filesystem::absolute(std::filesystem::path(base_dir) / p);
-        return abs.lexically_normal().string();
-    }
-    /// The content of a resolved path: from `given`, else from the disk; recorded in `read`.
-    const std::string& content(const std::string& resolved, const config_node& n,
-                               const std::string& key) {
-        if (auto it = given.find(resolved); it != given.end()) return read[resolved] = it->second;
-        std::ifstream in(resolved, std::ios::binary);
-        if (!in) n.fail(key, "cannot read " + resolved);
-        std::ostringstream text;
-        text << in.rdbuf();
-        return read[resolved] = text.str();
-    }
-};
-
-/// The flow-size distribution a workload names (shipped CDF, analytic, or a CSV file). The
-/// absolute path of a CSV file goes to `path`.
-host::flow_size_distribution size_distribution(const config_node& w, file_reader& files,
-                                               std::string& path) {
-    const std::string name = w.str("sizes");
-    try {
-        if (name == "hull_mix")
-            return host::flow_size_distribution::from_cdf(
-                {{1000, 0}, {1000, 0.8}, {1e7, 0.8}, {1e7, 1}}, "hull_mix");
-        if (name == "pareto")
-            return host::flow_size_distribution::pareto(w.real("pareto_shape"),
-                                                        double(w.bytes("pareto_mean")));
-        if (name == "fixed") {
-            if (!w.has("size")) w.fail("size", "is required with sizes: fixed");
-            return host::flow_size_distribution::fixed(w.bytes("size"));
-        }
-        if (const char* csv = builtin_workload_csv(name))
-            return host::flow_size_distribution::from_csv_text(csv, name);
-        if (name.find('/') == std::string::npos && name.find('.') == std::string::npos)
-            w.fail("sizes", "unknown distribution '" + name +
-                                "' (websearch, datamining, fb_hadoop, hull_mix, pareto, fixed, or "
-                                "a CSV file path)");
-        path = files.resolve(name);
-        return host::flow_size_distribution::from_csv_text(files.content(path, w, "sizes"), path);
-    } catch (const std::invalid_argument& e) {
-        w.fail("sizes", e.what());
-    }
-}
-
-/// Per-flow transport settings: UDP keys on TCP flows (and the reverse) are errors, not ignored.
-/// `schema_list` is the list's schema path ("traffic.flows[]"). A key holding its schema default
-/// counts as unset, so the config echo (every default filled in) reads back.
-void read_transport(host::flow_spec& f, const config_node& n, const host::tcp_options& tcp,
-                    const std::string& schema_list) {
-    auto set = [&](const char* k) {
-        if (!n.has(k)) return false;
-        const param_spec* p = scenario_schema().find(schema_list + "." + k);
-        const YAML::Node& v = n.yaml()[k];
-        return !(p && v.IsScalar() && v.Scalar() == p->default_value);
-    };
-    const bool is_tcp = n.str("transport") == "tcp";
-    if (is_tcp) {
-        for (const char* k : {"process", "rate", "packet_size", "frames", "on_time", "off_time",
-                              "period_dist", "pareto_shape", "ecn", "stop", "load"})
-            if (set(k))
-                n.fail(k,
-                       "applies to UDP flows only (a TCP flow's segments follow tcp.mss and its "
-                       "congestion control)");
-        host::tcp_options o = tcp;
-        if (n.has("cc")) o.cc.kind = cc_from(n.str("cc"));
-        make_tcp(f, o);
-        f.size_bytes = n.has("size") ? n.bytes("size") : 0;
-        f.trace = n.boolean("trace");
-    } else {
-        for (const char* k : {"size", "cc"})
-            if (n.has(k)) n.fail(k, "applies to TCP flows only (set transport: tcp)");
-        if (set("trace")) n.fail("trace", "applies to TCP flows only (set transport: tcp)");
-    }
-}
-
-/// The keys of the scenario itself, the topology, phy and results (defined below).
+/// Every key of a scenario (defined below).
 void describe_top_level(config_schema& s);
 
 config_schema make_schema() {
     config_schema s;
     describe_top_level(s);
-    add_tcp_keys(s);
-
-    s.add("traffic.flows", value_kind::MAP_LIST, "", "Explicit flows");
-    s.add("traffic.flows[].src", value_kind::STRING, "", "Source host");
-    s.add("traffic.flows[].dst", value_kind::STRING, "", "Destination host");
-    s.add("traffic.flows[].rate", value_kind::BIT_RATE, "1Gbps",
-          "Wire rate while sending (frames incl. preamble+IFG)")
-        .min = 1e3;
-    add_flow_keys(s, "traffic.flows[]");
-    s.add("traffic.generate", value_kind::MAP_LIST, "", "Flow patterns over all hosts");
-    auto& pat = s.add("traffic.generate[].pattern", value_kind::CHOICE, "",
-                      "permutation (each host to a distinct random host), all_to_all, many_to_one "
-                      "(all to target)");
-    pat.choices = {"permutation", "all_to_all", "many_to_one"};
-    auto& load =
-        s.add("traffic.generate[].load", value_kind::REAL, "0.5",
-              "Offered load per sending host as a fraction of its link rate, split over its flows");
-    load.min = 1e-6;
-    load.max = 1.0;
-    s.add("traffic.generate[].target", value_kind::STRING, "",
-          "many_to_one: the receiving host (default: last host)")
-        .optional = true;
-    add_flow_keys(s, "traffic.generate[]");
-
-    s.add("traffic.incast", value_kind::MAP_LIST, "",
-          "Partition/aggregate groups: an aggregator queries workers over persistent TCP "
-          "connections (tcp.*)");
-    s.add("traffic.incast[].aggregator", value_kind::STRING, "",
-          "Aggregator host (default: the first host)")
-        .optional = true;
-    auto& nw = s.add(
-        "traffic.incast[].workers", value_kind::INT, "",
-        "Number of workers: the first N other hosts in host order (default: all other hosts)");
-    nw.optional = true;
-    nw.min = 1;
-    auto& rq = s.add("traffic.incast[].request_size", value_kind::BYTES, "1600B",
-                     "Query request per worker (seed-000 §3.1: 1.6 KB)");
-    rq.min = 1;
-    auto& rs = s.add("traffic.incast[].response_size", value_kind::BYTES, "",
-                     "Response per worker (default 2KB, seed-000 §3.1); excludes total_response");
-    rs.optional = true;
-    rs.min = 1;
-    auto& tot =
-        s.add("traffic.incast[].total_response", value_kind::BYTES, "",
-              "Response of all workers together, split evenly (seed-000 Fig 2.18: 1MB/N each)");
-    tot.optional = true;
-    tot.min = 1;
-    auto& nq =
-        s.add("traffic.incast[].queries", value_kind::INT, "1", "Queries, one after another");
-    nq.min = 1;
-    nq.max = 100000000;
-    s.add("traffic.incast[].start", value_kind::TIME, "0s", "First query");
-    s.add("traffic.incast[].think_time", value_kind::TIME, "0s",
-          "From a query's completion to the next query");
-    s.add("traffic.incast[].jitter", value_kind::TIME, "0s",
-          "Each worker delays its response by U[0, jitter]");
-    auto& icc = s.add("traffic.incast[].cc", value_kind::CHOICE, "",
-                      "Congestion control (default: tcp.cc)");
-    icc.optional = true;
-    icc.choices = {"newreno", "ecn", "dctcp", "cubic"};
-    s.add("traffic.incast[].trace", value_kind::BOOL, "false",
-          "Trace the response connections (traces/flow<id>.csv)");
-    auto& idscp =
-        s.add("traffic.incast[].dscp", value_kind::INT, "0", "IPv4 DSCP of requests and responses");
-    idscp.min = 0;
-    idscp.max = 63;
-
-    s.add("traffic.workload", value_kind::MAP_LIST, "",
-          "Open-loop TCP flows: Poisson arrivals per sending host at a target load, sizes from a "
-          "distribution");
-    auto& wp = s.add(
-        "traffic.workload[].pattern", value_kind::CHOICE, "all_to_all",
-        "all_to_all (each flow to a random other host), permutation (each host to a fixed random "
-        "host), many_to_one (all to target)");
-    wp.choices = {"all_to_all", "permutation", "many_to_one"};
-    s.add("traffic.workload[].target", value_kind::STRING, "",
-          "many_to_one: the receiving host (default: last host)")
-        .optional = true;
-    auto& wl = s.add("traffic.workload[].load", value_kind::REAL, "0.5",
-                     "Offered load per sending host as a fraction of its link rate, in wire bytes");
-    wl.min = 1e-6;
-    wl.max = 1.0;
-    s.add("traffic.workload[].sizes", value_kind::STRING, "websearch",
-          "Flow sizes: websearch (DCTCP), datamining (VL2), fb_hadoop, hull_mix (80% 1KB / 20% "
-          "10MB), pareto, "
-          "fixed, or a CSV file of 'size_bytes,cdf' points");
-    auto& wsz =
-        s.add("traffic.workload[].size", value_kind::BYTES, "", "sizes: fixed: the flow size");
-    wsz.optional = true;
-    wsz.min = 1;
-    auto& wsh = s.add("traffic.workload[].pareto_shape", value_kind::REAL, "1.05",
-                      "sizes: pareto: shape (HULL: 1.05)");
-    wsh.min = 1.001;
-    wsh.max = 100;
-    s.add("traffic.workload[].pareto_mean", value_kind::BYTES, "100KB",
-          "sizes: pareto: mean (HULL: 100 KB)")
-        .min = 1;
-    s.add("traffic.workload[].start", value_kind::TIME, "0s", "Arrivals start");
-    s.add("traffic.workload[].stop", value_kind::TIME, "", "Arrivals stop (default: run end)")
-        .optional = true;
-    auto& wcc = s.add("traffic.workload[].cc", value_kind::CHOICE, "",
-                      "Congestion control (default: tcp.cc)");
-    wcc.optional = true;
-    wcc.choices = {"newreno", "ecn", "dctcp", "cubic"};
-    auto& wd = s.add("traffic.workload[].dscp", value_kind::INT, "0", "IPv4 DSCP of the flows");
-    wd.min = 0;
-    wd.max = 63;
-    auto& wm = s.add("traffic.workload[].max_flows", value_kind::INT, "1000000",
-                     "Refuse a workload that would generate more flows than this (memory guard)");
-    wm.min = 1;
-
     return s;
 }
 
 ps_t cable_delay(double metres) {
     return static_cast<ps_t>(std::llround(metres * 5000.0));
-}
-
-host::flow_spec read_flow_common(const config_node& n, ps_t duration) {
-    host::flow_spec f;
-    const std::string proc = n.str("process");
-    f.process = proc == "poisson"  ? host::arrival_process::POISSON
-                : proc == "on_off" ? host::arrival_process::ON_OFF
-                                   : host::arrival_process::CBR;
-    f.packet_bytes = static_cast<std::uint32_t>(n.bytes("packet_size"));
-    f.start = n.time("start");
-    f.stop = n.has("stop") ? n.time("stop") : duration;
-    if (f.stop <= f.start) n.fail("stop", "must be after start (" + format_time(f.start) + ")");
-    if (n.has("frames")) f.max_frames = static_cast<std::uint64_t>(n.integer("frames"));
-    f.dscp = static_cast<std::uint8_t>(n.integer("dscp"));
-    f.pcp = static_cast<std::uint8_t>(n.integer("pcp"));
-    f.ect = n.boolean("ecn");
-    f.on_mean = n.time("on_time");
-    f.off_mean = n.time("off_time");
-    f.periods = n.str("period_dist") == "pareto" ? host::period_distribution::PARETO
-                                                 : host::period_distribution::EXPONENTIAL;
-    f.pareto_shape = n.real("pareto_shape");
-    return f;
 }
 
 }  // namespace
@@ -515,10 +117,10 @@ struct topology_params {
     static const param_table<topology_params>& params();
 };
 
-template <class E>
-std::function<void(topology_params&, E&&, const config_node&)> append_to(
-    std::vector<E> topology_params::*list) {
-    return [list](topology_params& t, E&& e, const config_node& n) {
+/// Stores each element of a list with its display path (`at`) into `list`.
+template <class T, class E>
+std::function<void(T&, E&&, const config_node&)> append_to(std::vector<E> T::*list) {
+    return [list](T& t, E&& e, const config_node& n) {
         e.at = n.display_path();
         (t.*list).push_back(std::move(e));
     };
@@ -658,22 +260,22 @@ void build_topology(scenario& sc, const topology_params& t) {
         const auto tor = topo.add_node("tor", node_kind::SWITCH, n, "tor");
         for (std::uint32_t i = 0; i < n; ++i) link(i, 0, tor, i, host_rate, "topology.incast");
     } else if (t.kind == "leaf_spine") {
-        const std::uint32_t L = t.leaves, S = t.spines, H = t.hosts_per_leaf;
+        const std::uint32_t n_leaves = t.leaves, n_spines = t.spines, per_leaf = t.hosts_per_leaf;
         const std::uint64_t fr = t.fabric_rate.value_or(host_rate);
-        for (std::uint32_t i = 0; i < L * H; ++i)
+        for (std::uint32_t i = 0; i < n_leaves * per_leaf; ++i)
             topo.add_node("h" + std::to_string(i), node_kind::HOST, 1);
         std::vector<std::uint32_t> leaf, spine;
-        for (std::uint32_t i = 0; i < L; ++i)
-            leaf.push_back(
-                topo.add_node("leaf" + std::to_string(i), node_kind::SWITCH, H + S, "leaf"));
-        for (std::uint32_t j = 0; j < S; ++j)
+        for (std::uint32_t i = 0; i < n_leaves; ++i)
+            leaf.push_back(topo.add_node("leaf" + std::to_string(i), node_kind::SWITCH,
+                                         per_leaf + n_spines, "leaf"));
+        for (std::uint32_t j = 0; j < n_spines; ++j)
             spine.push_back(
-                topo.add_node("spine" + std::to_string(j), node_kind::SWITCH, L, "spine"));
-        for (std::uint32_t i = 0; i < L; ++i) {
-            for (std::uint32_t k = 0; k < H; ++k)
-                link(i * H + k, 0, leaf[i], k, host_rate, "topology.leaf_spine");
-            for (std::uint32_t j = 0; j < S; ++j)
-                link(leaf[i], H + j, spine[j], i, fr, "topology.leaf_spine");
+                topo.add_node("spine" + std::to_string(j), node_kind::SWITCH, n_leaves, "spine"));
+        for (std::uint32_t i = 0; i < n_leaves; ++i) {
+            for (std::uint32_t k = 0; k < per_leaf; ++k)
+                link(i * per_leaf + k, 0, leaf[i], k, host_rate, "topology.leaf_spine");
+            for (std::uint32_t j = 0; j < n_spines; ++j)
+                link(leaf[i], per_leaf + j, spine[j], i, fr, "topology.leaf_spine");
         }
     } else {
         auto add = [&](const custom_node& n, node_kind kind) {
@@ -863,6 +465,20 @@ YAML::Node overlay(const YAML::Node& base, const YAML::Node& over) {
     return out;
 }
 
+/// A profile rule at `at` whose `nodes` pattern matches no `dev` ("switch", "host").
+config_error no_match(const std::string& at, const std::string& pattern, const std::string& dev) {
+    return config_error(at + ".nodes", "'" + pattern + "' matches no " + dev);
+}
+
+/// A profile rule at `at` that selects a role no `dev` has (`roles`: the roles there are).
+config_error unknown_role(const std::string& at, const std::string& role, const std::string& dev,
+                          const std::set<std::string>& roles) {
+    std::string known;
+    for (const auto& k : roles) known += (known.empty() ? "" : ", ") + k;
+    return config_error(at + ".roles", "no " + dev + " has role '" + role + "' (roles here: " +
+                                           (known.empty() ? "none" : known) + ")");
+}
+
 /// Gives every node of `kind` its profile index (0 = default) in sc.profile_of_node. `custom`
 /// are the custom topology's nodes of that kind (their `profile` keys).
 void assign_profiles(scenario& sc, const std::vector<profile_rule>& rules, node_kind kind,
@@ -891,16 +507,10 @@ void assign_profiles(scenario& sc, const std::vector<profile_rule>& rules, node_
                     claim(n, i + 1, r.at + ".nodes");
                     any = true;
                 }
-            if (!any) throw config_error(r.at + ".nodes", "'" + pattern + "' matches no " + dev);
+            if (!any) throw no_match(r.at, pattern, dev);
         }
         for (const auto& role : r.roles) {
-            if (!roles_here.count(role)) {
-                std::string known;
-                for (const auto& k : roles_here) known += (known.empty() ? "" : ", ") + k;
-                throw config_error(r.at + ".roles",
-                                   "no " + dev + " has role '" + role +
-                                       "' (roles here: " + (known.empty() ? "none" : known) + ")");
-            }
+            if (!roles_here.count(role)) throw unknown_role(r.at, role, dev, roles_here);
             for (std::uint32_t n = 0; n < sc.topo.nodes.size(); ++n)
                 if (sc.topo.nodes[n].kind == kind && sc.topo.nodes[n].role == role)
                     claim(n, i + 1, r.at + ".roles");
@@ -925,12 +535,12 @@ void assign_profiles(scenario& sc, const std::vector<profile_rule>& rules, node_
 
 /// Loads the default section `section` and one configuration per rule (the rule's keys over
 /// the default section), checking names.
-template <class Config, class Load>
-std::vector<device_profile<Config>> load_profiles(const config_node& top,
+template <class CONFIG, class LOAD>
+std::vector<device_profile<CONFIG>> load_profiles(const config_node& top,
                                                   const std::string& section,
                                                   const std::vector<profile_rule>& rules,
-                                                  Load load) {
-    std::vector<device_profile<Config>> out;
+                                                  LOAD load) {
+    std::vector<device_profile<CONFIG>> out;
     out.push_back({"default", load(top.child(section))});
     for (const auto& r : rules) {
         for (const auto& p : out)
@@ -1035,6 +645,512 @@ void resolve_pcap(scenario& sc) {
             throw config_error("results.pcap", "no link is attached to '" + p.name + "'");
     }
 }
+// ---------------------------------------------------------------- tcp.*
+
+/// Congestion controls by name: tcp.cc and the `cc` of a flow or group.
+std::vector<std::pair<std::string, host::cc_kind>> cc_names() {
+    return {{"newreno", host::cc_kind::NEWRENO},
+            {"ecn", host::cc_kind::ECN_STAR},
+            {"dctcp", host::cc_kind::DCTCP},
+            {"cubic", host::cc_kind::CUBIC}};
+}
+
+/// The `tcp:` section: the scenario-wide TCP options (relations between keys: check_tcp).
+const param_table<host::tcp_options>& tcp_params() {
+    static const param_table<host::tcp_options> table = [] {
+        using opts = host::tcp_options;
+        param_table<opts> t;
+        t.choice<host::cc_kind>("cc", "newreno",
+                                "Congestion control: newreno (RFC 5681/6582), ecn (ECN*: NewReno "
+                                "halving once per window on ECE, RFC 3168), dctcp (seed-000 §1.3), "
+                                "cubic (RFC 8312)",
+                                cc_names(), [](opts& o, host::cc_kind k) { o.cc.kind = k; });
+        auto& mss = t.add("mss", value_kind::BYTES, "1460B",
+                          "Segment payload; packets are mss + 40 B of IP/TCP headers",
+                          [](opts& o, const config_value& v) {
+                              o.cc.mss = static_cast<std::uint32_t>(v.bytes());
+                          });
+        mss.min = 64;
+        mss.max = 8960;
+        auto& iw =
+            t.add("initial_window", value_kind::INT, "10", "Initial window in segments (RFC 6928)",
+                  [](opts& o, const config_value& v) {
+                      o.cc.initial_window_segments = static_cast<std::uint32_t>(v.integer());
+                  });
+        iw.min = 1;
+        iw.max = 10000;
+        t.add("initial_ssthresh", value_kind::BYTES, "0B",
+              "Initial slow-start threshold (0 = unlimited)",
+              [](opts& o, const config_value& v) { o.cc.initial_ssthresh_bytes = v.bytes(); });
+        t.add("rwnd", value_kind::BYTES, "6MiB",
+              "Receive window: flight never exceeds it (Linux tcp_rmem max)",
+              [](opts& o, const config_value& v) { o.sender.rwnd = v.bytes(); })
+            .min = 64;
+        t.add("min_rto", value_kind::TIME, "10ms",
+              "Minimum retransmission timeout (seed-000: 10 ms in the DCTCP experiments, 300 ms "
+              "production)",
+              [](opts& o, const config_value& v) { o.rtt.min_rto = v.time(); })
+            .min = 1;
+        t.add("initial_rto", value_kind::TIME, "1s", "RTO before the first RTT sample (RFC 6298)",
+              [](opts& o, const config_value& v) { o.rtt.initial_rto = v.time(); })
+            .min = 1;
+        t.add("max_rto", value_kind::TIME, "60s", "Upper limit of the backed-off RTO",
+              [](opts& o, const config_value& v) { o.rtt.max_rto = v.time(); })
+            .min = 1;
+        auto& dt = t.add("dupack_threshold", value_kind::INT, "3",
+                         "Duplicate ACKs that trigger fast retransmit",
+                         [](opts& o, const config_value& v) {
+                             o.sender.dupack_threshold = static_cast<std::uint32_t>(v.integer());
+                         });
+        dt.min = 1;
+        dt.max = 100;
+        t.add(
+            "sack", value_kind::BOOL, "true",
+            "SACK (RFC 2018) with RFC 6675 loss recovery; false = NewReno recovery only (RFC 6582)",
+            [](opts& o, const config_value& v) { o.sender.sack = o.receiver.sack = v.boolean(); });
+        t.add(
+            "idle_restart", value_kind::BOOL, "true",
+            "After an idle period longer than the RTO, cwnd = min(cwnd, initial window) (RFC 5681 "
+            "§4.1; Linux default)",
+            [](opts& o, const config_value& v) { o.sender.idle_restart = v.boolean(); });
+        t.add(
+            "early_retransmit", value_kind::BOOL, "true",
+            "RFC 5827 early retransmit: with fewer than 4 segments outstanding and nothing new to "
+            "send, oseg-1 duplicate ACKs start recovery (Linux default)",
+            [](opts& o, const config_value& v) { o.sender.early_retransmit = v.boolean(); });
+        auto& ae = t.add("ack_every", value_kind::INT, "2",
+                         "Receiver ACKs every m-th in-order segment (1 = every one)",
+                         [](opts& o, const config_value& v) {
+                             o.receiver.ack_every = static_cast<std::uint32_t>(v.integer());
+                         });
+        ae.min = 1;
+        ae.max = 64;
+        t.add("delayed_ack_timeout", value_kind::TIME, "1ms",
+              "Delayed-ACK timer; kept below tcp.min_rto so it cannot cause spurious timeouts",
+              [](opts& o, const config_value& v) { o.receiver.delayed_ack_timeout = v.time(); })
+            .min = 1;
+        auto& g =
+            t.add("dctcp.g", value_kind::REAL, "0.0625", "DCTCP alpha gain g (seed-000: 1/16)",
+                  [](opts& o, const config_value& v) { o.cc.dctcp_g = v.real(); });
+        g.min = 1e-6;
+        g.max = 1;
+        auto& a0 =
+            t.add("dctcp.initial_alpha", value_kind::REAL, "1",
+                  "DCTCP alpha before the first window (Linux: 1)",
+                  [](opts& o, const config_value& v) { o.cc.dctcp_initial_alpha = v.real(); });
+        a0.min = 0;
+        a0.max = 1;
+        t.add("dctcp.rtt_fair", value_kind::BOOL, "false",
+              "RTT-fair DCTCP (seed-000 eq. 3.35): W <- W + 1/W - alpha/2 per marked ACK",
+              [](opts& o, const config_value& v) { o.cc.rtt_fair = v.boolean(); });
+        auto& b = t.add("cubic.beta", value_kind::REAL, "0.7",
+                        "CUBIC multiplicative decrease (RFC 8312 and Linux: 0.7)",
+                        [](opts& o, const config_value& v) { o.cc.cubic_beta = v.real(); });
+        b.min = 0.01;
+        b.max = 0.99;
+        auto& c =
+            t.add("cubic.c", value_kind::REAL, "0.4", "CUBIC C in segments/s^3 (RFC 8312: 0.4)",
+                  [](opts& o, const config_value& v) { o.cc.cubic_c = v.real(); });
+        c.min = 1e-6;
+        c.max = 1e6;
+        t.add("cubic.fast_convergence", value_kind::BOOL, "true",
+              "CUBIC fast convergence (RFC 8312 §4.6)",
+              [](opts& o, const config_value& v) { o.cc.cubic_fast_convergence = v.boolean(); });
+        t.add("cubic.tcp_friendly", value_kind::BOOL, "true",
+              "CUBIC TCP-friendly region (RFC 8312 §4.2)",
+              [](opts& o, const config_value& v) { o.cc.cubic_tcp_friendly = v.boolean(); });
+        t.add("cubic.ecn", value_kind::BOOL, "false",
+              "CUBIC flows are ECN-capable and treat ECE as loss",
+              [](opts& o, const config_value& v) { o.cc.cubic_ecn = v.boolean(); });
+        return t;
+    }();
+    return table;
+}
+
+/// The relations between tcp.* keys (`t` is the `tcp:` section).
+void check_tcp(const host::tcp_options& o, const config_node& t) {
+    if (o.rtt.max_rto < o.rtt.min_rto)
+        t.fail("max_rto", "is below tcp.min_rto (" + format_time(o.rtt.min_rto) + ")");
+    if (o.rtt.initial_rto < o.rtt.min_rto || o.rtt.initial_rto > o.rtt.max_rto)
+        t.fail("initial_rto", "must lie between tcp.min_rto and tcp.max_rto");
+    if (o.sender.rwnd < o.cc.mss) t.fail("rwnd", "is smaller than one segment (tcp.mss)");
+}
+
+// ---------------------------------------------------------------- traffic.*
+
+/// An element of a traffic list; errors name its keys below `at` ("traffic.flows[2]").
+struct list_entry {
+    std::string at;
+
+    [[noreturn]] void fail(const std::string& key, const std::string& reason) const {
+        throw config_error(at + "." + key, reason);
+    }
+};
+
+/// The keys explicit flows (traffic.flows[]) and flow patterns (traffic.generate[]) share, as
+/// given. A key that applies to one transport only is listed when it is set (flow_key).
+struct flow_keys : list_entry {
+    host::flow_spec spec;  ///< what the keys set directly (process, packet size, start ...)
+    std::optional<ps_t> stop;
+    std::optional<host::cc_kind> cc;
+    std::vector<std::string> udp_only, tcp_only;  ///< set keys, in declaration order
+};
+
+/// traffic.flows[]
+struct explicit_flow : flow_keys {
+    std::string src, dst;
+};
+
+/// traffic.generate[]
+struct flow_pattern : flow_keys {
+    host::traffic_pattern pattern = host::traffic_pattern::ALL_TO_ALL;
+    std::optional<std::string> target;
+    double load = 0;
+};
+
+/// traffic.workload[]
+struct workload_entry : list_entry {
+    host::workload_params params;  ///< pattern, load, start and max_flows as given
+    std::optional<std::string> target;
+    std::optional<ps_t> stop;
+    std::string sizes;
+    std::optional<std::uint64_t> size;
+    double pareto_shape = 0;
+    std::uint64_t pareto_mean = 0;
+    std::optional<host::cc_kind> cc;
+    std::uint8_t dscp = 0;
+};
+
+/// traffic.incast[]
+struct incast_entry : list_entry {
+    host::incast_spec spec;  ///< request size, queries, start, think time and jitter as given
+    std::optional<std::string> aggregator;
+    std::optional<std::size_t> workers;
+    std::optional<std::uint64_t> response_size, total_response;
+    std::optional<host::cc_kind> cc;
+    bool trace = false;
+    std::uint8_t dscp = 0;
+};
+
+/// The `traffic:` section. Hosts are names here; build_traffic resolves them on the topology.
+struct traffic_params {
+    std::vector<explicit_flow> flows;
+    std::vector<flow_pattern> generate;
+    std::vector<workload_entry> workload;
+    std::vector<incast_entry> incast;
+
+    static const param_table<traffic_params>& params();
+};
+
+/// `v` is given with a value other than its default (the config echo has every default filled
+/// in and must load again).
+bool set_apart_from_default(const config_value& v, const std::string& default_value) {
+    if (!v.present()) return false;
+    const YAML::Node n = v.section().yaml()[v.key()];
+    return !(n.IsScalar() && n.Scalar() == default_value);
+}
+
+/// The value of `names` that a validated CHOICE `v` names.
+template <class V>
+V named(const config_value& v, const std::vector<std::pair<std::string, V>>& names) {
+    const std::string s = v.str();
+    for (const auto& [name, value] : names)
+        if (name == s) return value;
+    v.fail("'" + s + "' is not a choice");
+}
+
+template <class V>
+std::vector<std::string> names_of(const std::vector<std::pair<std::string, V>>& names) {
+    std::vector<std::string> out;
+    out.reserve(names.size());
+    for (const auto& n : names) out.push_back(n.first);
+    return out;
+}
+
+/// Which flows a key of flows[] / generate[] applies to; the others refuse it when it is set.
+enum class applies_to { ALL, UDP, TCP };
+
+/// Declares a key of flows[] / generate[] stored by `store`.
+template <class E>
+param_spec& flow_key(param_table<E>& t, applies_to only, const std::string& path, value_kind kind,
+                     const std::string& default_value, std::string help,
+                     typename param_table<E>::setter store) {
+    return t.add(path, kind, default_value, std::move(help),
+                 [only, default_value, store](E& e, const config_value& v) {
+                     store(e, v);
+                     if (only != applies_to::ALL && set_apart_from_default(v, default_value))
+                         (only == applies_to::UDP ? e.udp_only : e.tcp_only).push_back(v.key());
+                 });
+}
+
+/// `process`, the first flow key (explicit flows declare `rate` after it).
+template <class E>
+void add_process_key(param_table<E>& t) {
+    static const std::vector<std::pair<std::string, host::arrival_process>> processes = {
+        {"cbr", host::arrival_process::CBR},
+        {"poisson", host::arrival_process::POISSON},
+        {"on_off", host::arrival_process::ON_OFF}};
+    flow_key(t, applies_to::UDP, "process", value_kind::CHOICE, "cbr",
+             "Arrival process: cbr (constant rate), poisson, on_off (cbr during on periods)",
+             [](E& f, const config_value& v) { f.spec.process = named(v, processes); })
+        .choices = names_of(processes);
+}
+
+/// The other keys flows[] and generate[] share. The keys of one transport are declared in the
+/// order a flow of the other transport reports them.
+template <class E>
+void add_flow_keys(param_table<E>& t) {
+    static const std::vector<std::pair<std::string, host::period_distribution>> periods = {
+        {"exponential", host::period_distribution::EXPONENTIAL},
+        {"pareto", host::period_distribution::PARETO}};
+    static const std::vector<std::pair<std::string, host::transport_kind>> transports = {
+        {"udp", host::transport_kind::UDP}, {"tcp", host::transport_kind::TCP}};
+    auto& ps = flow_key(t, applies_to::UDP, "packet_size", value_kind::BYTES, "1500B",
+                        "IPv4 packet size (IP + UDP headers + payload); the frame adds 18 B of "
+                        "Ethernet header and FCS (22 B with a VLAN tag)",
+                        [](E& f, const config_value& v) {
+                            f.spec.packet_bytes = static_cast<std::uint32_t>(v.bytes());
+                        });
+    ps.min = 28;
+    ps.max = 9000;
+    auto& fr = flow_key(t, applies_to::UDP, "frames", value_kind::INT, "",
+                        "Stop after this many frames (default: unlimited)",
+                        [](E& f, const config_value& v) {
+                            if (v.present())
+                                f.spec.max_frames = static_cast<std::uint64_t>(v.integer());
+                        });
+    fr.optional = true;
+    fr.min = 1;
+    flow_key(t, applies_to::UDP, "on_time", value_kind::TIME, "1ms",
+             "on_off: mean on-period length",
+             [](E& f, const config_value& v) { f.spec.on_mean = v.time(); })
+        .min = 1;
+    flow_key(t, applies_to::UDP, "off_time", value_kind::TIME, "1ms",
+             "on_off: mean off-period length",
+             [](E& f, const config_value& v) { f.spec.off_mean = v.time(); })
+        .min = 1;
+    flow_key(t, applies_to::UDP, "period_dist", value_kind::CHOICE, "exponential",
+             "on_off: distribution of on and off periods",
+             [](E& f, const config_value& v) { f.spec.periods = named(v, periods); })
+        .choices = names_of(periods);
+    auto& sh = flow_key(t, applies_to::UDP, "pareto_shape", value_kind::REAL, "1.5",
+                        "on_off with pareto periods: shape a (> 1)",
+                        [](E& f, const config_value& v) { f.spec.pareto_shape = v.real(); });
+    sh.min = 1.01;
+    sh.max = 100;
+    flow_key(t, applies_to::UDP, "ecn", value_kind::BOOL, "false",
+             "Frames are ECN-capable (ECT(0)); switches mark CE instead of dropping",
+             [](E& f, const config_value& v) { f.spec.ect = v.boolean(); });
+    flow_key(t, applies_to::UDP, "stop", value_kind::TIME, "",
+             "No frame is sent at or after this time (default: run end)",
+             [](E& f, const config_value& v) {
+                 if (v.present()) f.stop = v.time();
+             })
+        .optional = true;
+    flow_key(t, applies_to::ALL, "start", value_kind::TIME, "0s", "First send time",
+             [](E& f, const config_value& v) { f.spec.start = v.time(); });
+    auto& dscp = flow_key(
+        t, applies_to::ALL, "dscp", value_kind::INT, "0", "IPv4 DSCP of the flow's frames",
+        [](E& f, const config_value& v) { f.spec.dscp = static_cast<std::uint8_t>(v.integer()); });
+    dscp.min = 0;
+    dscp.max = 63;
+    auto& pcp = flow_key(
+        t, applies_to::ALL, "pcp", value_kind::INT, "0", "802.1Q PCP; non-zero adds a VLAN tag",
+        [](E& f, const config_value& v) { f.spec.pcp = static_cast<std::uint8_t>(v.integer()); });
+    pcp.min = 0;
+    pcp.max = 7;
+    flow_key(t, applies_to::ALL, "transport", value_kind::CHOICE, "udp",
+             "udp: open-loop source (process/rate/packet_size); tcp: a TCP connection (see tcp.*)",
+             [](E& f, const config_value& v) { f.spec.transport = named(v, transports); })
+        .choices = names_of(transports);
+    auto& sz = flow_key(t, applies_to::TCP, "size", value_kind::BYTES, "",
+                        "tcp: bytes to transfer (default: long-lived, never ends)",
+                        [](E& f, const config_value& v) {
+                            if (v.present()) f.spec.size_bytes = v.bytes();
+                        });
+    sz.optional = true;
+    sz.min = 1;
+    auto& cc = flow_key(t, applies_to::TCP, "cc", value_kind::CHOICE, "",
+                        "tcp: congestion control of this flow (default: tcp.cc)",
+                        [](E& f, const config_value& v) {
+                            if (v.present()) f.cc = named(v, cc_names());
+                        });
+    cc.optional = true;
+    cc.choices = names_of(cc_names());
+    flow_key(t, applies_to::TCP, "trace", value_kind::BOOL, "false",
+             "tcp: record cwnd, ssthresh, alpha, RTT and ECE at every ACK (traces/flow<id>.csv)",
+             [](E& f, const config_value& v) { f.spec.trace = v.boolean(); });
+}
+
+/// `cc` of a workload or incast group (TCP only; default: tcp.cc).
+template <class E>
+void add_group_cc(param_table<E>& t) {
+    auto& cc = t.add("cc", value_kind::CHOICE, "", "Congestion control (default: tcp.cc)",
+                     [](E& e, const config_value& v) {
+                         if (v.present()) e.cc = named(v, cc_names());
+                     });
+    cc.optional = true;
+    cc.choices = names_of(cc_names());
+}
+
+const param_table<explicit_flow>& explicit_flow_params() {
+    static const param_table<explicit_flow> table = [] {
+        param_table<explicit_flow> t;
+        t.add("src", value_kind::STRING, "", "Source host", &explicit_flow::src);
+        t.add("dst", value_kind::STRING, "", "Destination host", &explicit_flow::dst);
+        add_process_key(t);
+        flow_key(t, applies_to::UDP, "rate", value_kind::BIT_RATE, "1Gbps",
+                 "Wire rate while sending (frames incl. preamble+IFG)",
+                 [](explicit_flow& f, const config_value& v) { f.spec.rate_bps = v.rate(); })
+            .min = 1e3;
+        add_flow_keys(t);
+        return t;
+    }();
+    return table;
+}
+
+const param_table<flow_pattern>& flow_pattern_params() {
+    static const param_table<flow_pattern> table = [] {
+        param_table<flow_pattern> t;
+        t.choice<host::traffic_pattern>(
+            "pattern", "",
+            "permutation (each host to a distinct random host), all_to_all, many_to_one (all to "
+            "target)",
+            {{"permutation", host::traffic_pattern::PERMUTATION},
+             {"all_to_all", host::traffic_pattern::ALL_TO_ALL},
+             {"many_to_one", host::traffic_pattern::MANY_TO_ONE}},
+            &flow_pattern::pattern);
+        t.add("target", value_kind::STRING, "many_to_one: the receiving host (default: last host)",
+              &flow_pattern::target);
+        add_process_key(t);
+        add_flow_keys(t);
+        auto& load = flow_key(
+            t, applies_to::UDP, "load", value_kind::REAL, "0.5",
+            "Offered load per sending host as a fraction of its link rate, split over its flows",
+            [](flow_pattern& g, const config_value& v) { g.load = v.real(); });
+        load.min = 1e-6;
+        load.max = 1.0;
+        return t;
+    }();
+    return table;
+}
+
+const param_table<workload_entry>& workload_params() {
+    static const param_table<workload_entry> table = [] {
+        using we = workload_entry;
+        param_table<we> t;
+        t.choice<host::traffic_pattern>(
+            "pattern", "all_to_all",
+            "all_to_all (each flow to a random other host), permutation (each host to a fixed "
+            "random host), many_to_one (all to target)",
+            {{"all_to_all", host::traffic_pattern::ALL_TO_ALL},
+             {"permutation", host::traffic_pattern::PERMUTATION},
+             {"many_to_one", host::traffic_pattern::MANY_TO_ONE}},
+            [](we& w, host::traffic_pattern p) { w.params.pattern = p; });
+        t.add("target", value_kind::STRING, "many_to_one: the receiving host (default: last host)",
+              &we::target);
+        auto& load =
+            t.add("load", value_kind::REAL, "0.5",
+                  "Offered load per sending host as a fraction of its link rate, in wire bytes",
+                  [](we& w, const config_value& v) { w.params.load = v.real(); });
+        load.min = 1e-6;
+        load.max = 1.0;
+        t.add("sizes", value_kind::STRING, "websearch",
+              "Flow sizes: websearch (DCTCP), datamining (VL2), fb_hadoop, hull_mix (80% 1KB / 20% "
+              "10MB), pareto, fixed, or a CSV file of 'size_bytes,cdf' points",
+              &we::sizes);
+        t.add("size", value_kind::BYTES, "sizes: fixed: the flow size", &we::size).min = 1;
+        auto& shape = t.add("pareto_shape", value_kind::REAL, "1.05",
+                            "sizes: pareto: shape (HULL: 1.05)", &we::pareto_shape);
+        shape.min = 1.001;
+        shape.max = 100;
+        t.add("pareto_mean", value_kind::BYTES, "100KB", "sizes: pareto: mean (HULL: 100 KB)",
+              &we::pareto_mean)
+            .min = 1;
+        t.add("start", value_kind::TIME, "0s", "Arrivals start",
+              [](we& w, const config_value& v) { w.params.start = v.time(); });
+        t.add("stop", value_kind::TIME, "Arrivals stop (default: run end)", &we::stop);
+        add_group_cc(t);
+        auto& dscp = t.add("dscp", value_kind::INT, "0", "IPv4 DSCP of the flows", &we::dscp);
+        dscp.min = 0;
+        dscp.max = 63;
+        t.add("max_flows", value_kind::INT, "1000000",
+              "Refuse a workload that would generate more flows than this (memory guard)",
+              [](we& w, const config_value& v) {
+                  w.params.max_flows = static_cast<std::uint64_t>(v.integer());
+              })
+            .min = 1;
+        return t;
+    }();
+    return table;
+}
+
+const param_table<incast_entry>& incast_params() {
+    static const param_table<incast_entry> table = [] {
+        using ie = incast_entry;
+        param_table<ie> t;
+        t.add("aggregator", value_kind::STRING, "Aggregator host (default: the first host)",
+              &ie::aggregator);
+        t.add("workers", value_kind::INT,
+              "Number of workers: the first N other hosts in host order (default: all other hosts)",
+              &ie::workers)
+            .min = 1;
+        t.add("request_size", value_kind::BYTES, "1600B",
+              "Query request per worker (seed-000 §3.1: 1.6 KB)",
+              [](ie& g, const config_value& v) { g.spec.request_bytes = v.bytes(); })
+            .min = 1;
+        t.add("response_size", value_kind::BYTES,
+              "Response per worker (default 2KB, seed-000 §3.1); excludes total_response",
+              &ie::response_size)
+            .min = 1;
+        t.add("total_response", value_kind::BYTES,
+              "Response of all workers together, split evenly (seed-000 Fig 2.18: 1MB/N each)",
+              &ie::total_response)
+            .min = 1;
+        auto& queries = t.add("queries", value_kind::INT, "1", "Queries, one after another",
+                              [](ie& g, const config_value& v) {
+                                  g.spec.queries = static_cast<std::uint32_t>(v.integer());
+                              });
+        queries.min = 1;
+        queries.max = 100000000;
+        t.add("start", value_kind::TIME, "0s", "First query",
+              [](ie& g, const config_value& v) { g.spec.start = v.time(); });
+        t.add("think_time", value_kind::TIME, "0s", "From a query's completion to the next query",
+              [](ie& g, const config_value& v) { g.spec.think_time = v.time(); });
+        t.add("jitter", value_kind::TIME, "0s", "Each worker delays its response by U[0, jitter]",
+              [](ie& g, const config_value& v) { g.spec.jitter = v.time(); });
+        add_group_cc(t);
+        t.add("trace", value_kind::BOOL, "false",
+              "Trace the response connections (traces/flow<id>.csv)", &ie::trace);
+        auto& dscp =
+            t.add("dscp", value_kind::INT, "0", "IPv4 DSCP of requests and responses", &ie::dscp);
+        dscp.min = 0;
+        dscp.max = 63;
+        return t;
+    }();
+    return table;
+}
+
+const param_table<traffic_params>& traffic_params::params() {
+    static const param_table<traffic_params> table = [] {
+        using tp = traffic_params;
+        param_table<tp> t;
+        t.list<explicit_flow>("flows", "", "Explicit flows", explicit_flow_params(),
+                              append_to(&tp::flows));
+        t.list<flow_pattern>("generate", "", "Flow patterns over all hosts", flow_pattern_params(),
+                             append_to(&tp::generate));
+        t.list<workload_entry>("workload", "",
+                               "Open-loop TCP flows: Poisson arrivals per sending host at a target "
+                               "load, sizes from a distribution",
+                               workload_params(), append_to(&tp::workload));
+        t.list<incast_entry>("incast", "",
+                             "Partition/aggregate groups: an aggregator queries workers over "
+                             "persistent TCP connections (tcp.*)",
+                             incast_params(), append_to(&tp::incast));
+        return t;
+    }();
+    return table;
+}
 
 void describe_top_level(config_schema& s) {
     scenario_params().describe(s, "");
@@ -1045,77 +1161,161 @@ void describe_top_level(config_schema& s) {
     phy_params::params().describe(s, "phy");
     sw::switch_config::params().describe(s, "switch");
     nic::nic_config::params().describe(s, "nic");
+    tcp_params().describe(s, "tcp");
+    traffic_params::params().describe(s, "traffic");
 }
 
-std::uint32_t host_by_name(const scenario& sc, const config_node& n, const std::string& key) {
-    const std::string name = n.str(key);
+/// The scenario-wide TCP options with a group's own congestion control, if it has one.
+host::tcp_options with_cc(host::tcp_options o, std::optional<host::cc_kind> cc) {
+    if (cc) o.cc.kind = *cc;
+    return o;
+}
+
+/// Makes `f` a TCP flow with options `o`: segment size, ECT and the receiver's ECN feedback
+/// follow the sender's algorithm (as negotiated at connection set-up).
+void make_tcp(host::flow_spec& f, const host::tcp_options& o) {
+    f.transport = host::transport_kind::TCP;
+    f.tcp = o;
+    f.packet_bytes = o.cc.mss + IPV4_HEADER + TCP_HEADER;
+    f.ect = o.cc.kind == host::cc_kind::ECN_STAR || o.cc.kind == host::cc_kind::DCTCP ||
+            (o.cc.kind == host::cc_kind::CUBIC && o.cc.cubic_ecn);
+    f.tcp.receiver.ecn = o.cc.kind == host::cc_kind::DCTCP ? host::ecn_feedback::DCTCP
+                         : f.ect                           ? host::ecn_feedback::RFC3168
+                                                           : host::ecn_feedback::NONE;
+}
+
+/// The flow that the keys of a flows[] or generate[] entry describe (endpoints and rate aside):
+/// its stop time (default: the run's end) after its start, and no key of the other transport
+/// set.
+host::flow_spec flow_of(const flow_keys& k, ps_t duration, const host::tcp_options& tcp) {
+    host::flow_spec f = k.spec;
+    f.stop = k.stop.value_or(duration);
+    if (f.stop <= f.start) k.fail("stop", "must be after start (" + format_time(f.start) + ")");
+    if (f.transport == host::transport_kind::TCP) {
+        if (!k.udp_only.empty())
+            k.fail(k.udp_only.front(),
+                   "applies to UDP flows only (a TCP flow's segments follow tcp.mss and its "
+                   "congestion control)");
+        make_tcp(f, with_cc(tcp, k.cc));
+    } else if (!k.tcp_only.empty()) {
+        k.fail(k.tcp_only.front(), "applies to TCP flows only (set transport: tcp)");
+    }
+    return f;
+}
+
+/// The host named `name`, given at `key` of `e`.
+std::uint32_t host_named(const scenario& sc, const std::string& name, const list_entry& e,
+                         const std::string& key) {
     const int i = sc.topo.find(name);
     if (i < 0 || sc.topo.nodes[static_cast<std::size_t>(i)].kind != node_kind::HOST)
-        n.fail(key, "no host named '" + name + "'");
+        e.fail(key, "no host named '" + name + "'");
     return static_cast<std::uint32_t>(i);
+}
+
+/// `target` of a many_to_one group, by default the last host.
+std::uint32_t target_host(const scenario& sc, const std::optional<std::string>& target,
+                          const list_entry& e, const std::vector<std::uint32_t>& hosts) {
+    return target ? host_named(sc, *target, e, "target") : hosts.back();
 }
 
 /// Appends `f` to the scenario's flows with the next id; returns the id.
 std::uint32_t add_flow(scenario& sc, host::flow_spec f) {
     f.id = static_cast<std::uint32_t>(sc.flows.size());
-    sc.flows.push_back(std::move(f));
+    sc.flows.push_back(f);
     return sc.flows.back().id;
 }
 
-/// The scenario-wide TCP options with the group's own `cc`, if it has one.
-host::tcp_options tcp_for(const config_node& n, const host::tcp_options& tcp) {
-    host::tcp_options o = tcp;
-    if (n.has("cc")) o.cc.kind = cc_from(n.str("cc"));
-    return o;
-}
+/// The files a scenario reads (workload CSVs), see load_scenario.
+struct file_reader {
+    const std::string& base_dir;
+    const std::map<std::string, std::string>& given;
+    std::map<std::string, std::string>& read;
 
-host::traffic_pattern pattern_from(const std::string& name) {
-    return name == "permutation"  ? host::traffic_pattern::PERMUTATION
-           : name == "all_to_all" ? host::traffic_pattern::ALL_TO_ALL
-                                  : host::traffic_pattern::MANY_TO_ONE;
-}
+    /// `path` made absolute against base_dir (the current directory if "") and normalised.
+    std::string resolve(const std::string& path) const {
+        const std::filesystem::path p(path);
+        const auto abs = p.is_absolute() ? p
+                         : base_dir.empty()
+                             ? std::filesystem::absolute(p)
+                             : std::filesystem::absolute(std::filesystem::path(base_dir) / p);
+        return abs.lexically_normal().string();
+    }
+    /// The content of a resolved path: from `given`, else from the disk; recorded in `read`.
+    /// `key` is the full path of the key that names the file.
+    const std::string& content(const std::string& resolved, const std::string& key) {
+        if (auto it = given.find(resolved); it != given.end()) return read[resolved] = it->second;
+        std::ifstream in(resolved, std::ios::binary);
+        if (!in) throw config_error(key, "cannot read " + resolved);
+        std::ostringstream text;
+        text << in.rdbuf();
+        return read[resolved] = text.str();
+    }
+};
 
-/// `target` of a many_to_one group, by default the last host.
-std::uint32_t target_host(const scenario& sc, const config_node& n,
-                          const std::vector<std::uint32_t>& hosts) {
-    return n.has("target") ? host_by_name(sc, n, "target") : hosts.back();
+/// The flow-size distribution a workload names (shipped CDF, analytic, or a CSV file). The
+/// absolute path of a CSV file goes to `path`.
+host::flow_size_distribution size_distribution(const workload_entry& w, file_reader& files,
+                                               std::string& path) {
+    const std::string& name = w.sizes;
+    try {
+        if (name == "hull_mix")
+            return host::flow_size_distribution::from_cdf(
+                {{1000, 0}, {1000, 0.8}, {1e7, 0.8}, {1e7, 1}}, "hull_mix");
+        if (name == "pareto")
+            return host::flow_size_distribution::pareto(w.pareto_shape, double(w.pareto_mean));
+        if (name == "fixed") {
+            if (!w.size) w.fail("size", "is required with sizes: fixed");
+            return host::flow_size_distribution::fixed(*w.size);
+        }
+        if (const char* csv = builtin_workload_csv(name))
+            return host::flow_size_distribution::from_csv_text(csv, name);
+        if (name.find('/') == std::string::npos && name.find('.') == std::string::npos)
+            w.fail("sizes", "unknown distribution '" + name +
+                                "' (websearch, datamining, fb_hadoop, hull_mix, pareto, fixed, or "
+                                "a CSV file path)");
+        path = files.resolve(name);
+        return host::flow_size_distribution::from_csv_text(files.content(path, w.at + ".sizes"),
+                                                           path);
+    } catch (const std::invalid_argument& e) {
+        w.fail("sizes", e.what());
+    }
 }
 
 /// traffic.flows[]: explicit flows.
-void read_flows(scenario& sc, const config_node& tr, const host::tcp_options& tcp) {
-    for (const auto& f : tr.list("flows")) {
-        host::flow_spec spec = read_flow_common(f, sc.duration);
-        read_transport(spec, f, tcp, "traffic.flows[]");
-        spec.src = host_by_name(sc, f, "src");
-        spec.dst = host_by_name(sc, f, "dst");
-        if (spec.src == spec.dst) f.fail("dst", "is the same host as src");
-        spec.rate_bps = f.rate("rate");
+void add_explicit_flows(scenario& sc, const std::vector<explicit_flow>& flows,
+                        const host::tcp_options& tcp) {
+    for (const auto& e : flows) {
+        host::flow_spec spec = flow_of(e, sc.duration, tcp);
+        spec.src = host_named(sc, e.src, e, "src");
+        spec.dst = host_named(sc, e.dst, e, "dst");
+        if (spec.src == spec.dst) e.fail("dst", "is the same host as src");
         add_flow(sc, spec);
     }
 }
 
 /// traffic.generate[]: one flow per (source, destination) pair of a pattern over all hosts;
 /// each source's load is split evenly over its flows.
-void read_generated(scenario& sc, const config_node& tr, const host::tcp_options& tcp) {
+void add_generated_flows(scenario& sc, const std::vector<flow_pattern>& patterns,
+                         const host::tcp_options& tcp) {
     const auto hosts = sc.topo.hosts();
-    std::size_t gi = 0;
-    for (const auto& g : tr.list("generate")) {
-        const std::string name = "traffic.generate[" + std::to_string(gi++) + "]";
-        const host::traffic_pattern pattern = pattern_from(g.str("pattern"));
-        const double load = g.real("load");
+    for (std::size_t gi = 0; gi < patterns.size(); ++gi) {
+        const flow_pattern& g = patterns[gi];
         std::uint32_t target = 0;
-        if (pattern == host::traffic_pattern::PERMUTATION && hosts.size() < 2)
+        if (g.pattern == host::traffic_pattern::PERMUTATION && hosts.size() < 2)
             g.fail("pattern", "needs at least two hosts");
-        if (pattern == host::traffic_pattern::MANY_TO_ONE) target = target_host(sc, g, hosts);
-        const auto pairs = host::flow_pairs(pattern, hosts, target, rng(sc.seed, name));
+        if (g.pattern == host::traffic_pattern::MANY_TO_ONE)
+            target = target_host(sc, g.target, g, hosts);
+        const auto pairs = host::flow_pairs(
+            g.pattern, hosts, target, rng(sc.seed, "traffic.generate[" + std::to_string(gi) + "]"));
+        if (pairs.empty()) continue;
+        const host::flow_spec common = flow_of(g, sc.duration, tcp);
         std::map<std::uint32_t, std::uint32_t> per_src;
         for (auto [s, d] : pairs) per_src[s]++;
         for (auto [s, d] : pairs) {
-            host::flow_spec spec = read_flow_common(g, sc.duration);
-            read_transport(spec, g, tcp, "traffic.generate[]");
+            host::flow_spec spec = common;
             spec.src = s;
             spec.dst = d;
-            const double rate = load * double(sc.topo.port_rate(s, 0)) / per_src[s];
+            const double rate = g.load * double(sc.topo.port_rate(s, 0)) / per_src[s];
             spec.rate_bps =
                 std::max<std::uint64_t>(1000, static_cast<std::uint64_t>(std::llround(rate)));
             add_flow(sc, spec);
@@ -1123,42 +1323,30 @@ void read_generated(scenario& sc, const config_node& tr, const host::tcp_options
     }
 }
 
-/// The workload generator's parameters from a traffic.workload[] entry.
-host::workload_params read_workload_params(const scenario& sc, const config_node& w,
-                                           const host::tcp_options& o,
-                                           const std::vector<std::uint32_t>& hosts) {
-    host::workload_params p;
-    p.load = w.real("load");
-    p.start = w.time("start");
-    p.stop = w.has("stop") ? w.time("stop") : sc.duration;
-    if (p.stop <= p.start) w.fail("stop", "must be after start (" + format_time(p.start) + ")");
-    p.max_flows = static_cast<std::uint64_t>(w.integer("max_flows"));
-    // Wire bytes per payload byte of full segments (headers, FCS, preamble, IFG).
-    p.wire_per_byte = double(o.cc.mss + IPV4_HEADER + TCP_HEADER + ETH_HEADER + FCS_BYTES +
-                             PREAMBLE_SFD + IFG_BYTES) /
-                      double(o.cc.mss);
-    p.pattern = pattern_from(w.str("pattern"));
-    if (p.pattern == host::traffic_pattern::MANY_TO_ONE) p.target = target_host(sc, w, hosts);
-    if (hosts.size() < 2) w.fail("pattern", "needs at least two hosts");
-    return p;
-}
-
 /// traffic.workload[]: open-loop TCP flows from the workload generator, one fresh connection
 /// per flow.
-void read_workloads(scenario& sc, const config_node& tr, const host::tcp_options& tcp,
-                    file_reader& files) {
+void add_workloads(scenario& sc, const std::vector<workload_entry>& workloads,
+                   const host::tcp_options& tcp, file_reader& files) {
     const auto hosts = sc.topo.hosts();
     std::vector<host::workload_host> endpoints;
     for (const auto h : hosts)
         endpoints.push_back({h, sc.topo.nodes[h].name, sc.topo.port_rate(h, 0)});
-    std::size_t wi = 0;
-    for (const auto& w : tr.list("workload")) {
-        const std::size_t index = wi++;
+    for (std::size_t index = 0; index < workloads.size(); ++index) {
+        const workload_entry& w = workloads[index];
         std::string csv_path;
         host::flow_size_distribution sizes = size_distribution(w, files, csv_path);
         if (!csv_path.empty()) sc.echo["traffic"]["workload"][index]["sizes"] = csv_path;
-        const host::tcp_options o = tcp_for(w, tcp);
-        const host::workload_params p = read_workload_params(sc, w, o, hosts);
+        const host::tcp_options o = with_cc(tcp, w.cc);
+        host::workload_params p = w.params;
+        p.stop = w.stop.value_or(sc.duration);
+        if (p.stop <= p.start) w.fail("stop", "must be after start (" + format_time(p.start) + ")");
+        // Wire bytes per payload byte of full segments (headers, FCS, preamble, IFG).
+        p.wire_per_byte = double(o.cc.mss + IPV4_HEADER + TCP_HEADER + ETH_HEADER + FCS_BYTES +
+                                 PREAMBLE_SFD + IFG_BYTES) /
+                          double(o.cc.mss);
+        if (p.pattern == host::traffic_pattern::MANY_TO_ONE)
+            p.target = target_host(sc, w.target, w, hosts);
+        if (hosts.size() < 2) w.fail("pattern", "needs at least two hosts");
         std::vector<host::generated_flow> made;
         try {
             const host::workload_generator gen(endpoints, std::move(sizes), p, sc.seed,
@@ -1171,7 +1359,6 @@ void read_workloads(scenario& sc, const config_node& tr, const host::tcp_options
         } catch (const std::invalid_argument& e) {
             w.fail("pattern", e.what());
         }
-        const auto dscp = static_cast<std::uint8_t>(w.integer("dscp"));
         for (const auto& g : made) {
             host::flow_spec f;
             f.src = g.src;
@@ -1180,7 +1367,7 @@ void read_workloads(scenario& sc, const config_node& tr, const host::tcp_options
             f.size_bytes = g.size_bytes;
             f.start = g.start;
             f.stop = sc.duration;
-            f.dscp = dscp;
+            f.dscp = w.dscp;
             add_flow(sc, f);
         }
     }
@@ -1188,57 +1375,51 @@ void read_workloads(scenario& sc, const config_node& tr, const host::tcp_options
 
 /// traffic.incast[]: partition/aggregate groups and their app-driven connections (a request
 /// and a response flow per worker).
-void read_incast(scenario& sc, const config_node& tr, const host::tcp_options& tcp) {
+void add_incast(scenario& sc, const std::vector<incast_entry>& groups,
+                const host::tcp_options& tcp) {
     const auto hosts = sc.topo.hosts();
-    for (const auto& g : tr.list("incast")) {
-        host::incast_spec is;
-        is.aggregator = g.has("aggregator") ? host_by_name(sc, g, "aggregator") : hosts.front();
+    for (const auto& g : groups) {
+        host::incast_spec is = g.spec;
+        is.aggregator =
+            g.aggregator ? host_named(sc, *g.aggregator, g, "aggregator") : hosts.front();
         std::vector<std::uint32_t> others;
         for (auto h : hosts)
             if (h != is.aggregator) others.push_back(h);
-        const std::size_t n =
-            g.has("workers") ? static_cast<std::size_t>(g.integer("workers")) : others.size();
+        const std::size_t n = g.workers.value_or(others.size());
         if (n > others.size() || n == 0)
             g.fail("workers", "asks for " + std::to_string(n) + " workers but the topology has " +
                                   std::to_string(others.size()) + " other hosts");
         is.workers.assign(others.begin(), others.begin() + static_cast<long>(n));
-        if (g.has("response_size") && g.has("total_response"))
+        if (g.response_size && g.total_response)
             g.fail("total_response", "give either response_size or total_response, not both");
-        is.response_bytes = g.has("total_response")
-                                ? std::max<std::uint64_t>(1, g.bytes("total_response") / n)
-                            : g.has("response_size") ? g.bytes("response_size")
-                                                     : 2048;
-        is.request_bytes = g.bytes("request_size");
-        is.queries = static_cast<std::uint32_t>(g.integer("queries"));
-        is.start = g.time("start");
-        is.think_time = g.time("think_time");
-        is.jitter = g.time("jitter");
-        const host::tcp_options o = tcp_for(g, tcp);
+        is.response_bytes = g.total_response ? std::max<std::uint64_t>(1, *g.total_response / n)
+                                             : g.response_size.value_or(2048);
+        const host::tcp_options o = with_cc(tcp, g.cc);
         auto connection = [&](std::uint32_t src, std::uint32_t dst) {
             host::flow_spec f;
             f.src = src;
             f.dst = dst;
             make_tcp(f, o);
             f.app_driven = true;
-            f.dscp = static_cast<std::uint8_t>(g.integer("dscp"));
+            f.dscp = g.dscp;
             f.stop = sc.duration;
             return add_flow(sc, f);
         };
         for (auto w : is.workers) {
             is.request_flows.push_back(connection(is.aggregator, w));
             is.response_flows.push_back(connection(w, is.aggregator));
-            sc.flows.back().trace = g.boolean("trace");
+            sc.flows.back().trace = g.trace;
         }
         sc.incast.push_back(std::move(is));
     }
 }
 
-void build_traffic(scenario& sc, const config_node& tr, const host::tcp_options& tcp,
+void build_traffic(scenario& sc, const traffic_params& tr, const host::tcp_options& tcp,
                    file_reader& files) {
-    read_flows(sc, tr, tcp);
-    read_generated(sc, tr, tcp);
-    read_workloads(sc, tr, tcp, files);
-    read_incast(sc, tr, tcp);
+    add_explicit_flows(sc, tr.flows, tcp);
+    add_generated_flows(sc, tr.generate, tcp);
+    add_workloads(sc, tr.workload, tcp, files);
+    add_incast(sc, tr.incast, tcp);
 }
 
 }  // namespace
@@ -1284,7 +1465,10 @@ scenario load_scenario(const YAML::Node& root_in, const std::string& name,
                                "switch '" + sc.topo.nodes[n].name + "': " + why);
     }
     file_reader reader{base_dir, files, sc.files_read};
-    build_traffic(sc, top.child("traffic"), read_tcp(top.child("tcp")), reader);
+    const config_node tcp_section = top.child("tcp");
+    const host::tcp_options tcp = tcp_params().load(tcp_section);
+    check_tcp(tcp, tcp_section);
+    build_traffic(sc, traffic_params::params().load(top.child("traffic")), tcp, reader);
     resolve_pcap(sc);
     check_output_estimate(sc);
     return sc;

@@ -26,11 +26,11 @@ namespace {
 
 // A 1500 B IP packet: 1518 B frame (Ethernet header + FCS), 1538 B on the wire (+ preamble/IFG),
 // ceil(1518 / 208) = 8 cells of the default 208 B cell.
-constexpr double frame_bytes = 1518;
-constexpr double wire_bytes = 1538;
-constexpr double cells_per_frame = 8;
-constexpr double line_rate = 10e9;
-constexpr double frame_time_us = wire_bytes * 8 / line_rate * 1e6;  // 1.2304 us at 10G
+constexpr double FRAME_BYTES = 1518;
+constexpr double WIRE_BYTES = 1538;
+constexpr double CELLS_PER_FRAME = 8;
+constexpr double LINE_RATE = 10e9;
+constexpr double FRAME_TIME_US = WIRE_BYTES * 8 / LINE_RATE * 1e6;  // 1.2304 us at 10G
 
 /// Runs one scenario (no results folder, no time series) and checks frame conservation.
 json run(const std::string& yaml, const std::string& name) {
@@ -101,13 +101,13 @@ void check_dynamic_threshold(unsigned s_queues, double alpha) {
         INFO("queue " << q << " expected " << expected << " cells: " << qj.dump());
         // The fit test admits while shared + 8 <= T, so a queue stops within one frame of the
         // fixed point (the last admitted frame can also overshoot by up to one frame).
-        CHECK(std::abs(num(qj["peak_cells"]) - expected) <= cells_per_frame);
-        CHECK(std::abs(num(qj["cells"]) - expected) <= cells_per_frame);  // still there at the end
+        CHECK(std::abs(num(qj["peak_cells"]) - expected) <= CELLS_PER_FRAME);
+        CHECK(std::abs(num(qj["cells"]) - expected) <= CELLS_PER_FRAME);  // still there at the end
         used += num(qj["cells"]);
     }
     for (unsigned q = s_queues; q < 8; ++q) CHECK(u64(p["queues"][q]["peak_cells"]) == 0);
     // B / (1 + S alpha) of the pool stays free by design.
-    CHECK(std::abs((b - used) - b / (1 + s_queues * alpha)) <= s_queues * cells_per_frame);
+    CHECK(std::abs((b - used) - b / (1 + s_queues * alpha)) <= s_queues * CELLS_PER_FRAME);
     // Every loss is the egress queue's dynamic limit.
     const json& causes = s["frames"]["dropped_by_cause"];
     CHECK(u64(causes["egress_queue_limit"]) > 1000);
@@ -198,7 +198,7 @@ traffic:
         const json& p = port(s, c.port);
         INFO("N = " << c.n << ": " << p["mq_ecn"].dump());
         REQUIRE(p.contains("mq_ecn"));
-        CHECK(num(p["mq_ecn"]["t_round_us"]) == Approx(c.n * frame_time_us).epsilon(0.01));
+        CHECK(num(p["mq_ecn"]["t_round_us"]) == Approx(c.n * FRAME_TIME_US).epsilon(0.01));
         for (unsigned q = 0; q < c.n; ++q)
             CHECK(num(p["queues"][q]["ecn_threshold_scale"]) == Approx(1.0 / c.n).epsilon(0.01));
         // The scaled threshold is the one marking uses: a queue fed at 10G and served at 10G/N
@@ -207,7 +207,7 @@ traffic:
         // senders, m = 21 takes 2m arrivals). +-3 frames: T_round starts at 0 (scale 1) and needs
         // a few rounds to reach N frame times. The standard threshold would leave 42 (N 1, 2)
         // and 28 (N 4) frames unmarked.
-        const double m = std::floor(32000.0 / c.n / frame_bytes);
+        const double m = std::floor(32000.0 / c.n / FRAME_BYTES);
         if (c.n == 1) {
             CHECK(std::abs(double(unmarked(s, 0) + unmarked(s, 1)) - 2 * m) <= 3);
         } else {
@@ -263,7 +263,7 @@ traffic:
     const json& mq = port(s, 1)["mq_ecn"];
     INFO(mq.dump());
     CHECK(u64(mq["samples"]) == 3);
-    CHECK(num(mq["t_round_us"]) == Approx(frame_time_us * (1 - 0.125)).epsilon(1e-3));
+    CHECK(num(mq["t_round_us"]) == Approx(FRAME_TIME_US * (1 - 0.125)).epsilon(1e-3));
 }
 
 // ---------------------------------------------------------------- step marking (DCTCP K)
@@ -291,7 +291,7 @@ traffic:
 )",
                        "step");
     INFO(s["flows"].dump());
-    const double k_frames = std::floor(32000 / frame_bytes);  // 21
+    const double k_frames = std::floor(32000 / FRAME_BYTES);  // 21
     {
         // Overloaded ECT: the queue grows by one frame per two arrivals, so the first 2 x 21
         // arrivals are unmarked and, the queue staying above K, every later one is marked.
@@ -315,7 +315,7 @@ traffic:
         // at line rate.
         const json& q = queue(s, 8, 0);
         INFO(q.dump());
-        CHECK(num(q["peak_frame_bytes"]) == k_frames * frame_bytes);
+        CHECK(num(q["peak_frame_bytes"]) == k_frames * FRAME_BYTES);
         CHECK(u64(q["ce_marked"]) == 0);
         CHECK(drops_except(q["drops"], "aqm_drop") == 0);
         const double sent = num(s["flows"][4]["sent_frames"]) + num(s["flows"][5]["sent_frames"]);
@@ -324,7 +324,7 @@ traffic:
         // Not delivered = AQM drops + at most 21 queued + a few on the links.
         CHECK(num(q["drops"]["aqm_drop"]) <= sent - delivered);
         CHECK(num(q["drops"]["aqm_drop"]) >= sent - delivered - k_frames - 8);
-        CHECK(num(port(s, 8)["tx_frames"]) >= std::floor(2000.0 / frame_time_us) - 5);
+        CHECK(num(port(s, 8)["tx_frames"]) >= std::floor(2000.0 / FRAME_TIME_US) - 5);
     }
 }
 
@@ -401,13 +401,13 @@ traffic:
         CHECK(u64(p["phantom_queue"]["marked"]) == 0);
         CHECK(u64(s["flows"][0]["ce_frames"]) == 0);
         CHECK(u64(s["flows"][0]["delivered_frames"]) > 1400);
-        CHECK(num(p["phantom_queue"]["counter_bytes"]) < wire_bytes);
+        CHECK(num(p["phantom_queue"]["counter_bytes"]) < WIRE_BYTES);
     }
     {
         const json& p = port(s, 3);
         INFO(p["phantom_queue"].dump());
         CHECK(num(queue(s, 3, 0)["peak_frame_bytes"]) <=
-              frame_bytes);  // marks come from the phantom queue
+              FRAME_BYTES);  // marks come from the phantom queue
         CHECK(unmarked(s, 1) >= 1);
         CHECK(unmarked(s, 1) <= 32);
         CHECK(u64(s["flows"][1]["delivered_frames"]) > 1550);
@@ -433,7 +433,7 @@ traffic:
 )",
                        "port_shaper");
     INFO(port(s, 1).dump());
-    const double delivered_bps = num(s["flows"][0]["delivered_frames"]) * wire_bytes * 8 / 4e-3;
+    const double delivered_bps = num(s["flows"][0]["delivered_frames"]) * WIRE_BYTES * 8 / 4e-3;
     CHECK(delivered_bps == Approx(5e9).epsilon(0.01));
 }
 
@@ -519,7 +519,7 @@ const json& check_pg3(const json& s) {
     CHECK(u64(pg["pg"]) == 3);
     const double pool = num(s["switches"]["tor"]["pools"]["lossless"]["size_cells"]);
     CHECK(pool == 962);
-    CHECK(std::abs(num(pg["peak_cells"]) - 8 * pool / 9) <= cells_per_frame);
+    CHECK(std::abs(num(pg["peak_cells"]) - 8 * pool / 9) <= CELLS_PER_FRAME);
     CHECK(u64(pg["headroom_cells"]) == u64(pg["headroom_peak_cells"]));
     // The lossy flow is untouched: queue 0 loses nothing.
     for (const auto& d : queue(s, 2, 0)["drops"]) CHECK(u64(d) == 0);
@@ -534,7 +534,7 @@ TEST_CASE("lossless pg headroom fills to pg_headroom then drops headroom_pg_full
     const json s = run_headroom("200KB");
     const json& pg = check_pg3(s);
     CHECK(num(pg["headroom_peak_cells"]) <= 241);
-    CHECK(num(pg["headroom_peak_cells"]) > 241 - cells_per_frame);
+    CHECK(num(pg["headroom_peak_cells"]) > 241 - CELLS_PER_FRAME);
     const json& drops = queue(s, 2, 3)["drops"];
     INFO(drops.dump());
     CHECK(u64(drops["headroom_pg_full"]) > 500);  // ~half of the 1626 frames sent
@@ -548,7 +548,7 @@ TEST_CASE("lossless pg headroom capped by a smaller headroom pool drops headroom
     const json& pg = check_pg3(s);
     CHECK(u64(s["switches"]["tor"]["pools"]["headroom"]["size_cells"]) == 145);
     CHECK(num(pg["headroom_peak_cells"]) <= 145);
-    CHECK(num(pg["headroom_peak_cells"]) > 145 - cells_per_frame);
+    CHECK(num(pg["headroom_peak_cells"]) > 145 - CELLS_PER_FRAME);
     const json& drops = queue(s, 2, 3)["drops"];
     INFO(drops.dump());
     CHECK(u64(drops["headroom_pool_full"]) > 500);

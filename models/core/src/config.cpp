@@ -67,7 +67,7 @@ std::string fmt_bound(value_kind k, double v) {
 double parse_scalar(const param_spec& p, const YAML::Node& v, const std::string& dpath) {
     if (!v.IsScalar())
         throw config_error(dpath, std::string("expected a ") + kind_name(p.kind) + " value");
-    const std::string s = v.Scalar();
+    const std::string& s = v.Scalar();
     std::string why;
     switch (p.kind) {
         case value_kind::BOOL: {
@@ -214,7 +214,7 @@ void config_schema::validate_value(const param_spec& p, const YAML::Node& v,
                     continue;
                 if (spec.default_value.empty() && !spec.optional &&
                     spec.kind != value_kind::MAP_LIST && !v[i][key])
-                    throw config_error(dp + "." + key, "required key is missing");
+                    throw config_error(join(dp, key), "required key is missing");
             }
         }
         return;
@@ -262,10 +262,10 @@ bool config_schema::explain(std::ostream& os, const std::string& key) const {
 
 // ---------------------------------------------------------------- config_node
 
-config_node::config_node(const config_schema& schema, YAML::Node node, std::string schema_path,
-                         std::string display_path)
+config_node::config_node(const config_schema& schema, const YAML::Node& node,
+                         std::string schema_path, std::string display_path)
     : m_schema(&schema),
-      m_node(std::move(node)),
+      m_node(node),
       m_spath(std::move(schema_path)),
       m_dpath(std::move(display_path)) {}
 
@@ -281,49 +281,44 @@ bool config_node::has(const std::string& key) const {
     return m_node && m_node.IsMap() && m_node[key] && !m_node[key].IsNull();
 }
 
-YAML::Node config_node::value(const std::string& key, const param_spec** spec) const {
+config_node::lookup config_node::value(const std::string& key) const {
     // A dotted key would look up a literal YAML key the validator rejects: read it via child().
     if (key.find('.') != std::string::npos)
         throw config_error(path(key), "internal: read nested keys through child()");
     const param_spec* p = m_schema->find(join(m_spath, key));
     if (!p) throw config_error(path(key), "internal: parameter missing from the schema");
-    *spec = p;
-    if (has(key)) return m_node[key];
+    if (has(key)) return {*p, m_node[key]};
     if (p->default_value.empty()) {
-        if (p->optional) return YAML::Node();
+        if (p->optional) return {*p, YAML::Node()};
         fail(key, "required key is missing");
     }
-    return YAML::Load(p->default_value);
+    return {*p, YAML::Load(p->default_value)};
 }
 
 bool config_node::boolean(const std::string& key) const {
-    const param_spec* p;
-    return parse_scalar(*p, value(key, &p), path(key)) != 0;
+    const lookup v = value(key);
+    return parse_scalar(v.spec, v.node, path(key)) != 0;
 }
 std::int64_t config_node::integer(const std::string& key) const {
-    const param_spec* p;
-    const auto v = value(key, &p);
+    const YAML::Node v = value(key).node;
     std::string why;
     const auto r = v.IsScalar() ? parse_integer(v.Scalar(), why) : std::nullopt;
     if (!r) fail(key, why.empty() ? "expected an int value" : why);
     return *r;
 }
 double config_node::real(const std::string& key) const {
-    const param_spec* p;
-    const auto v = value(key, &p);
+    const YAML::Node v = value(key).node;
     std::string why;
     const auto r = v.IsScalar() ? parse_real(v.Scalar(), why) : std::nullopt;
     if (!r) fail(key, why.empty() ? "expected a real value" : why);
     return *r;
 }
 std::string config_node::str(const std::string& key) const {
-    const param_spec* p;
-    auto v = value(key, &p);
+    const YAML::Node v = value(key).node;
     return v.IsNull() ? std::string() : v.Scalar();
 }
 std::vector<std::string> config_node::str_list(const std::string& key) const {
-    const param_spec* p;
-    auto v = value(key, &p);
+    const YAML::Node v = value(key).node;
     std::vector<std::string> out;
     if (v.IsScalar())
         out.push_back(v.Scalar());
@@ -332,28 +327,27 @@ std::vector<std::string> config_node::str_list(const std::string& key) const {
     return out;
 }
 std::uint64_t config_node::rate(const std::string& key) const {
-    const param_spec* p;
-    return static_cast<std::uint64_t>(parse_scalar(*p, value(key, &p), path(key)));
+    const lookup v = value(key);
+    return static_cast<std::uint64_t>(parse_scalar(v.spec, v.node, path(key)));
 }
 std::uint64_t config_node::bytes(const std::string& key) const {
-    const param_spec* p;
-    return static_cast<std::uint64_t>(parse_scalar(*p, value(key, &p), path(key)));
+    const lookup v = value(key);
+    return static_cast<std::uint64_t>(parse_scalar(v.spec, v.node, path(key)));
 }
 size_spec config_node::size(const std::string& key) const {
-    const param_spec* p;
-    auto v = value(key, &p);
+    const YAML::Node v = value(key).node;
     std::string why;
     auto r = parse_size(v.Scalar(), why);
     if (!r) fail(key, why);
     return *r;
 }
 ps_t config_node::time(const std::string& key) const {
-    const param_spec* p;
-    return static_cast<ps_t>(parse_scalar(*p, value(key, &p), path(key)));
+    const lookup v = value(key);
+    return static_cast<ps_t>(parse_scalar(v.spec, v.node, path(key)));
 }
 double config_node::frequency(const std::string& key) const {
-    const param_spec* p;
-    return parse_scalar(*p, value(key, &p), path(key));
+    const lookup v = value(key);
+    return parse_scalar(v.spec, v.node, path(key));
 }
 
 config_node config_node::child(const std::string& key) const {
@@ -444,9 +438,9 @@ void apply_override(YAML::Node& root, const std::string& assignment) {
             const auto parsed = parse_integer(idx_s, why);
             if (!parsed || *parsed < 0) throw config_error(key, "bad list index '" + idx_s + "'");
             const auto idx = static_cast<std::size_t>(*parsed);
-            if (!next.IsSequence() || idx >= next.size())
-                throw config_error(done + "[" + idx_s + "]", "no such list element");
             done += "[" + idx_s + "]";
+            if (!next.IsSequence() || idx >= next.size())
+                throw config_error(done, "no such list element");
             if (close + 1 == key.size()) {
                 next[idx] = value;
                 return;
@@ -528,8 +522,8 @@ YAML::Node with_defaults(const config_schema& schema, const YAML::Node& root) {
 namespace {
 
 /// One scalar typed by its parameter's kind (a validated tree: the parses succeed).
-template <class Json>
-Json typed_scalar(const param_spec& p, const YAML::Node& v) {
+template <class JSON>
+JSON typed_scalar(const param_spec& p, const YAML::Node& v) {
     std::string why;
     switch (p.kind) {
         case value_kind::BOOL: {
@@ -551,25 +545,25 @@ Json typed_scalar(const param_spec& p, const YAML::Node& v) {
 
 /// `n` below schema path `spath` as JSON typed by the schema; list elements of a MAP_LIST use
 /// the "<path>[]" parameters, those of a STRING_LIST their list's kind.
-template <class Json>
-Json echo_node(const config_schema& schema, const YAML::Node& n, const std::string& spath) {
+template <class JSON>
+JSON echo_node(const config_schema& schema, const YAML::Node& n, const std::string& spath) {
     if (!n || n.IsNull()) return nullptr;
     if (n.IsMap()) {
-        Json o = Json::object();
+        JSON o = JSON::object();
         for (const auto& kv : n) {
             const std::string key = kv.first.Scalar();
-            o[key] = echo_node<Json>(schema, kv.second, join(spath, key));
+            o[key] = echo_node<JSON>(schema, kv.second, join(spath, key));
         }
         return o;
     }
     const param_spec* p = schema.find(spath);
     if (n.IsSequence()) {
         const std::string element = p && p->kind == value_kind::MAP_LIST ? spath + "[]" : spath;
-        Json a = Json::array();
-        for (const auto& e : n) a.push_back(echo_node<Json>(schema, e, element));
+        JSON a = JSON::array();
+        for (const auto& e : n) a.push_back(echo_node<JSON>(schema, e, element));
         return a;
     }
-    return p ? typed_scalar<Json>(*p, n) : Json(n.Scalar());
+    return p ? typed_scalar<JSON>(*p, n) : JSON(n.Scalar());
 }
 
 /// A real that YAML 1.1 readers (PyYAML) also read as a float: shortest round-trip digits with

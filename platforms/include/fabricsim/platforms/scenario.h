@@ -26,10 +26,10 @@ struct pcap_request {
 /// A named device configuration. Profile 0 is "default": the `switch:` / `nic:` section; every
 /// other one is that section with a `switch_profiles[]` / `nic_profiles[]` entry's keys laid
 /// over it (maps merge key by key, scalars and lists replace).
-template <class Config>
+template <class CONFIG>
 struct device_profile {
     std::string name;
-    Config cfg;
+    CONFIG cfg;
 };
 
 struct scenario {

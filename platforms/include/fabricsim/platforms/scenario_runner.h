@@ -15,15 +15,15 @@ namespace fabricsim::platforms {
 struct scenario_source {
     enum class origin { FILE, TEXT };
     scenario_source() = default;
-    scenario_source(origin from_, std::string file_or_text_,
-                    std::vector<std::string> overrides_ = {}, std::string name_ = {},
-                    std::string base_dir_ = {}, std::map<std::string, std::string> files_ = {})
-        : from(from_),
-          file_or_text(std::move(file_or_text_)),
-          overrides(std::move(overrides_)),
-          name(std::move(name_)),
-          base_dir(std::move(base_dir_)),
-          files(std::move(files_)) {}
+    scenario_source(origin kind, std::string source, std::vector<std::string> sets = {},
+                    std::string run_name = {}, std::string dir = {},
+                    std::map<std::string, std::string> given_files = {})
+        : from(kind),
+          file_or_text(std::move(source)),
+          overrides(std::move(sets)),
+          name(std::move(run_name)),
+          base_dir(std::move(dir)),
+          files(std::move(given_files)) {}
 
     origin from = origin::FILE;
     std::string file_or_text;

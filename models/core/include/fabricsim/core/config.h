@@ -127,7 +127,7 @@ private:
 class config_node
 {
 public:
-    config_node(const config_schema& schema, YAML::Node node, std::string schema_path,
+    config_node(const config_schema& schema, const YAML::Node& node, std::string schema_path,
                 std::string display_path);
 
     bool has(const std::string& key) const;
@@ -153,7 +153,12 @@ public:
     const YAML::Node& yaml() const { return m_node; }
 
 private:
-    YAML::Node value(const std::string& key, const param_spec** spec) const;
+    /// A key's parameter and its value: as given, else the default (null if optional).
+    struct lookup {
+        const param_spec& spec;
+        YAML::Node node;
+    };
+    lookup value(const std::string& key) const;
 
     const config_schema* m_schema;
     YAML::Node m_node;

@@ -40,19 +40,19 @@ public:
 /// kept as a circular active list of backlogged queues. Fixed state for up to 8 queues; pick()
 /// and served() never allocate.
 ///
-/// `Observer` is told about round boundaries: round_observer (any implementation, through
+/// `OBSERVER` is told about round boundaries: round_observer (any implementation, through
 /// virtual calls: `queue_scheduler`) or a final class with the same two calls, such as
 /// mq_ecn_estimator, which are then inlined (the egress port's per-frame path). Each queue
-/// carries an `Observer::queue_slot` next to its deficit and links, for the observer's own
+/// carries an `OBSERVER::queue_slot` next to its deficit and links, for the observer's own
 /// per-queue state (MQ-ECN's T_start), so a round boundary touches one line of queue state.
-template <class Observer>
+template <class OBSERVER>
 class basic_queue_scheduler
 {
 public:
     static constexpr unsigned MAX_QUEUES = 8;
     /// Largest quantum (16 MiB): deficits stay far inside 32 bits.
     static constexpr std::uint32_t MAX_QUANTUM = 16u << 20;
-    using slot_type = typename Observer::queue_slot;
+    using slot_type = typename OBSERVER::queue_slot;
 
     /// `discipline` applies to the non-strict queues (SP makes every queue strict). 1 to 8 queues
     /// (throws std::invalid_argument otherwise, or if a WRR/DWRR quantum is 0 or above
@@ -60,7 +60,7 @@ public:
     basic_queue_scheduler(sched_discipline discipline,
                           const std::vector<queue_sched_params>& queues);
     /// nullptr (the default) = nobody is told.
-    void set_observer(Observer* o) { m_observer = o; }
+    void set_observer(OBSERVER* o) { m_observer = o; }
     unsigned queues() const { return m_n; }
     sched_discipline discipline() const { return m_discipline; }
 
@@ -70,10 +70,10 @@ public:
     /// The queue to serve next, or -1 if no queue is eligible. Strict queues first, highest index
     /// first (802.1Q: higher traffic class = higher priority); then the WRR/DWRR group.
     /// Repeated calls without served() return the same queue (if the view is unchanged).
-    /// `View` is a queue_view or any type with the same two const members; a final class lets
+    /// `VIEW` is a queue_view or any type with the same two const members; a final class lets
     /// the compiler inline them (the egress port's per-frame path).
-    template <class View>
-    int pick(const View& view, ps_t now);
+    template <class VIEW>
+    int pick(const VIEW& view, ps_t now);
     /// The frame chosen by the last pick() (bytes as counted against the quantum) was dequeued
     /// from q at `now`; `now_empty` tells whether q is empty now; `tx_end` = when its last bit
     /// leaves (MQ-ECN takes the round sample at tx_end when a queue empties, as the authors'
@@ -93,7 +93,7 @@ public:
     /// serve_alone() for a caller that knows serves_alone(q, bytes) holds and q is not strict,
     /// and passes the observer it set: the same effect, reading and writing q's entry only
     /// (the egress port's idle path, where the rest of the scheduler's state is cold).
-    void serve_alone_known(unsigned q, ps_t now, ps_t tx_end, Observer* observer) {
+    void serve_alone_known(unsigned q, ps_t now, ps_t tx_end, OBSERVER* observer) {
         // served() leaves an emptied queue with no deficit and no visit, one round further on.
         // A queue out of the active list has both already (backlogged() and the emptying
         // served() reset them), and q is out of it (m_active == 0): only the round is counted.
@@ -145,7 +145,7 @@ private:
     void finish_round(unsigned q, ps_t at);
 
     // What every call reads first, in one line; then the per-queue state.
-    Observer* m_observer = nullptr;
+    OBSERVER* m_observer = nullptr;
     std::int8_t m_head = -1;  ///< head of the active list, -1 if empty
     std::uint8_t m_active = 0;
     sched_discipline m_discipline;
@@ -159,8 +159,8 @@ private:
 /// The scheduler with any round_observer (virtual calls).
 using queue_scheduler = basic_queue_scheduler<round_observer>;
 
-template <class Observer>
-basic_queue_scheduler<Observer>::basic_queue_scheduler(
+template <class OBSERVER>
+basic_queue_scheduler<OBSERVER>::basic_queue_scheduler(
     sched_discipline discipline, const std::vector<queue_sched_params>& queues)
     : m_discipline(discipline) {
     if (queues.empty() || queues.size() > MAX_QUEUES)
@@ -180,16 +180,16 @@ basic_queue_scheduler<Observer>::basic_queue_scheduler(
         if (m_q[q].strict) m_strict_order[m_strict_count++] = static_cast<std::uint8_t>(q);
 }
 
-template <class Observer>
-int basic_queue_scheduler<Observer>::active_at(unsigned pos) const {
+template <class OBSERVER>
+int basic_queue_scheduler<OBSERVER>::active_at(unsigned pos) const {
     if (pos >= m_active) return -1;
     unsigned q = static_cast<unsigned>(m_head);
     while (pos-- > 0) q = m_q[q].next;
     return static_cast<int>(q);
 }
 
-template <class Observer>
-void basic_queue_scheduler<Observer>::unlink(unsigned q) {
+template <class OBSERVER>
+void basic_queue_scheduler<OBSERVER>::unlink(unsigned q) {
     queue_state& s = m_q[q];
     if (--m_active == 0) {
         m_head = -1;
@@ -201,8 +201,8 @@ void basic_queue_scheduler<Observer>::unlink(unsigned q) {
     s.in_list = false;
 }
 
-template <class Observer>
-void basic_queue_scheduler<Observer>::append(unsigned q) {
+template <class OBSERVER>
+void basic_queue_scheduler<OBSERVER>::append(unsigned q) {
     queue_state& s = m_q[q];
     const auto self = static_cast<std::uint8_t>(q);
     if (m_active++ == 0) {
@@ -218,8 +218,8 @@ void basic_queue_scheduler<Observer>::append(unsigned q) {
     s.in_list = true;
 }
 
-template <class Observer>
-void basic_queue_scheduler<Observer>::backlogged(unsigned q, ps_t now) {
+template <class OBSERVER>
+void basic_queue_scheduler<OBSERVER>::backlogged(unsigned q, ps_t now) {
     check_index(q);
     queue_state& s = m_q[q];
     if (s.strict) return;
@@ -230,8 +230,8 @@ void basic_queue_scheduler<Observer>::backlogged(unsigned q, ps_t now) {
     if (m_observer) m_observer->queue_activated(q, now, s.slot);
 }
 
-template <class Observer>
-void basic_queue_scheduler<Observer>::serve_alone(unsigned q, std::uint32_t bytes, ps_t now,
+template <class OBSERVER>
+void basic_queue_scheduler<OBSERVER>::serve_alone(unsigned q, std::uint32_t bytes, ps_t now,
                                                   ps_t tx_end) {
     check_index(q);
     if (!serves_alone(q, bytes))
@@ -240,8 +240,8 @@ void basic_queue_scheduler<Observer>::serve_alone(unsigned q, std::uint32_t byte
 }
 
 // The queue has used its turn with backlog left: to the tail, the next visit grants a quantum.
-template <class Observer>
-void basic_queue_scheduler<Observer>::finish_round(unsigned q, ps_t at) {
+template <class OBSERVER>
+void basic_queue_scheduler<OBSERVER>::finish_round(unsigned q, ps_t at) {
     queue_state& s = m_q[q];
     s.visited = false;
     if (m_discipline == sched_discipline::WRR) s.deficit = 0;  // chips: no carry-over
@@ -256,8 +256,8 @@ void basic_queue_scheduler<Observer>::finish_round(unsigned q, ps_t at) {
     if (m_observer) m_observer->queue_finished_round(q, at, s.slot);
 }
 
-template <class Observer>
-void basic_queue_scheduler<Observer>::served(unsigned q, std::uint32_t bytes, bool now_empty,
+template <class OBSERVER>
+void basic_queue_scheduler<OBSERVER>::served(unsigned q, std::uint32_t bytes, bool now_empty,
                                              ps_t /*now*/, ps_t tx_end) {
     check_index(q);
     queue_state& s = m_q[q];
@@ -287,9 +287,9 @@ void basic_queue_scheduler<Observer>::served(unsigned q, std::uint32_t bytes, bo
 // ends a round at most once per call. DWRR adds quantum >= 1, so q's deficit grows on every
 // visit and q fits after at most ceil(head/quantum) visits (one visit with quantum >= MTU, the
 // configured case: then at most m_active (c) steps and ~2·m_active steps in all).
-template <class Observer>
-template <class View>
-inline int basic_queue_scheduler<Observer>::pick(const View& view, ps_t now) {
+template <class OBSERVER>
+template <class VIEW>
+inline int basic_queue_scheduler<OBSERVER>::pick(const VIEW& view, ps_t now) {
     for (unsigned i = 0; i < m_strict_count; ++i)
         if (view.eligible(m_strict_order[i], now)) return m_strict_order[i];
     if (m_head < 0) return -1;
