@@ -262,8 +262,7 @@ TEST_CASE("egress: a timed pause opens by itself", "[egress][gate]") {
 namespace {
 switch_config step(double k_bytes, bool dequeue = false) {
     switch_config c = base(1);
-    c.ecn.mode = ecn_mode::STEP;
-    c.ecn.red.min_th = c.ecn.red.max_th = k_bytes;
+    c.ecn.set_all(ecn_mode::STEP, {k_bytes, k_bytes, 1.0, 1.0});
     c.ecn.mark_on_dequeue = dequeue;
     return c;
 }
@@ -323,8 +322,7 @@ TEST_CASE("egress: non-ECT frames above K are dropped as aqm_drop, or passed", "
 TEST_CASE("egress: RED with max_p 1 and weight 1 marks linearly between the thresholds",
           "[egress][ecn]") {
     switch_config c = base(1);
-    c.ecn.mode = ecn_mode::RED;
-    c.ecn.red = {30000, 90000, 1.0, 1.0};
+    c.ecn.set_all(ecn_mode::RED, {30000, 90000, 1.0, 1.0});
     port_bench b(c);
     overload(b, 200);
     // At most 19 frames (28842 B) nothing is marked: the first 38 arrivals; above 90 KB (59
@@ -339,9 +337,8 @@ TEST_CASE("egress: port and pool scopes mark a light queue behind a congested on
           "[egress][ecn]") {
     for (ecn_scope scope : {ecn_scope::QUEUE, ecn_scope::PORT, ecn_scope::POOL}) {
         switch_config c = base(2);
-        c.ecn.mode = ecn_mode::STEP;
+        c.ecn.set_all(ecn_mode::STEP, {32000, 32000, 1.0, 1.0});
         c.ecn.scope = scope;
-        c.ecn.red.min_th = c.ecn.red.max_th = 32000;
         port_bench b(c);
         // Queue 0 overloaded for 60 frame times, then one light frame in queue 1.
         for (unsigned i = 0; i < 60; ++i) {
@@ -358,8 +355,7 @@ TEST_CASE("egress: port and pool scopes mark a light queue behind a congested on
 TEST_CASE("egress: minimum thresholds scale K by W_i over the non-strict sum, strict keeps K",
           "[egress][ecn]") {
     switch_config c = base(4);
-    c.ecn.mode = ecn_mode::STEP;
-    c.ecn.red.min_th = c.ecn.red.max_th = 32000;
+    c.ecn.set_all(ecn_mode::STEP, {32000, 32000, 1.0, 1.0});
     c.ecn.per_queue = queue_threshold::MINIMUM;
     const std::uint32_t w[] = {1538, 3076, 4614, 1538};
     for (unsigned q = 0; q < 4; ++q) c.sched[q].quantum_bytes = w[q];
@@ -377,8 +373,7 @@ TEST_CASE("egress: minimum thresholds scale K by W_i over the non-strict sum, st
 
 TEST_CASE("egress: mq-ecn's round time from back-to-back frames and its beta", "[egress][ecn]") {
     switch_config c = base(1);
-    c.ecn.mode = ecn_mode::STEP;
-    c.ecn.red.min_th = c.ecn.red.max_th = 32000;
+    c.ecn.set_all(ecn_mode::STEP, {32000, 32000, 1.0, 1.0});
     c.ecn.per_queue = queue_threshold::MQ_ECN;
     c.ecn.mq_beta = 0.5;
     port_bench b(c);
@@ -393,8 +388,7 @@ TEST_CASE("egress: mq-ecn's round time from back-to-back frames and its beta", "
 
 TEST_CASE("egress: mq-ecn scales K to 1/N with N backlogged equal queues", "[egress][ecn]") {
     switch_config c = base(4);
-    c.ecn.mode = ecn_mode::STEP;
-    c.ecn.red.min_th = c.ecn.red.max_th = 32000;
+    c.ecn.set_all(ecn_mode::STEP, {32000, 32000, 1.0, 1.0});
     c.ecn.per_queue = queue_threshold::MQ_ECN;
     port_bench b(c);
     backlog(b, {0, 1, 2, 3}, 200);

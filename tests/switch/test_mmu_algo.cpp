@@ -179,7 +179,7 @@ TEST_CASE("mmu: a lossless PG overflows into its headroom and the headroom pool"
     c.pg[3].lossless = true;
     c.pg[3].shared = {false, 0, 10};
     c.pg[3].headroom_cells = 20;
-    c.lossless_pool_cells = 100;
+    c.pool_cells[LOSSLESS_POOL] = 100;
     c.headroom_pool_cells = 30;
     c.queue[0].lossless = true;
     mmu m(c);
@@ -235,9 +235,9 @@ TEST_CASE("mmu: configurations that leave no shared cell are rejected with the n
     mmu_config c = small(100, 4, 8);
     CHECK(c.validate().empty());
     c.queue[0].min_cells = 20;  // 4 ports x 20 = 80 reserved
-    c.lossless_pool_cells = 20;
+    c.pool_cells[LOSSLESS_POOL] = 20;
     CHECK(c.validate().find("leave no shared cell") != std::string::npos);
-    c.lossless_pool_cells = 10;
+    c.pool_cells[LOSSLESS_POOL] = 10;
     CHECK(c.validate().empty());
     CHECK(c.lossy_pool_cells() == 10);
 }
