@@ -589,7 +589,9 @@ void switch_config::validate_ecn(const config_node& n) const {
         if (ecn.packets[q] != ecn.packets[f])
             en.fail(key, std::string("is in ") + unit_name(ecn.packets[q]) + " but queue " +
                              std::to_string(f) + "'s threshold is in " + unit_name(ecn.packets[f]) +
-                             ": the " + (step ? "step-marked" : "RED") + " queues use one unit");
+                             ": queues decided by one policy (" +
+                             (step ? "steps at queue scope" : "RED, or any at port or pool scope") +
+                             ") use one unit");
         if (step && ecn.per_queue == queue_threshold::MQ_ECN &&
             ecn.red[q].min_th != ecn.red[f].min_th)
             en.fail(key,
