@@ -166,8 +166,9 @@ void add_mmu(param_table<switch_config>& t) {
           });
     auto& ps = t.indexed(
         "mmu.pool_size", value_kind::BYTES, "",
-        "Shared sizes of service pools 1..3 (e.g. {2: 1MiB}); pool 0 gets what the reserves, "
-        "these pools and the headroom pool leave; pool 1 may be given as lossless_pool instead",
+        "Shared sizes of service pools 1..3 (e.g. {2: 1MiB}; a pool not given has none); pool "
+        "0 gets what the reserves, these pools and the headroom pool leave; pool 1 may be given "
+        "as lossless_pool instead",
         SERVICE_POOLS, "pool", nullptr, [](switch_config& c, unsigned p, const config_value& v) {
             if (!v.present()) return;
             const std::uint64_t cells = cells_up(v.bytes(), c.mmu.cell_bytes);
