@@ -71,19 +71,16 @@ def config_value(key, v):
     turned into strings with that unit: bytes for byte and size keys, bit/s for rates, seconds
     for times, Hz for frequencies. numpy/pandas scalars count as numbers. Raises ConfigError for
     a number the unit cannot take (a fraction of a byte or picosecond, NaN). Dicts and lists
-    are converted below `key`; anything else is returned as is."""
+    are converted below `key`; a per-index key (one value per queue, PG or pool) takes a list
+    or {index: value} of such values. Anything else is returned as is."""
     spath = re.sub(r"\[\d+\]", "[]", key)
     if _is_indexed(spath) and isinstance(v, (Mapping, list, tuple)):
-#A per - index key("switch.mmu.queue_alpha") : a list in index order or {index : value },
-#each element in the key's unit.
         kind = _schema_kinds().get(spath)
         items = v.items() if isinstance(v, Mapping) else enumerate(v)
         out = {_index_key(k): _scalar(f"{key}[{k}]", x, kind) for k, x in items}
         return out if isinstance(v, Mapping) else list(out.values())
     if isinstance(v, Mapping):
-        return {
-k: config_value(f"{key}.{k}" if key else str(k), x) for k, x in v.items()
-}
+        return {k: config_value(f"{key}.{k}" if key else str(k), x) for k, x in v.items()}
     kind = _schema_kinds().get(spath)
     if isinstance(v, (list, tuple)):
         if kind == "map_list":
@@ -112,7 +109,7 @@ def _scalar(key, v, kind):
 
 
 def _index_key(k):
-    """A per-index map key: numpy integers as int (JSON keys become strings)."""
+    """A per-index map key: numpy integers as int."""
     return _plain(k) if hasattr(k, "item") and not isinstance(k, (str, int)) else k
 
 
@@ -155,24 +152,17 @@ def make_source(config, overrides=None, seed=None):
     if isinstance(config, dict) and set(config) >= {"config", "is_file", "overrides", "name"}:
         return dict(config, overrides=list(config["overrides"]) + ov)  # already a source
     if isinstance(config, Mapping):
-        return {
-    "config" : json.dumps(config_value("", config), default = _plain),
-        "is_file" : False,
-                    "overrides" : ov,
-                                  "name" : str(config.get("name", "scenario")),
-                                           "base_dir" : os.getcwd()}
+        return {"config": json.dumps(config_value("", config), default=_plain), "is_file": False, "overrides": ov,
+                "name": str(config.get("name", "scenario")), "base_dir": os.getcwd()}
     if isinstance(config, os.PathLike) or (isinstance(config, str) and _looks_like_path(config)):
         path = os.fspath(config)
         if not os.path.isfile(path):
             native.validate(path, True, [], "")  # raises the CLI's "cannot read scenario file"
         with open(path, encoding="utf-8") as f:
             text = f.read()
-        return {
-    "config" : text,
-               "is_file" : False,
-                           "overrides" : ov,
-                                         "name" : os.path.splitext(os.path.basename(path))[0],
-                                         "base_dir" : os.path.dirname(os.path.abspath(path))}
+        return {"config": text, "is_file": False, "overrides": ov,
+                "name": os.path.splitext(os.path.basename(path))[0],
+                "base_dir": os.path.dirname(os.path.abspath(path))}
     if isinstance(config, str):
         return {"config": config, "is_file": False, "overrides": ov, "name": "scenario", "base_dir": os.getcwd()}
     raise TypeError(f"config must be a path, a YAML string or a dict, not {type(config).__name__}")
@@ -185,8 +175,7 @@ def with_overrides(source, overrides):
 
 def validate_source(source):
     """Validates a source; returns {"name", "seed", "counts", "config", "files"} (files: {path:
-    content
-    } of the files the scenario refers to); raises ConfigError."""
+    content} of the files the scenario refers to); raises ConfigError."""
     extra = {k: source[k] for k in ("base_dir", "files") if source.get(k)}
     d = native.validate(source["config"], source["is_file"], source["overrides"], source["name"], **extra)
     return {"name": d["name"], "seed": d["seed"], "counts": d["counts"], "config": json.loads(d["config_json"]),
@@ -197,7 +186,6 @@ def validate(config, overrides=None, seed=None):
     """Checks a configuration against the schema without simulating.
 
     Returns {"name", "seed", "counts", "config", "files"} where config has every default filled
-    in;
-    raises ConfigError naming the key, with the CLI's message.
+    in; raises ConfigError naming the key, with the CLI's message.
     """
     return validate_source(make_source(config, overrides, seed))
