@@ -182,24 +182,26 @@ bool mmu::admit(unsigned in_port, unsigned pg, unsigned out_port, unsigned queue
 }
 
 // admit() with no reserves, nothing lossless and only pool 0: the same checks in the same
-// order, with shared = occupancy and both pool views = m_used (the egress pool check can only
-// fail where the ingress one already did, as the two views are equal; the compiler drops it).
+// order, with shared = occupancy and both pool views = m_used. So the pool is checked once: the
+// egress pool check can only fail where the ingress one already did.
 bool mmu::admit_plain(unsigned in_port, unsigned pg, unsigned out_port, unsigned queue,
                       std::uint32_t s, mmu_ticket& ticket, drop_cause& why) {
     const std::uint64_t used = m_used.cells;
     const std::uint64_t pool = m_hot.pool_cells[LOSSY_POOL];
     if (buffer_full(used, s, why)) return false;
+    if (pool_full(used, s, pool)) {
+        why = drop_cause::INGRESS_POOL_FULL;
+        return false;
+    }
     count& pgo = m_ports[in_port].pg[pg];
-    if (const share_verdict v = check_share(m_pg[pg], pgo.cells, pgo.cells + s, used, pool);
-        v != share_verdict::FITS) {
-        why = ingress_cause(v);
+    if (over_limit(m_pg[pg], pgo.cells, pgo.cells + s, used, pool)) {
+        why = drop_cause::INGRESS_PG_LIMIT;
         return false;
     }
     port_accounts& out = m_ports[out_port];
     count& qo = out.queue[queue];
-    if (const share_verdict v = check_share(m_queue[queue], qo.cells, qo.cells + s, used, pool);
-        v != share_verdict::FITS) {
-        why = egress_cause(v);
+    if (over_limit(m_queue[queue], qo.cells, qo.cells + s, used, pool)) {
+        why = drop_cause::EGRESS_QUEUE_LIMIT;
         return false;
     }
     if (over_port_cap(out, s)) {

@@ -209,15 +209,24 @@ private:
         return m_hot.accept_crossing ? shared_before >= limit && shared_after > shared_before
                                      : shared_after > limit;
     }
+    /// A pool of `pool_size` shared cells, `pool_used` in use, has no room for `more`.
+    static bool pool_full(std::uint64_t pool_used, std::uint64_t more, std::uint64_t pool_size) {
+        return pool_used + more > pool_size;
+    }
+    /// `l`'s shared cells going from `before` to `after` would pass its threshold.
+    bool over_limit(const share_limits& l, std::uint64_t before, std::uint64_t after,
+                    std::uint64_t pool_used, std::uint64_t pool_size) const {
+        return exceeds(before, after, limit(l, pool_size, pool_used));
+    }
     /// May `l`'s shared cells grow from `before` to `after`? Room in its pool first, then its
     /// threshold.
     share_verdict check_share(const share_limits& l, std::uint64_t before, std::uint64_t after,
                               std::uint64_t pool_used, std::uint64_t pool_size) const {
-        if (pool_used + (after - before) > pool_size) return share_verdict::POOL_FULL;
-        if (exceeds(before, after, limit(l, pool_size, pool_used)))
-            return share_verdict::OVER_LIMIT;
+        if (pool_full(pool_used, after - before, pool_size)) return share_verdict::POOL_FULL;
+        if (over_limit(l, before, after, pool_used, pool_size)) return share_verdict::OVER_LIMIT;
         return share_verdict::FITS;
     }
+    /// The drop a failed check_share() names on each side.
     static drop_cause ingress_cause(share_verdict v) {
         return v == share_verdict::POOL_FULL ? drop_cause::INGRESS_POOL_FULL
                                              : drop_cause::INGRESS_PG_LIMIT;
