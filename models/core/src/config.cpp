@@ -245,7 +245,8 @@ void config_schema::validate_value(const param_spec& p, const YAML::Node& v,
             if (!i)
                 throw config_error(dpath, "'" + key + "' is not a " + p.index_noun + " index (0.." +
                                               std::to_string(p.indices - 1) + ")");
-            const std::string dp = dpath + "[" + key + "]";
+            std::string dp = dpath;
+            dp.append("[").append(key).append("]");
             if (*i < 0 || *i >= std::int64_t(p.indices))
                 throw config_error(dp, "index out of range: there are " +
                                            std::to_string(p.indices) + " " + plural);
