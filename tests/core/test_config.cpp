@@ -198,6 +198,7 @@ const param_table<queue_section>& queue_params() {
         t.indexed("min", value_kind::BYTES, "0B", "reserve", 4, "queue", count,
                   [](queue_section& s, unsigned q, const config_value& v) {
                       s.min_bytes[q] = v.bytes();
+                      if (s.min_bytes[q] > 1000000) v.fail("is more than 1MB");  // a load check
                   });
         t.indexed_choice<bool>("kind", "dwrr", "scheduling", 4, "queue", count,
                                {{"dwrr", false}, {"sp", true}},
@@ -293,6 +294,10 @@ TEST_CASE("per-index keys: errors name the key with the index and the reason",
     CHECK(load_queues("port: {queues: 2, alpha: {3: 1}}").error ==
           "port.alpha[3]: index out of range: there are 2 queues");
     CHECK(load_queues("port: {queues: 2, alpha: [1, 2], min: {1: 5KB}}").error.empty());
+    // A setter's error names the element when given per index, the key when given for all.
+    CHECK(load_queues("port: {min: [0B, 2MB]}").error == "port.min[1]: is more than 1MB");
+    CHECK(load_queues("port: {min: {3: 2MB}}").error == "port.min[3]: is more than 1MB");
+    CHECK(load_queues("port: {min: 2MB}").error == "port.min: is more than 1MB");
 }
 
 TEST_CASE("per-index keys: explain and the echo show the form", "[config][indexed]") {

@@ -37,7 +37,8 @@
 /// whose value is a scalar (every index), a list (index order, no longer than the count) or a
 /// map {index: value}; indices not given take the default. The schema checks every element as
 /// the declared kind, naming it "switch.mmu.queue_alpha[3]"; the setter is called once per index
-/// with a config_value for that element (key "queue_alpha[3]": typed reads, present(), fail()).
+/// with a config_value for that element (key "queue_alpha[3]": typed reads, present(), fail()),
+/// or, when one value is given for all, for the key itself (errors name the key as written).
 #include <cstdint>
 #include <functional>
 #include <iosfwd>
@@ -312,8 +313,10 @@ public:
         param_spec& p = add(std::move(path), kind, std::move(default_value), std::move(help),
                             [indices, plural, count, store](T& t, const config_value& v) {
                                 const unsigned n = count ? count(t) : indices;
-                                check_indices(v, n, plural);
-                                for (unsigned i = 0; i < indices; ++i) store(t, i, v.element(i));
+                                // One value for all: each index reads (and names) the key.
+                                const bool all = check_indices(v, n, plural);
+                                for (unsigned i = 0; i < indices; ++i)
+                                    store(t, i, all ? v : v.element(i));
                             });
         p.indices = indices;
         p.index_noun = std::move(noun);
@@ -391,7 +394,9 @@ private:
         return child_at(n.child(dotted.substr(0, dot)), dotted.substr(dot + 1));
     }
 
-    static void check_indices(const config_value& v, unsigned n, const std::string& plural) {
+    /// Fails on a list or map index at or above n; true if one value (or none) is given for
+    /// all indices.
+    static bool check_indices(const config_value& v, unsigned n, const std::string& plural) {
         std::vector<unsigned> given;
         const auto form = v.section().indexed_form(v.key(), given);
         for (const unsigned i : given) {
@@ -401,6 +406,7 @@ private:
                        std::to_string(n) + " " + plural);
             v.element(i).fail("index out of range: there are " + std::to_string(n) + " " + plural);
         }
+        return form == config_node::index_form::ALL;
     }
 
     template <class M>
