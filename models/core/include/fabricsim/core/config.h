@@ -302,7 +302,7 @@ public:
     }
 
     /// A per-index parameter (see the top of this file): `store(t, i, v)` for every index i <
-    /// `indices`, v the element's value (the default where not given). `count(t)` (0: all
+    /// `indices`, v the element's value (the default where not given). `count(t)` (none: all
     /// `indices`) is how many are in use once the earlier declarations have loaded: a list
     /// longer than that or a map index at or above it is an error naming the key.
     using index_setter = std::function<void(T&, unsigned, const config_value&)>;

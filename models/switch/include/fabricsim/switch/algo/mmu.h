@@ -55,6 +55,7 @@ struct threshold_spec {
     std::uint64_t static_cells = 0;
 };
 
+/// Parameters of one chip's MMU (switch_config::mmu_for fills total_cells and ports).
 struct mmu_config {
     std::uint32_t cell_bytes = 208;
     std::uint32_t cell_overhead_bytes = 0;  ///< per-frame header stored with the frame
@@ -107,6 +108,7 @@ struct mmu_ticket {
     std::uint8_t queue = 0;
 };
 
+/// The MMU of one switch: admission, release and occupancy (see the top of this file).
 class mmu
 {
 public:
