@@ -142,6 +142,7 @@ py::list schema() {
         d["default"] = p.default_value;
         d["help"] = p.help;
         d["optional"] = p.optional;
+        d["indices"] = p.indices;  // per-index key: a value, a list or {index: value}
         d["choices"] = p.choices;
         d["min"] = p.min / k.scale;
         d["max"] = p.max / k.scale;

@@ -45,9 +45,10 @@ output_estimate estimate_output(const scenario& sc) {
         double digit_columns = 0;
         for (const std::uint32_t n : sc.topo.switches()) {
             const sw::switch_config& c = sc.switch_config_of(n);
-            const double cols =
-                4 + sc.topo.nodes[n].ports *
-                        (1.0 + (sc.per_queue_series && c.queues > 1 ? c.queues : 0));
+            const double pools = double(c.mmu.pool_cells[2] > 0) + (c.mmu.pool_cells[3] > 0);
+            const double cols = 4 + pools +
+                                sc.topo.nodes[n].ports *
+                                    (1.0 + (sc.per_queue_series && c.queues > 1 ? c.queues : 0));
             digit_columns += cols * (digits(double(c.buffer_bytes)) + 1);
         }
         e.timeseries_row_bytes =

@@ -170,6 +170,9 @@ void platform::open_timeseries(const std::string& out_dir) {
         for (const char* c : {".buffer_cell_bytes", ".lossy_pool_cell_bytes",
                               ".lossless_pool_cell_bytes", ".headroom_cell_bytes"})
             column(n + c);
+        for (unsigned pool = 2; pool < sw::SERVICE_POOLS; ++pool)
+            if (s->buffer().pool_cells(pool))
+                column(n + ".pool" + std::to_string(pool) + "_cell_bytes");
         for (unsigned p = 0; p < s->port_count(); ++p) {
             const std::string port = n + ".p" + std::to_string(p);
             column(port + "_frame_bytes");
@@ -200,11 +203,13 @@ void platform::sample() {
     for (const auto& s : m_switches) {
         // Buffer and pools in bytes of cells (what the MMU holds); ports and queues in frame bytes.
         const sw::mmu& m = s->buffer();
-        const std::uint64_t cell = m.config().cell_bytes;
+        const std::uint64_t cell = m.cell_bytes();
         value(m.used_cells() * cell);
         value(m.egress_pool(sw::LOSSY_POOL).cells * cell);
         value(m.egress_pool(sw::LOSSLESS_POOL).cells * cell);
         value(m.headroom_pool().cells * cell);
+        for (unsigned pool = 2; pool < sw::SERVICE_POOLS; ++pool)
+            if (m.pool_cells(pool)) value(m.egress_pool(pool).cells * cell);
         for (unsigned p = 0; p < s->port_count(); ++p) {
             value(s->port(p).queued_bytes());
             if (m_sc.per_queue_series && s->config().queues > 1)

@@ -21,7 +21,9 @@ def explain(key=""):
 
 
 def schema():
-    """Every parameter as a dict: path, default, help, optional, choices, min, max."""
+    """Every parameter as a dict: path, kind, unit, default, help, optional, choices, min, max,
+    indices (a per-index key: one value, a list or {index: value} for indices 0..indices-1;
+    0 for a plain key)."""
     return native.schema()
 
 

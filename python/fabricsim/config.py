@@ -30,13 +30,21 @@ def _plain(v):
 
 
 _kinds = None
+_indexed = None
 
 
 def _schema_kinds():
-    global _kinds
+    global _kinds, _indexed
     if _kinds is None:
-        _kinds = {p["path"]: p["kind"] for p in native.schema()}
+        params = native.schema()
+        _kinds = {p["path"]: p["kind"] for p in params}
+        _indexed = {p["path"] for p in params if p.get("indices")}
     return _kinds
+
+
+def _is_indexed(spath):
+    _schema_kinds()
+    return spath in _indexed
 
 
 _UNIT_NAMES = {"bytes": "bytes", "size": "bytes", "bit_rate": "bits per second"}
@@ -63,15 +71,26 @@ def config_value(key, v):
     turned into strings with that unit: bytes for byte and size keys, bit/s for rates, seconds
     for times, Hz for frequencies. numpy/pandas scalars count as numbers. Raises ConfigError for
     a number the unit cannot take (a fraction of a byte or picosecond, NaN). Dicts and lists
-    are converted below `key`; anything else is returned as is."""
+    are converted below `key`; a per-index key (one value per queue, PG or pool) takes a list
+    or {index: value} of such values. Anything else is returned as is."""
+    spath = re.sub(r"\[\d+\]", "[]", key)
+    if _is_indexed(spath) and isinstance(v, (Mapping, list, tuple)):
+        kind = _schema_kinds().get(spath)
+        items = v.items() if isinstance(v, Mapping) else enumerate(v)
+        out = {_index_key(k): _scalar(f"{key}[{k}]", x, kind) for k, x in items}
+        return out if isinstance(v, Mapping) else list(out.values())
     if isinstance(v, Mapping):
         return {k: config_value(f"{key}.{k}" if key else str(k), x) for k, x in v.items()}
-    spath = re.sub(r"\[\d+\]", "[]", key)
     kind = _schema_kinds().get(spath)
     if isinstance(v, (list, tuple)):
         if kind == "map_list":
             return [config_value(f"{key}[{i}]", x) for i, x in enumerate(v)]
         return [_plain(x) if hasattr(x, "item") else x for x in v]
+    return _scalar(key, v, kind)
+
+
+def _scalar(key, v, kind):
+    """One value of a key of `kind`: a number in the kind's base unit becomes a unit string."""
     if not isinstance(v, (str, bool)) and hasattr(v, "item") and callable(v.item):
         v = _plain(v)  # numpy and pandas scalars
     if isinstance(v, bool) or not isinstance(v, numbers.Real):
@@ -87,6 +106,11 @@ def config_value(key, v):
     if kind == "int" and isinstance(v, float):
         return _whole(key, v, "units (an integer key)")
     return v
+
+
+def _index_key(k):
+    """A per-index map key: numpy integers as int."""
+    return _plain(k) if hasattr(k, "item") and not isinstance(k, (str, int)) else k
 
 
 def format_value(v):

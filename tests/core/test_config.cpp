@@ -1,5 +1,6 @@
 #include <catch2/catch.hpp>
 
+#include <array>
 #include <sstream>
 
 #include <nlohmann/json.hpp>
@@ -169,4 +170,156 @@ TEST_CASE("the echo is typed by the schema, in JSON and in YAML 1.1-safe text", 
     CHECK(text.find("src: \"no\"") != std::string::npos);
     CHECK(echo_json(s, load_yaml_string(text)) == expected);
     CHECK(text.find("name") < text.find("flows"));  // the tree's key order, not sorted
+}
+
+// ---------------------------------------------------------------- per-index parameters
+
+namespace {
+/// A section with 4 queues, `used` of them configured, one value per queue.
+struct queue_section {
+    unsigned used = 4;
+    std::array<double, 4> alpha{};
+    std::array<std::uint64_t, 4> min_bytes{};
+    std::array<bool, 4> strict{};
+    std::array<int, 4> pool{-1, -1, -1, -1};  ///< -1: not given (optional key)
+};
+
+const param_table<queue_section>& queue_params() {
+    static const param_table<queue_section> t = [] {
+        param_table<queue_section> t;
+        auto& u = t.add("queues", value_kind::INT, "4", "queues in use", &queue_section::used);
+        u.min = 1;
+        u.max = 4;
+        auto count = [](const queue_section& s) { return s.used; };
+        auto& a = t.indexed(
+            "alpha", value_kind::REAL, "8", "alpha", 4, "queue", count,
+            [](queue_section& s, unsigned q, const config_value& v) { s.alpha[q] = v.real(); });
+        a.min = 0.5;
+        t.indexed("min", value_kind::BYTES, "0B", "reserve", 4, "queue", count,
+                  [](queue_section& s, unsigned q, const config_value& v) {
+                      s.min_bytes[q] = v.bytes();
+                      if (s.min_bytes[q] > 1000000) v.fail("is more than 1MB");  // a load check
+                  });
+        t.indexed_choice<bool>("kind", "dwrr", "scheduling", 4, "queue", count,
+                               {{"dwrr", false}, {"sp", true}},
+                               [](queue_section& s, unsigned q, bool sp) { s.strict[q] = sp; });
+        t.indexed("pool", value_kind::INT, "", "pool", 4, "queue", count,
+                  [](queue_section& s, unsigned q, const config_value& v) {
+                      if (v.present()) s.pool[q] = int(v.integer());
+                  })
+            .optional = true;
+        return t;
+    }();
+    return t;
+}
+
+struct loaded {
+    queue_section s;
+    std::string error;  ///< empty if it loaded
+};
+
+loaded load_queues(const std::string& yaml) {
+    config_schema schema;
+    queue_params().describe(schema, "port");
+    loaded out;
+    try {
+        const auto root = load_yaml_string(yaml);
+        schema.validate(root);
+        out.s = queue_params().load(config_node(schema, root, "", "").child("port"));
+    } catch (const config_error& e) {
+        out.error = e.what();
+    }
+    return out;
+}
+}  // namespace
+
+TEST_CASE("per-index keys: a scalar for all, a list in index order, a map {index: value}",
+          "[config][indexed]") {
+    SECTION("absent: the default for every index") {
+        const auto l = load_queues("port: {}");
+        REQUIRE(l.error.empty());
+        CHECK(l.s.alpha == std::array<double, 4>{8, 8, 8, 8});
+        CHECK(l.s.strict == std::array<bool, 4>{false, false, false, false});
+        CHECK(l.s.pool == std::array<int, 4>{-1, -1, -1, -1});
+    }
+    SECTION("a scalar: every index") {
+        const auto l = load_queues("port: {alpha: 2, min: 1KB, kind: sp, pool: 3}");
+        REQUIRE(l.error.empty());
+        CHECK(l.s.alpha == std::array<double, 4>{2, 2, 2, 2});
+        CHECK(l.s.min_bytes == std::array<std::uint64_t, 4>{1000, 1000, 1000, 1000});
+        CHECK(l.s.strict == std::array<bool, 4>{true, true, true, true});
+        CHECK(l.s.pool == std::array<int, 4>{3, 3, 3, 3});
+    }
+    SECTION("a list: index order, the rest default") {
+        const auto l = load_queues("port: {alpha: [1, 2], min: [1KB, 2KB, 3KB], pool: [0]}");
+        REQUIRE(l.error.empty());
+        CHECK(l.s.alpha == std::array<double, 4>{1, 2, 8, 8});
+        CHECK(l.s.min_bytes == std::array<std::uint64_t, 4>{1000, 2000, 3000, 0});
+        CHECK(l.s.pool == std::array<int, 4>{0, -1, -1, -1});
+    }
+    SECTION("a map: the named indices, the rest default") {
+        const auto l = load_queues("port: {alpha: {3: 0.5, 1: 4}, kind: {2: sp}, pool: {1: 2}}");
+        REQUIRE(l.error.empty());
+        CHECK(l.s.alpha == std::array<double, 4>{8, 4, 8, 0.5});
+        CHECK(l.s.strict == std::array<bool, 4>{false, false, true, false});
+        CHECK(l.s.pool == std::array<int, 4>{-1, 2, -1, -1});
+    }
+}
+
+TEST_CASE("per-index keys: errors name the key with the index and the reason",
+          "[config][indexed]") {
+    // Schema checks: the element's kind and range, the index and the list length.
+    CHECK(load_queues("port: {alpha: [1, 0.25]}").error ==
+          "port.alpha[1]: '0.25' is below the minimum 0.5");
+    CHECK(load_queues("port: {alpha: {2: 0.25}}").error ==
+          "port.alpha[2]: '0.25' is below the minimum 0.5");
+    CHECK(load_queues("port: {alpha: {4: 1}}").error ==
+          "port.alpha[4]: index out of range: there are 4 queues");
+    CHECK(load_queues("port: {alpha: {-1: 1}}").error ==
+          "port.alpha[-1]: index out of range: there are 4 queues");
+    CHECK(load_queues("port: {alpha: {a: 1}}").error ==
+          "port.alpha: 'a' is not a queue index (0..3)");
+    CHECK(load_queues("port: {alpha: [1, 2, 3, 4, 5]}").error ==
+          "port.alpha: has 5 entries, more than the 4 queues");
+    CHECK(load_queues("port: {alpha: [1, [2]]}").error == "port.alpha[1]: expected a real value");
+    CHECK(load_queues("port: {alpha: {1: {x: 2}}}").error ==
+          "port.alpha[1]: expected a real value");
+    CHECK(load_queues("port: {min: [1KB, 2]}").error.find("port.min[1]: '2' needs a byte unit") ==
+          0);
+    CHECK(load_queues("port: {kind: {0: fifo}}").error ==
+          "port.kind[0]: 'fifo' is not one of: dwrr, sp");
+    // Load checks: against the indices in use (`queues`).
+    CHECK(load_queues("port: {queues: 2, alpha: [1, 2, 3]}").error ==
+          "port.alpha: has 3 entries, more than the 2 queues");
+    CHECK(load_queues("port: {queues: 2, alpha: {3: 1}}").error ==
+          "port.alpha[3]: index out of range: there are 2 queues");
+    CHECK(load_queues("port: {queues: 2, alpha: [1, 2], min: {1: 5KB}}").error.empty());
+    // A setter's error names the element when given per index, the key when given for all.
+    CHECK(load_queues("port: {min: [0B, 2MB]}").error == "port.min[1]: is more than 1MB");
+    CHECK(load_queues("port: {min: {3: 2MB}}").error == "port.min[3]: is more than 1MB");
+    CHECK(load_queues("port: {min: 2MB}").error == "port.min: is more than 1MB");
+}
+
+TEST_CASE("per-index keys: explain and the echo show the form", "[config][indexed]") {
+    config_schema s;
+    queue_params().describe(s, "port");
+    const param_spec* p = s.find("port.alpha");
+    REQUIRE(p);
+    CHECK(p->indices == 4);
+    CHECK(p->index_noun == "queue");
+    std::ostringstream os;
+    REQUIRE(s.explain(os, "port.alpha"));
+    CHECK(os.str() ==
+          "port.alpha  (real, per queue)\n    alpha\n    one value for every queue, a list in "
+          "queue order or a map {queue: value} (queues 0..3; the default where not given)\n"
+          "    default: 8\n    range: 0.5 .. inf\n");
+    const auto root = load_yaml_string("port: {alpha: {1: 2, 3: 4.5}, min: [1KB], kind: sp}");
+    s.validate(root);
+    const nlohmann::json j = echo_json(s, with_defaults(s, root));
+    CHECK(j["port"]["alpha"] == nlohmann::json::parse(R"({"1": 2.0, "3": 4.5})"));
+    CHECK(j["port"]["alpha"]["1"].is_number_float());
+    CHECK(j["port"]["min"] == nlohmann::json::parse(R"(["1KB"])"));
+    CHECK(j["port"]["kind"] == "sp");
+    CHECK(j["port"]["queues"] == 4);
+    CHECK_FALSE(j["port"].contains("pool"));  // optional, not given: not echoed
 }

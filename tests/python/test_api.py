@@ -206,6 +206,26 @@ def test_plain_and_numpy_numbers_in_base_units(default_yaml, tmp_path):
         assert str(ei.value).startswith(message) and ei.value.key == next(iter(override))
 
 
+def test_per_index_keys_take_lists_and_maps_of_plain_numbers(default_yaml):
+    import numpy as np
+    params = {p["path"]: p for p in fabricsim.schema()}
+    assert params["switch.mmu.queue_min"]["indices"] == 8 and params["switch.buffer"]["indices"] == 0
+    assert params["switch.mmu.pool_size"]["indices"] == 4
+    v = fabricsim.validate(default_yaml, overrides={
+        "switch.mmu.queue_min": [0, 2080], "switch.mmu.queue_alpha": {3: 2, 5: np.float64(0.5)},
+        "switch.mmu.pool_size": {np.int64(2): 100_000}, "switch.mmu.queue_pool": {1: 2}})
+    mmu = v["config"]["switch"]["mmu"]
+    assert mmu["queue_min"] == ["0B", "2080B"]
+    assert mmu["queue_alpha"] == {"3": 2.0, "5": 0.5}
+    assert mmu["pool_size"] == {"2": "100000B"} and mmu["queue_pool"] == {"1": 2}
+    with pytest.raises(fabricsim.ConfigError) as ei:
+        fabricsim.validate(default_yaml, overrides={"switch.mmu.queue_min": {1: 1000.5}})
+    assert ei.value.key == "switch.mmu.queue_min[1]" and "is not a whole number of bytes" in str(ei.value)
+    with pytest.raises(fabricsim.ConfigError) as ei:
+        fabricsim.validate(default_yaml, overrides={"switch.mmu.queue_alpha": {9: 1}})
+    assert str(ei.value) == "switch.mmu.queue_alpha[9]: index out of range: there are 8 queues"
+
+
 def test_temporary_results_folder_lives_as_long_as_the_result(default_yaml):
     import gc
     r = fabricsim.run(default_yaml, overrides=SHORT)

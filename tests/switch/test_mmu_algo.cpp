@@ -1,6 +1,7 @@
 // Cell-based MMU: admission decisions at the thresholds, drop causes, release and watermarks.
 #include <catch2/catch.hpp>
 
+#include <stdexcept>
 #include <vector>
 
 #include "fabricsim/switch/algo/mmu.h"
@@ -179,7 +180,7 @@ TEST_CASE("mmu: a lossless PG overflows into its headroom and the headroom pool"
     c.pg[3].lossless = true;
     c.pg[3].shared = {false, 0, 10};
     c.pg[3].headroom_cells = 20;
-    c.lossless_pool_cells = 100;
+    c.pool_cells[LOSSLESS_POOL] = 100;
     c.headroom_pool_cells = 30;
     c.queue[0].lossless = true;
     mmu m(c);
@@ -230,14 +231,130 @@ TEST_CASE("mmu: release returns every counter to zero and keeps the watermarks",
     CHECK(m.egress_pool(LOSSY_POOL).cells == 0);
 }
 
+TEST_CASE("mmu: per-queue alpha: two queues with different alpha stop at their own limits",
+          "[switch][mmu]") {
+    mmu_config c = small(1000, 2, 2);
+    c.queue[0].shared = {true, 1.0, 0};
+    c.queue[1].shared = {true, 3.0, 0};
+    // The plain path (no reserve, one pool) and the general one (a PG in an empty pool 3 turns
+    // it off) share their checks: the same admissions.
+    for (const bool plain : {true, false}) {
+        INFO("plain " << plain);
+        if (!plain) c.pg[7].pool = 3;
+        mmu m(c);
+        drop_cause why{};
+        // Queue 0 alone, alpha 1: k + 1 <= 1000 - k admits k = 0..499.
+        CHECK(fill(m, 0, 0, 1, 0, 64, why) == 500);
+        CHECK(why == drop_cause::EGRESS_QUEUE_LIMIT);
+        CHECK(m.queue_limit_cells(0) == 500);
+        // Queue 1, alpha 3, with 500 cells in use: k + 1 <= 3 (500 - k) admits k = 0..374.
+        CHECK(fill(m, 0, 0, 1, 1, 64, why) == 375);
+        CHECK(why == drop_cause::EGRESS_QUEUE_LIMIT);
+        CHECK(m.queue_occupancy(1, 0).cells == 500);
+        CHECK(m.queue_occupancy(1, 1).cells == 375);
+        CHECK(m.queue_limit_cells(0) == 125);
+        CHECK(m.queue_limit_cells(1) == 375);
+        CHECK(m.egress_pool(LOSSY_POOL).cells == 875);
+        // A static limit per queue: queue 0 at 100 cells refuses at once, queue 1 unchanged.
+        c.queue[0].shared = {false, 0, 100};
+        mmu s(c);
+        CHECK(fill(s, 0, 0, 1, 0, 64, why) == 100);
+        CHECK(fill(s, 0, 0, 1, 1, 64, why) == 675);  // k + 1 <= 3 (900 - k): k = 0..674
+        c.queue[0].shared = {true, 1.0, 0};
+    }
+}
+
+TEST_CASE("mmu: four service pools: each PG and queue draws on its own pool", "[switch][mmu]") {
+    mmu_config c = small(1000, 2, 4);
+    for (unsigned i = 0; i < 4; ++i) {
+        c.pg[i].pool = static_cast<std::uint8_t>(i);
+        c.queue[i].pool = static_cast<std::uint8_t>(i);
+        c.queue[i].shared = {false, 0, 1u << 30};  // only the pools limit
+    }
+    c.pool_cells = {0, 100, 200, 300};  // pool 0: 1000 - 600 = 400
+    REQUIRE(c.validate().empty());
+    mmu m(c);
+    REQUIRE(m.pool_cells(0) == 400);
+    REQUIRE(m.pool_cells(3) == 300);
+    drop_cause why{};
+    std::vector<mmu_ticket> kept;
+    auto pools = [&m](bool ingress) {
+        std::vector<std::uint64_t> v;
+        for (unsigned p = 0; p < SERVICE_POOLS; ++p)
+            v.push_back(ingress ? m.ingress_pool(p).cells : m.egress_pool(p).cells);
+        return v;
+    };
+    using v64 = std::vector<std::uint64_t>;
+    // PG 3 -> queue 3: pool 3 on both sides, the ingress check comes first.
+    CHECK(fill(m, 0, 3, 1, 3, 64, why, &kept) == 300);
+    CHECK(why == drop_cause::INGRESS_POOL_FULL);
+    // PG 0 (pool 0, 400) -> queue 2 (pool 2, 200): the egress pool is the smaller.
+    CHECK(fill(m, 0, 0, 1, 2, 64, why, &kept) == 200);
+    CHECK(why == drop_cause::EGRESS_POOL_FULL);
+    // PG 1 (pool 1, 100) -> queue 0 (pool 0).
+    CHECK(fill(m, 0, 1, 1, 0, 64, why, &kept) == 100);
+    CHECK(why == drop_cause::INGRESS_POOL_FULL);
+    // PG 0 -> queue 0: ingress pool 0 has 200 of 400 left, egress pool 0 300.
+    CHECK(fill(m, 0, 0, 1, 0, 64, why, &kept) == 200);
+    CHECK(why == drop_cause::INGRESS_POOL_FULL);
+    // PG 2 (200 free) -> queue 1 (pool 1, 100).
+    CHECK(fill(m, 0, 2, 1, 1, 64, why, &kept) == 100);
+    CHECK(why == drop_cause::EGRESS_POOL_FULL);
+    // PG 2 -> queue 3: pool 3 is full on the egress side.
+    CHECK(fill(m, 0, 2, 1, 3, 64, why, &kept) == 0);
+    CHECK(why == drop_cause::EGRESS_POOL_FULL);
+    CHECK(pools(true) == v64{400, 100, 100, 300});
+    CHECK(pools(false) == v64{300, 100, 200, 300});
+    CHECK(m.used_cells() == 900);
+    CHECK(m.port_occupancy(1).cells == 900);
+    // Frames of 8 cells: pool 0 has no ingress room left, so PG 0 refuses even one.
+    CHECK(fill(m, 0, 0, 1, 0, 1500, why) == 0);
+    CHECK(why == drop_cause::INGRESS_POOL_FULL);
+    for (const auto& t : kept) m.release(t);
+    CHECK(pools(true) == v64{0, 0, 0, 0});
+    CHECK(pools(false) == v64{0, 0, 0, 0});
+    CHECK(m.egress_pool(3).peak_cells == 300);
+    CHECK(m.ingress_pool(0).peak_cells == 400);
+}
+
+TEST_CASE("mmu: a dynamic threshold scales its own pool's free cells", "[switch][mmu]") {
+    mmu_config c = small(1000, 2, 4);
+    c.pool_cells = {0, 0, 200, 300};  // pool 0: 500
+    c.queue[2] = {0, {true, 1.0, 0}, false, 2};
+    c.queue[3] = {0, {true, 1.0, 0}, false, 3};
+    mmu m(c);
+    drop_cause why{};
+    // alpha 1 in a 200-cell pool: k + 1 <= 200 - k admits 100; in the 300-cell pool 150;
+    // queue 0 in pool 0 (500) is not affected by either: 250.
+    CHECK(fill(m, 0, 0, 1, 2, 64, why) == 100);
+    CHECK(why == drop_cause::EGRESS_QUEUE_LIMIT);
+    CHECK(fill(m, 0, 0, 1, 3, 64, why) == 150);
+    CHECK(why == drop_cause::EGRESS_QUEUE_LIMIT);
+    CHECK(m.queue_limit_cells(2) == 100);
+    CHECK(m.queue_limit_cells(3) == 150);
+    CHECK(fill(m, 0, 0, 1, 0, 64, why) == 250);
+    CHECK(m.egress_pool(0).cells == 250);
+    CHECK(m.egress_pool(2).cells == 100);
+    CHECK(m.egress_pool(3).cells == 150);
+    CHECK(m.ingress_pool(0).cells == 500);  // every PG in pool 0
+}
+
 TEST_CASE("mmu: configurations that leave no shared cell are rejected with the numbers",
           "[switch][mmu]") {
     mmu_config c = small(100, 4, 8);
     CHECK(c.validate().empty());
     c.queue[0].min_cells = 20;  // 4 ports x 20 = 80 reserved
-    c.lossless_pool_cells = 20;
+    c.pool_cells[LOSSLESS_POOL] = 20;
     CHECK(c.validate().find("leave no shared cell") != std::string::npos);
-    c.lossless_pool_cells = 10;
+    c.pool_cells[LOSSLESS_POOL] = 10;
     CHECK(c.validate().empty());
     CHECK(c.lossy_pool_cells() == 10);
+    c.pool_cells[3] = 10;  // pools 2 and 3 are named when they take cells
+    CHECK(c.validate() ==
+          "reserves (80 cells), the lossless pool (10), pool 3 (10) and the headroom pool (0) "
+          "leave no shared cell of the 100-cell buffer for the lossy pool");
+    c.pool_cells[3] = 0;
+    c.queue[5].pool = 4;
+    CHECK(c.validate() == "a queue's pool must be 0..3");
+    CHECK_THROWS_AS(mmu(c), std::invalid_argument);
 }

@@ -227,6 +227,38 @@ void config_schema::validate_value(const param_spec& p, const YAML::Node& v,
                 throw config_error(dpath + "[" + std::to_string(i) + "]", "expected a string");
         return;
     }
+    if (p.indices && (v.IsSequence() || v.IsMap())) {
+        const std::string plural = p.index_noun + "s";
+        if (v.IsSequence()) {
+            if (v.size() > p.indices)
+                throw config_error(dpath, "has " + std::to_string(v.size()) +
+                                              " entries, more than the " +
+                                              std::to_string(p.indices) + " " + plural);
+            for (std::size_t i = 0; i < v.size(); ++i)
+                validate_scalar(p, v[i], dpath + "[" + std::to_string(i) + "]");
+            return;
+        }
+        for (const auto& kv : v) {
+            const std::string key = kv.first.Scalar();
+            std::string why;
+            const auto i = parse_integer(key, why);
+            if (!i)
+                throw config_error(dpath, "'" + key + "' is not a " + p.index_noun + " index (0.." +
+                                              std::to_string(p.indices - 1) + ")");
+            std::string dp = dpath;
+            dp.append("[").append(key).append("]");
+            if (*i < 0 || *i >= std::int64_t(p.indices))
+                throw config_error(dp, "index out of range: there are " +
+                                           std::to_string(p.indices) + " " + plural);
+            validate_scalar(p, kv.second, dp);
+        }
+        return;
+    }
+    validate_scalar(p, v, dpath);
+}
+
+void config_schema::validate_scalar(const param_spec& p, const YAML::Node& v,
+                                    const std::string& dpath) const {
     const double x = parse_scalar(p, v, dpath);
     if (x < p.min)
         throw config_error(dpath,
@@ -241,7 +273,12 @@ bool config_schema::explain(std::ostream& os, const std::string& key) const {
     for (const auto& [path, p] : m_params) {
         if (!key.empty() && path.compare(0, key.size(), key) != 0) continue;
         any = true;
-        os << path << "  (" << kind_name(p.kind) << ")\n    " << p.help << "\n";
+        os << path << "  (" << kind_name(p.kind) << (p.indices ? ", per " + p.index_noun : "")
+           << ")\n    " << p.help << "\n";
+        if (p.indices)
+            os << "    one value for every " << p.index_noun << ", a list in " << p.index_noun
+               << " order or a map {" << p.index_noun << ": value} (" << p.index_noun << "s 0.."
+               << p.indices - 1 << "; the default where not given)\n";
         if (!p.default_value.empty())
             os << "    default: " << p.default_value << "\n";
         else if (p.kind != value_kind::MAP_LIST)
@@ -277,17 +314,77 @@ void config_node::fail(const std::string& key, const std::string& reason) const 
     throw config_error(path(key), reason);
 }
 
+namespace {
+/// "name[i]" -> name and i; false for a plain key.
+bool split_index(const std::string& key, std::string& name, unsigned& index) {
+    const auto open = key.find('[');
+    if (open == std::string::npos || key.back() != ']') return false;
+    name = key.substr(0, open);
+    index = static_cast<unsigned>(std::stoul(key.substr(open + 1, key.size() - open - 2)));
+    return true;
+}
+
+/// The map key of a (validated) per-index map that names index i, or a null node.
+YAML::Node map_entry(const YAML::Node& map, unsigned i) {
+    for (const auto& kv : map) {
+        std::string why;
+        const auto k = parse_integer(kv.first.Scalar(), why);
+        if (k && *k == std::int64_t(i)) return kv.second;
+    }
+    return YAML::Node();
+}
+}  // namespace
+
+YAML::Node config_node::given(const std::string& key) const {
+    std::string name;
+    unsigned i = 0;
+    if (!split_index(key, name, i)) {
+        if (m_node && m_node.IsMap() && m_node[key] && !m_node[key].IsNull()) return m_node[key];
+        return YAML::Node();
+    }
+    const YAML::Node all = given(name);
+    if (!all || all.IsScalar()) return all;
+    if (all.IsSequence()) return i < all.size() ? all[i] : YAML::Node();
+    if (all.IsMap()) return map_entry(all, i);
+    return YAML::Node();
+}
+
 bool config_node::has(const std::string& key) const {
-    return m_node && m_node.IsMap() && m_node[key] && !m_node[key].IsNull();
+    const YAML::Node n = given(key);
+    return n && !n.IsNull();
+}
+
+config_node::index_form config_node::indexed_form(const std::string& key,
+                                                  std::vector<unsigned>& indices) const {
+    indices.clear();
+    const YAML::Node n = given(key);
+    if (n && n.IsSequence()) {
+        for (unsigned i = 0; i < n.size(); ++i) indices.push_back(i);
+        return index_form::LIST;
+    }
+    if (n && n.IsMap()) {
+        for (const auto& kv : n) {
+            std::string why;
+            if (const auto k = parse_integer(kv.first.Scalar(), why); k && *k >= 0)
+                indices.push_back(static_cast<unsigned>(*k));
+        }
+        return index_form::MAP;
+    }
+    return index_form::ALL;
 }
 
 config_node::lookup config_node::value(const std::string& key) const {
     // A dotted key would look up a literal YAML key the validator rejects: read it via child().
     if (key.find('.') != std::string::npos)
         throw config_error(path(key), "internal: read nested keys through child()");
-    const param_spec* p = m_schema->find(join(m_spath, key));
+    std::string name = key;
+    unsigned index = 0;
+    const bool element = split_index(key, name, index);
+    const param_spec* p = m_schema->find(join(m_spath, name));
     if (!p) throw config_error(path(key), "internal: parameter missing from the schema");
-    if (has(key)) return {*p, m_node[key]};
+    if (element && !p->indices)
+        throw config_error(path(key), "internal: not a per-index parameter");
+    if (const YAML::Node n = given(key); n && !n.IsNull()) return {*p, n};
     if (p->default_value.empty()) {
         if (p->optional) return {*p, YAML::Node()};
         fail(key, "required key is missing");
@@ -548,15 +645,17 @@ JSON typed_scalar(const param_spec& p, const YAML::Node& v) {
 template <class JSON>
 JSON echo_node(const config_schema& schema, const YAML::Node& n, const std::string& spath) {
     if (!n || n.IsNull()) return nullptr;
+    const param_spec* p = schema.find(spath);
     if (n.IsMap()) {
+        // A per-index map's values are elements of its parameter, not keys below it.
+        const bool indexed = p && p->indices;
         JSON o = JSON::object();
         for (const auto& kv : n) {
             const std::string key = kv.first.Scalar();
-            o[key] = echo_node<JSON>(schema, kv.second, join(spath, key));
+            o[key] = echo_node<JSON>(schema, kv.second, indexed ? spath : join(spath, key));
         }
         return o;
     }
-    const param_spec* p = schema.find(spath);
     if (n.IsSequence()) {
         const std::string element = p && p->kind == value_kind::MAP_LIST ? spath + "[]" : spath;
         JSON a = JSON::array();

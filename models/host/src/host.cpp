@@ -84,22 +84,6 @@ void host::app_write(std::uint32_t flow, std::uint64_t bytes, ps_t at) {
     rearm();
 }
 
-frame& host::new_frame(const flow_spec& spec, std::uint32_t dst_ip, const mac_addr& dst_mac,
-                       std::uint16_t sport, std::uint16_t dport) {
-    frame& f = m_pool.acquire();
-    f.src_mac = m_id.mac;
-    f.dst_mac = dst_mac;
-    f.src_ip = m_id.ip;
-    f.dst_ip = dst_ip;
-    f.dscp = spec.dscp;
-    f.pcp = spec.pcp;
-    f.vlan_tagged = spec.pcp != 0;
-    f.src_port = sport;
-    f.dst_port = dport;
-    f.flow_id = spec.id;
-    return f;
-}
-
 void host::wait_for_tx(transport& t) {
     m_stats.tx_blocked++;
     m_nic.request_tx_ready();

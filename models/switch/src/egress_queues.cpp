@@ -35,7 +35,8 @@ egress_queues::egress_queues(const switch_config& cfg, unsigned index, mmu& buff
       m_pools(pools),
       m_queues(cfg.queues),
       m_rate_bps(rate_bps),
-      m_ecn_on(cfg.ecn.mode != ecn_mode::OFF) {
+      m_ecn_on(false) {
+    for (unsigned q = 0; q < m_queues; ++q) m_ecn_on = m_ecn_on || cfg.ecn.mode[q] != ecn_mode::OFF;
     std::vector<token_bucket> shapers(m_queues);
     bool queue_shaped = false;
     for (unsigned q = 0; q < m_queues; ++q) {
@@ -49,8 +50,6 @@ egress_queues::egress_queues(const switch_config& cfg, unsigned index, mmu& buff
         else
             m_alone_bytes = static_cast<std::uint16_t>(
                 std::min<std::uint32_t>(m_alone_bytes, m_sched.quantum(q)));
-        if (cfg.mmu.queue[q].lossless)
-            m_lossless_mask = static_cast<std::uint8_t>(m_lossless_mask | 1u << q);
     }
     // Queue shapers, then the port shaper (one bucket every queue's head must fit).
     if (queue_shaped) add_gate(*m_own_gates.emplace_back(std::make_unique<shaper_gate>(shapers)));
@@ -70,30 +69,36 @@ void egress_queues::install_marking(const switch_config& cfg, std::uint64_t seed
         strict.push_back(m_sched.strict(q));
     }
     const ecn_config& e = cfg.ecn;
-    if (e.mode != ecn_mode::OFF && e.per_queue == queue_threshold::MQ_ECN) {
+    if (m_ecn_on && e.per_queue == queue_threshold::MQ_ECN) {
         // The paper's T_idle: one MTU (1500 B) at the port rate.
         const ps_t t_idle = e.mq_t_idle ? e.mq_t_idle : serialization_ps(1500, m_rate_bps);
         m_mq = &m_mq_state.emplace(quanta, m_rate_bps, e.mq_beta, t_idle);
         m_sched.set_observer(m_mq);
     }
-    const threshold_scales scales(e.per_queue, quanta, strict, m_mq);
-    if (e.mode != ecn_mode::OFF) {
-        const auto all = static_cast<std::uint8_t>((1u << m_queues) - 1);
-        const auto queues = static_cast<std::uint8_t>(e.queue_mask & all);
+    if (m_ecn_on) {
+        const threshold_scales& scales = m_scales.emplace(e.per_queue, quanta, strict, m_mq);
         const ecn_action_params action{e.drop_non_ect, e.mark_on_dequeue};
-        const bool step =
-            e.scope == ecn_scope::QUEUE && e.red.min_th == e.red.max_th && e.red.weight == 1.0;
-        if (step) {
-            auto p = std::make_unique<step_marking>(queues, e.red.min_th, e.packets, action, scales,
-                                                    m_mq);
-            m_scales = &p->scales();
-            add_policy(*m_own_policies.emplace_back(std::move(p)));
-        } else {
-            auto p = std::make_unique<red_marking>(queues, e.red, e.scope, e.packets, action,
-                                                   scales, seed, name + ".aqm");
-            m_scales = &p->scales();
-            add_policy(*m_own_policies.emplace_back(std::move(p)));
+        // Queues whose test is a step on their own instantaneous occupancy go to step_marking
+        // (called only above the port's pass bound), the others to red_marking.
+        std::uint8_t step_queues = 0, red_queues = 0;
+        int first_step = -1, first_red = -1;
+        std::array<double, MAX_QUEUES> k{};
+        const std::uint8_t marking = e.marking(m_queues);
+        for (unsigned q = 0; q < m_queues; ++q) {
+            if (!(marking >> q & 1)) continue;
+            const bool step = e.is_step(q);
+            (step ? step_queues : red_queues) |= static_cast<std::uint8_t>(1u << q);
+            int& first = step ? first_step : first_red;
+            if (first < 0) first = int(q);
+            k[q] = e.red[q].min_th;
         }
+        if (step_queues)
+            add_policy(*m_own_policies.emplace_back(std::make_unique<step_marking>(
+                step_queues, k, e.packets[unsigned(first_step)], action, scales, m_mq)));
+        if (red_queues)
+            add_policy(*m_own_policies.emplace_back(std::make_unique<red_marking>(
+                red_queues, e.red, e.scope, e.packets[unsigned(first_red)], action, scales, seed,
+                name + ".aqm")));
         m_count_pools = e.scope == ecn_scope::POOL;
         m_count_port_bytes = e.scope == ecn_scope::PORT;
     }

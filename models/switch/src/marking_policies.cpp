@@ -28,18 +28,25 @@ threshold_scales::threshold_scales(queue_threshold mode, const std::vector<std::
     }
 }
 
-red_marking::red_marking(std::uint8_t queues, const red_params& red, ecn_scope scope, bool frames,
-                         const ecn_action_params& action, const threshold_scales& scales,
-                         std::uint64_t seed, const std::string& rng_name)
+namespace {
+unsigned lowest(std::uint8_t queues) {
+    return queues ? static_cast<unsigned>(__builtin_ctz(queues)) : 0;
+}
+}  // namespace
+
+red_marking::red_marking(std::uint8_t queues, const std::array<red_params, 8>& red, ecn_scope scope,
+                         bool frames, const ecn_action_params& action,
+                         const threshold_scales& scales, std::uint64_t seed,
+                         const std::string& rng_name)
     : egress_policy(side_mask(queues, !action.at_dequeue), side_mask(queues, action.at_dequeue)),
       m_red(red),
       m_scope(scope),
       m_frames(frames),
       m_drop_non_ect(action.drop_non_ect),
       m_scales(scales),
-      m_port_avg(red.weight),
+      m_port_avg(red[lowest(queues)].weight),
       m_rng(seed, rng_name) {
-    m_queue_avg.fill(red_average(red.weight));
+    for (unsigned q = 0; q < m_queue_avg.size(); ++q) m_queue_avg[q] = red_average(red[q].weight);
 }
 
 enqueue_verdict red_marking::decide(const egress_queues& port, unsigned q, const frame& f) {
@@ -59,7 +66,7 @@ enqueue_verdict red_marking::decide(const egress_queues& port, unsigned q, const
             break;
         }
     }
-    const double p = red_probability(m_red, avg->update(occupancy), m_scales.scale(q));
+    const double p = red_probability(m_red[q], avg->update(occupancy), m_scales.scale(q));
     if (p <= 0 || (p < 1 && m_rng.uniform() >= p)) return enqueue_verdict::PASS;
     return mark_or_drop(f, m_drop_non_ect);
 }
@@ -72,7 +79,7 @@ bool red_marking::on_dequeue(const egress_queues& port, unsigned q, frame& f, st
     return decide(port, q, f) == enqueue_verdict::MARK;
 }
 
-step_marking::step_marking(std::uint8_t queues, double k, bool frames,
+step_marking::step_marking(std::uint8_t queues, const std::array<double, 8>& k, bool frames,
                            const ecn_action_params& action, const threshold_scales& scales,
                            mq_ecn_estimator* mq)
     : egress_policy(side_mask(queues, !action.at_dequeue), side_mask(queues, action.at_dequeue)),
@@ -86,11 +93,11 @@ step_marking::step_marking(std::uint8_t queues, double k, bool frames,
             m_param[q] =
                 scales.strict(q) ? std::numeric_limits<double>::infinity() : mq->quantum_time_ps(q);
         else
-            m_param[q] = k * scales.scale(q);
+            m_param[q] = k[q] * scales.scale(q);
         if (queues >> q & 1) m_min_param = std::min(m_min_param, m_param[q]);
     }
     // The shortest quantum has the smallest MQ-ECN threshold at any T_round.
-    if (mq) mq->set_threshold(k, m_min_param);
+    if (mq) mq->set_threshold(k[lowest(queues)], m_min_param);
 }
 
 pass_bound step_marking::bound() const {

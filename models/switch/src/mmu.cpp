@@ -1,7 +1,7 @@
 #include "fabricsim/switch/algo/mmu.h"
 
 #include <algorithm>
-#include <cmath>
+#include <stdexcept>
 
 namespace fabricsim::sw {
 
@@ -14,8 +14,16 @@ std::uint64_t mmu_config::reserved_cells() const {
     return std::uint64_t(ports) * std::max(pg_min, queue_min);
 }
 
+namespace {
+std::uint64_t sized_pools(const mmu_config& c) {
+    std::uint64_t n = 0;
+    for (unsigned p = 1; p < SERVICE_POOLS; ++p) n += c.pool_cells[p];
+    return n;
+}
+}  // namespace
+
 std::uint64_t mmu_config::lossy_pool_cells() const {
-    const std::uint64_t taken = reserved_cells() + lossless_pool_cells + headroom_pool_cells;
+    const std::uint64_t taken = reserved_cells() + sized_pools(*this) + headroom_pool_cells;
     return taken < total_cells ? total_cells - taken : 0;
 }
 
@@ -26,114 +34,129 @@ std::string mmu_config::validate() const {
         return "the buffer has " + std::to_string(total_cells) +
                " cells, more than the model counts (2^32 - 1)";
     if (queues == 0 || queues > MAX_QUEUES) return "queues must be 1..8";
-    const std::uint64_t taken = reserved_cells() + lossless_pool_cells + headroom_pool_cells;
-    if (taken >= total_cells)
-        return "reserves (" + std::to_string(reserved_cells()) + " cells), the lossless pool (" +
-               std::to_string(lossless_pool_cells) + ") and the headroom pool (" +
-               std::to_string(headroom_pool_cells) + ") leave no shared cell of the " +
-               std::to_string(total_cells) + "-cell buffer for the lossy pool";
-    for (const auto& p : pg)
+    if (reserved_cells() + sized_pools(*this) + headroom_pool_cells >= total_cells) {
+        // Pools 2 and 3 are named only when used, so the message of a two-pool set-up is as before.
+        std::string pools = "the lossless pool (" + std::to_string(pool_cells[LOSSLESS_POOL]) + ")";
+        for (unsigned p = 2; p < SERVICE_POOLS; ++p)
+            if (pool_cells[p])
+                pools += ", pool " + std::to_string(p) + " (" + std::to_string(pool_cells[p]) + ")";
+        return "reserves (" + std::to_string(reserved_cells()) + " cells), " + pools +
+               " and the headroom pool (" + std::to_string(headroom_pool_cells) +
+               ") leave no shared cell of the " + std::to_string(total_cells) +
+               "-cell buffer for the lossy pool";
+    }
+    for (const auto& p : pg) {
         if (p.shared.dynamic && !(p.shared.alpha > 0)) return "a dynamic threshold needs alpha > 0";
-    for (const auto& q : queue)
-        if (q.shared.dynamic && !(q.shared.alpha > 0)) return "a dynamic threshold needs alpha > 0";
+        if (p.service_pool() >= SERVICE_POOLS) return "a PG's pool must be 0..3";
+    }
+    for (unsigned q = 0; q < MAX_QUEUES; ++q) {
+        if (q < queues && queue[q].shared.dynamic && !(queue[q].shared.alpha > 0))
+            return "a dynamic threshold needs alpha > 0";
+        if (queue[q].service_pool() >= SERVICE_POOLS) return "a queue's pool must be 0..3";
+    }
     return {};
 }
 
-mmu::mmu(const mmu_config& cfg) : m_cfg(cfg), m_ports(cfg.ports) {
-    m_pool_cells[LOSSY_POOL] = cfg.lossy_pool_cells();
-    m_pool_cells[LOSSLESS_POOL] = cfg.lossless_pool_cells;
-    m_hot.total_cells = cfg.total_cells;
-    m_hot.lossy_pool_cells = m_pool_cells[LOSSY_POOL];
+namespace {
+std::uint32_t clamp32(std::uint64_t v) {
+    return static_cast<std::uint32_t>(std::min<std::uint64_t>(v, 0xffffffffu));
+}
+}  // namespace
+
+mmu::mmu(const mmu_config& cfg) : m_ports(cfg.ports) {
+    if (const std::string why = cfg.validate(); !why.empty()) throw std::invalid_argument(why);
+    m_hot.total_cells = clamp32(cfg.total_cells);
+    m_hot.pool_cells[LOSSY_POOL] = clamp32(cfg.lossy_pool_cells());
+    for (unsigned p = 1; p < SERVICE_POOLS; ++p) m_hot.pool_cells[p] = clamp32(cfg.pool_cells[p]);
+    m_hot.headroom_pool_cells = clamp32(cfg.headroom_pool_cells);
     m_hot.cell_reciprocal = ((std::uint64_t(1) << 32) + cfg.cell_bytes - 1) / cfg.cell_bytes;
     m_hot.port_cap = cfg.port_cap.value;
     m_hot.port_cap_packets = cfg.port_cap.packets;
     m_hot.cell_bytes = cfg.cell_bytes;
     m_hot.cell_overhead_bytes = cfg.cell_overhead_bytes;
     m_hot.accept_crossing = cfg.accept_crossing;
+    // A static limit at or above the buffer never binds, so 2^32 - 1 stands for any larger one.
+    auto limits = [](const threshold_spec& t, std::uint64_t min_cells, unsigned pool,
+                     bool lossless) {
+        share_limits l;
+        l.alpha = t.dynamic ? t.alpha : 0.0;
+        l.static_cells = t.dynamic ? 0 : clamp32(t.static_cells);
+        l.min_cells = clamp32(min_cells);
+        l.pool = static_cast<std::uint8_t>(pool);
+        l.lossless = lossless;
+        return l;
+    };
     m_hot.plain = true;
-    for (const auto& p : cfg.pg) m_hot.plain = m_hot.plain && p.min_cells == 0 && !p.lossless;
-    for (const auto& q : cfg.queue) m_hot.plain = m_hot.plain && q.min_cells == 0 && !q.lossless;
-    for (unsigned i = 0; i < PRIORITY_GROUPS; ++i) {
-        m_pg_alpha[i] = cfg.pg[i].shared.alpha;
-        if (cfg.pg[i].shared.dynamic)
-            m_hot.pg_dynamic = static_cast<std::uint8_t>(m_hot.pg_dynamic | 1u << i);
+    for (unsigned g = 0; g < PRIORITY_GROUPS; ++g) {
+        const auto& p = cfg.pg[g];
+        m_pg[g] = limits(p.shared, p.min_cells, p.service_pool(), p.lossless);
+        m_pg[g].headroom_cells = p.lossless ? clamp32(p.headroom_cells) : 0;
+        m_hot.plain = m_hot.plain && p.min_cells == 0 && !p.lossless && m_pg[g].pool == LOSSY_POOL;
     }
-    for (unsigned i = 0; i < MAX_QUEUES; ++i) {
-        m_queue_alpha[i] = cfg.queue[i].shared.alpha;
-        if (cfg.queue[i].shared.dynamic)
-            m_hot.queue_dynamic = static_cast<std::uint8_t>(m_hot.queue_dynamic | 1u << i);
+    for (unsigned q = 0; q < MAX_QUEUES; ++q) {
+        const auto& qp = cfg.queue[q];
+        m_queue[q] = limits(qp.shared, qp.min_cells, qp.service_pool(), qp.lossless);
+        m_hot.plain =
+            m_hot.plain && qp.min_cells == 0 && !qp.lossless && m_queue[q].pool == LOSSY_POOL;
     }
 }
 
 std::uint64_t mmu::queue_limit_cells(unsigned queue) const {
-    const auto& qp = m_cfg.queue[queue];
-    const unsigned pool = qp.lossless ? LOSSLESS_POOL : LOSSY_POOL;
-    return limit(qp.shared, pool, egress_pool(pool).cells);
+    const share_limits& l = m_queue[queue];
+    return limit(l, m_hot.pool_cells[l.pool], egress_pool(l.pool).cells);
 }
 
 std::uint64_t mmu::pg_limit_cells(unsigned pg) const {
-    const auto& pp = m_cfg.pg[pg];
-    const unsigned pool = pp.lossless ? LOSSLESS_POOL : LOSSY_POOL;
-    return limit(pp.shared, pool, ingress_pool(pool).cells);
+    const share_limits& l = m_pg[pg];
+    return limit(l, m_hot.pool_cells[l.pool], ingress_pool(l.pool).cells);
 }
 
-bool mmu::admit(unsigned in_port, unsigned pg, unsigned out_port, unsigned queue,
-                std::uint32_t bytes, mmu_ticket& ticket, drop_cause& why) {
-    const std::uint64_t s = cells_for(bytes);
-    if (m_hot.plain)
-        return admit_plain(in_port, pg, out_port, queue, static_cast<std::uint32_t>(s), ticket,
-                           why);
+bool mmu::admit_general(unsigned in_port, unsigned pg, unsigned out_port, unsigned queue,
+                        std::uint64_t s, mmu_ticket& ticket, drop_cause& why) {
     // 1. Global: the free-cell list is empty.
-    if (m_used.cells + s > m_cfg.total_cells) {
-        why = drop_cause::SHARED_BUFFER_FULL;
-        return false;
-    }
-    // 2. Ingress (port, PG).
-    const auto& pp = m_cfg.pg[pg];
-    const unsigned ipool = pp.lossless ? LOSSLESS_POOL : LOSSY_POOL;
+    if (buffer_full(m_used.cells, s, why)) return false;
+    // 2. Ingress (port, PG): shared cells above its reserve, in its pool; a lossless PG that
+    //    has no room there (or already uses headroom) goes to headroom.
+    const share_limits& pl = m_pg[pg];
+    occupancy& ipool = m_ingress_pool[pl.pool];
     count& pgo = m_ports[in_port].pg[pg];
     count& hr = m_ports[in_port].headroom[pg];
-    const std::uint64_t pg_before = over(pgo.cells, pp.min_cells);
-    const std::uint64_t pg_after = over(pgo.cells + s, pp.min_cells);
-    bool to_headroom = pp.lossless && hr.cells > 0;
+    const std::uint64_t pg_before = over(pgo.cells, pl.min_cells);
+    const std::uint64_t pg_after = over(pgo.cells + s, pl.min_cells);
+    bool to_headroom = pl.lossless && hr.cells > 0;
     if (!to_headroom && pg_after > pg_before) {
-        const bool pool_full =
-            m_ingress_pool[ipool].cells + (pg_after - pg_before) > m_pool_cells[ipool];
-        const bool over_limit =
-            !pool_full &&
-            exceeds(pg_before, pg_after, limit(pp.shared, ipool, m_ingress_pool[ipool].cells));
-        if (pool_full || over_limit) {
-            if (!pp.lossless) {
-                why = pool_full ? drop_cause::INGRESS_POOL_FULL : drop_cause::INGRESS_PG_LIMIT;
+        const share_verdict v =
+            check_share(pl, pg_before, pg_after, ipool.cells, m_hot.pool_cells[pl.pool]);
+        if (v != share_verdict::FITS) {
+            if (!pl.lossless) {
+                why = ingress_cause(v);
                 return false;
             }
             to_headroom = true;
         }
     }
     if (to_headroom) {
-        if (hr.cells + s > pp.headroom_cells) {
+        if (hr.cells + s > pl.headroom_cells) {
             why = drop_cause::HEADROOM_PG_FULL;
             return false;
         }
-        if (m_headroom.cells + s > m_cfg.headroom_pool_cells) {
+        if (m_headroom.cells + s > m_hot.headroom_pool_cells) {
             why = drop_cause::HEADROOM_POOL_FULL;
             return false;
         }
     }
-    // 3. Egress (port, queue).
-    const auto& qp = m_cfg.queue[queue];
-    const unsigned epool = qp.lossless ? LOSSLESS_POOL : LOSSY_POOL;
+    // 3. Egress (port, queue), lossy queues only.
+    const share_limits& ql = m_queue[queue];
+    occupancy& epool = m_egress_pool[ql.pool];
     port_accounts& out = m_ports[out_port];
     count& qo = out.queue[queue];
-    const std::uint64_t q_before = over(qo.cells, qp.min_cells);
-    const std::uint64_t q_after = over(qo.cells + s, qp.min_cells);
-    if (!qp.lossless && q_after > q_before) {
-        if (m_egress_pool[epool].cells + (q_after - q_before) > m_pool_cells[epool]) {
-            why = drop_cause::EGRESS_POOL_FULL;
-            return false;
-        }
-        if (exceeds(q_before, q_after, limit(qp.shared, epool, m_egress_pool[epool].cells))) {
-            why = drop_cause::EGRESS_QUEUE_LIMIT;
+    const std::uint64_t q_before = over(qo.cells, ql.min_cells);
+    const std::uint64_t q_after = over(qo.cells + s, ql.min_cells);
+    if (!ql.lossless && q_after > q_before) {
+        const share_verdict v =
+            check_share(ql, q_before, q_after, epool.cells, m_hot.pool_cells[ql.pool]);
+        if (v != share_verdict::FITS) {
+            why = egress_cause(v);
             return false;
         }
     }
@@ -142,89 +165,26 @@ bool mmu::admit(unsigned in_port, unsigned pg, unsigned out_port, unsigned queue
         why = drop_cause::PORT_CAP;
         return false;
     }
-    // Charge both views.
-    add(m_used, s);
     if (to_headroom) {
         add(hr, s);
         add(m_headroom, s);
     } else {
         add(pgo, s);
-        add(m_ingress_pool[ipool], pg_after - pg_before);
+        add(ipool, pg_after - pg_before);
     }
-    add(qo, s);
-    add(m_egress_pool[epool], q_after - q_before);
-    add(out.egress, s);
-    out.frames++;
-    ticket.cells = static_cast<std::uint16_t>(s);
-    ticket.in_port = static_cast<std::uint16_t>(in_port);
-    ticket.out_port = static_cast<std::uint16_t>(out_port);
-    ticket.pg = static_cast<std::uint8_t>(pg);
-    ticket.queue = static_cast<std::uint8_t>(queue);
+    add(epool, q_after - q_before);
+    charge(out, qo, s, in_port, pg, out_port, queue, ticket);
     return true;
 }
 
-// admit() with no reserves and only the lossy pool: the same checks in the same order, with
-// shared = occupancy and both pool views = m_used (the egress pool check can only fail where the
-// ingress one already did, as the two views are equal).
-bool mmu::admit_plain(unsigned in_port, unsigned pg, unsigned out_port, unsigned queue,
-                      std::uint32_t s, mmu_ticket& ticket, drop_cause& why) {
-    const std::uint64_t used = m_used.cells;
-    if (used + s > m_hot.total_cells) {
-        why = drop_cause::SHARED_BUFFER_FULL;
-        return false;
-    }
-    if (used + s > m_hot.lossy_pool_cells) {
-        why = drop_cause::INGRESS_POOL_FULL;
-        return false;
-    }
-    count& pgo = m_ports[in_port].pg[pg];
-    if (exceeds(pgo.cells, pgo.cells + s,
-                m_hot.pg_dynamic >> pg & 1 ? dynamic_limit(m_pg_alpha[pg], used)
-                                           : m_cfg.pg[pg].shared.static_cells)) {
-        why = drop_cause::INGRESS_PG_LIMIT;
-        return false;
-    }
-    port_accounts& out = m_ports[out_port];
-    count& qo = out.queue[queue];
-    if (exceeds(qo.cells, qo.cells + s,
-                m_hot.queue_dynamic >> queue & 1 ? dynamic_limit(m_queue_alpha[queue], used)
-                                                 : m_cfg.queue[queue].shared.static_cells)) {
-        why = drop_cause::EGRESS_QUEUE_LIMIT;
-        return false;
-    }
-    if (over_port_cap(out, s)) {
-        why = drop_cause::PORT_CAP;
-        return false;
-    }
-    add(m_used, s);
-    add(pgo, s);
-    add(qo, s);
-    add(out.egress, s);
-    out.frames++;
-    ticket.cells = static_cast<std::uint16_t>(s);
-    ticket.in_port = static_cast<std::uint16_t>(in_port);
-    ticket.out_port = static_cast<std::uint16_t>(out_port);
-    ticket.pg = static_cast<std::uint8_t>(pg);
-    ticket.queue = static_cast<std::uint8_t>(queue);
-    return true;
-}
-
-void mmu::release(const mmu_ticket& t) {
+void mmu::release_general(const mmu_ticket& t) {
     const std::uint32_t s = t.cells;
     m_used.cells -= s;
-    if (m_hot.plain) {
-        m_ports[t.in_port].pg[t.pg].cells -= s;
-        port_accounts& out = m_ports[t.out_port];
-        out.queue[t.queue].cells -= s;
-        out.egress.cells -= s;
-        out.frames--;
-        return;
-    }
     // Ingress: headroom drains first, then the PG (and its pool's shared part). Only lossless
     // PGs ever use headroom, so lossy ones skip its cache line.
-    const auto& pp = m_cfg.pg[t.pg];
+    const share_limits& pl = m_pg[t.pg];
     std::uint32_t rest = s;
-    if (pp.lossless) {
+    if (pl.lossless) {
         count& hr = m_ports[t.in_port].headroom[t.pg];
         const std::uint32_t from_headroom = std::min(s, hr.cells);
         hr.cells -= from_headroom;
@@ -233,18 +193,16 @@ void mmu::release(const mmu_ticket& t) {
     }
     if (rest) {
         count& pgo = m_ports[t.in_port].pg[t.pg];
-        const std::uint64_t before = over(pgo.cells, pp.min_cells);
+        const std::uint64_t before = over(pgo.cells, pl.min_cells);
         pgo.cells -= rest;
-        m_ingress_pool[pp.lossless ? LOSSLESS_POOL : LOSSY_POOL].cells -=
-            before - over(pgo.cells, pp.min_cells);
+        m_ingress_pool[pl.pool].cells -= before - over(pgo.cells, pl.min_cells);
     }
-    const auto& qp = m_cfg.queue[t.queue];
+    const share_limits& ql = m_queue[t.queue];
     port_accounts& out = m_ports[t.out_port];
     count& qo = out.queue[t.queue];
-    const std::uint64_t before = over(qo.cells, qp.min_cells);
+    const std::uint64_t before = over(qo.cells, ql.min_cells);
     qo.cells -= s;
-    m_egress_pool[qp.lossless ? LOSSLESS_POOL : LOSSY_POOL].cells -=
-        before - over(qo.cells, qp.min_cells);
+    m_egress_pool[ql.pool].cells -= before - over(qo.cells, ql.min_cells);
     out.egress.cells -= s;
     out.frames--;
 }

@@ -54,19 +54,24 @@ ps_t switch_config::clock_period() const {
 
 namespace {
 
-using setter = param_table<switch_config>::setter;
+using index_setter = param_table<switch_config>::index_setter;
 
-/// Stores a byte size as cells (rounded up) into every PG or queue.
+/// The number of queues in use (per-queue keys: a list or map index beyond it is an error).
+unsigned queue_count(const switch_config& c) {
+    return c.queues;
+}
+
+/// Stores PG g's (queue q's) value into its mmu_config entry, with the cell size.
 template <class F>
-setter per_pg(F f) {
-    return [f](switch_config& c, const config_value& v) {
-        for (auto& pg : c.mmu.pg) f(pg, v, c.mmu.cell_bytes);
+index_setter per_pg(F f) {
+    return [f](switch_config& c, unsigned g, const config_value& v) {
+        f(c.mmu.pg[g], v, c.mmu.cell_bytes);
     };
 }
 template <class F>
-setter per_queue(F f) {
-    return [f](switch_config& c, const config_value& v) {
-        for (auto& q : c.mmu.queue) f(q, v, c.mmu.cell_bytes);
+index_setter per_queue(F f) {
+    return [f](switch_config& c, unsigned q, const config_value& v) {
+        f(c.mmu.queue[q], v, c.mmu.cell_bytes);
     };
 }
 
@@ -154,10 +159,31 @@ void add_mmu(param_table<switch_config>& t) {
                    "accept')",
                    {{"fit", false}, {"cross", true}},
                    [](switch_config& c, bool v) { c.mmu.accept_crossing = v; });
-    t.add("mmu.lossless_pool", value_kind::BYTES, "0B", "Shared size of the lossless service pool",
+    t.add("mmu.lossless_pool", value_kind::BYTES, "0B",
+          "Shared size of the lossless service pool (pool 1)",
           [](switch_config& c, const config_value& v) {
-              c.mmu.lossless_pool_cells = cells_up(v.bytes(), c.mmu.cell_bytes);
+              c.mmu.pool_cells[LOSSLESS_POOL] = cells_up(v.bytes(), c.mmu.cell_bytes);
           });
+    auto& ps = t.indexed(
+        "mmu.pool_size", value_kind::BYTES, "",
+        "Shared sizes of service pools 1..3 (e.g. {2: 1MiB}; a pool not given has none); pool "
+        "0 gets what the reserves, these pools and the headroom pool leave; pool 1 may be given "
+        "as lossless_pool instead",
+        SERVICE_POOLS, "pool", nullptr, [](switch_config& c, unsigned p, const config_value& v) {
+            if (!v.present()) return;
+            const std::uint64_t cells = cells_up(v.bytes(), c.mmu.cell_bytes);
+            if (p == LOSSY_POOL) {
+                if (cells)
+                    v.fail(
+                        "pool 0 gets what the reserves, pools 1..3 and the headroom pool "
+                        "leave; its size cannot be set");
+                return;
+            }
+            if (p == LOSSLESS_POOL && v.section().has("lossless_pool"))
+                v.fail("pool 1's size is also given as switch.mmu.lossless_pool; give it once");
+            c.mmu.pool_cells[p] = cells;
+        });
+    ps.optional = true;
     t.add("mmu.headroom_pool", value_kind::BYTES, "0B",
           "Headroom pool shared by the lossless PGs' headroom",
           [](switch_config& c, const config_value& v) {
@@ -168,31 +194,42 @@ void add_mmu(param_table<switch_config>& t) {
               const std::uint8_t mask = load_mask(v.section(), v.key(), 7);
               for (unsigned g = 0; g < PRIORITY_GROUPS; ++g) c.mmu.pg[g].lossless = mask >> g & 1;
           });
-    t.add("mmu.pg_min", value_kind::BYTES, "0B", "Reserved cells per ingress (port, PG)",
-          per_pg([](mmu_config::pg_params& pg, const config_value& v, std::uint32_t cell) {
-              pg.min_cells = cells_up(v.bytes(), cell);
-          }));
-    t.choice<bool>(
+    auto& pp = t.indexed(
+        "mmu.pg_pool", value_kind::INT, "",
+        "Service pool (0..3) of each ingress PG; default: 1 if lossless, else 0", PRIORITY_GROUPS,
+        "PG", nullptr, per_pg([](mmu_config::pg_params& pg, const config_value& v, std::uint32_t) {
+            if (v.present()) pg.pool = static_cast<std::uint8_t>(v.integer());
+        }));
+    pp.optional = true;
+    pp.min = 0;
+    pp.max = SERVICE_POOLS - 1;
+    t.indexed("mmu.pg_min", value_kind::BYTES, "0B", "Reserved cells per ingress (port, PG)",
+              PRIORITY_GROUPS, "PG", nullptr,
+              per_pg([](mmu_config::pg_params& pg, const config_value& v, std::uint32_t cell) {
+                  pg.min_cells = cells_up(v.bytes(), cell);
+              }));
+    t.indexed_choice<bool>(
         "mmu.pg_threshold", "dynamic",
         "Limit on a PG's shared cells: dynamic (pg_alpha x free pool cells) or static (pg_static)",
-        {{"dynamic", true}, {"static", false}}, [](switch_config& c, bool dynamic) {
-            for (auto& pg : c.mmu.pg) pg.shared.dynamic = dynamic;
-        });
-    auto& pa = t.add("mmu.pg_alpha", value_kind::REAL, "8",
-                     "Dynamic-threshold alpha of ingress PGs (SONiC lossy profile: 8)",
-                     per_pg([](mmu_config::pg_params& pg, const config_value& v, std::uint32_t) {
-                         pg.shared.alpha = v.real();
-                     }));
+        PRIORITY_GROUPS, "PG", nullptr, {{"dynamic", true}, {"static", false}},
+        [](switch_config& c, unsigned g, bool dynamic) { c.mmu.pg[g].shared.dynamic = dynamic; });
+    auto& pa = t.indexed("mmu.pg_alpha", value_kind::REAL, "8",
+                         "Dynamic-threshold alpha of ingress PGs (SONiC lossy profile: 8)",
+                         PRIORITY_GROUPS, "PG", nullptr,
+                         per_pg([](mmu_config::pg_params& pg, const config_value& v,
+                                   std::uint32_t) { pg.shared.alpha = v.real(); }));
     pa.min = 1.0 / 1024;
     pa.max = 1024;
-    t.add("mmu.pg_static", value_kind::BYTES, "4MiB", "Static shared limit of an ingress PG",
-          per_pg([](mmu_config::pg_params& pg, const config_value& v, std::uint32_t cell) {
-              pg.shared.static_cells = v.bytes() / cell;
-          }));
-    t.add("mmu.pg_headroom", value_kind::BYTES, "0B", "Headroom per lossless (port, PG)",
-          per_pg([](mmu_config::pg_params& pg, const config_value& v, std::uint32_t cell) {
-              pg.headroom_cells = pg.lossless ? cells_up(v.bytes(), cell) : 0;
-          }));
+    t.indexed("mmu.pg_static", value_kind::BYTES, "4MiB", "Static shared limit of an ingress PG",
+              PRIORITY_GROUPS, "PG", nullptr,
+              per_pg([](mmu_config::pg_params& pg, const config_value& v, std::uint32_t cell) {
+                  pg.shared.static_cells = v.bytes() / cell;
+              }));
+    t.indexed("mmu.pg_headroom", value_kind::BYTES, "0B", "Headroom per lossless (port, PG)",
+              PRIORITY_GROUPS, "PG", nullptr,
+              per_pg([](mmu_config::pg_params& pg, const config_value& v, std::uint32_t cell) {
+                  pg.headroom_cells = pg.lossless ? cells_up(v.bytes(), cell) : 0;
+              }));
     t.add("mmu.lossless_queues", value_kind::STRING_LIST, "[]",
           "Egress queues in the lossless pool; they skip egress thresholds (held back by PFC "
           "instead)",
@@ -200,27 +237,40 @@ void add_mmu(param_table<switch_config>& t) {
               const std::uint8_t mask = load_mask(v.section(), v.key(), 7);
               for (unsigned q = 0; q < MAX_QUEUES; ++q) c.mmu.queue[q].lossless = mask >> q & 1;
           });
-    t.add("mmu.queue_min", value_kind::BYTES, "0B", "Reserved cells per egress (port, queue)",
-          per_queue([](mmu_config::queue_params& q, const config_value& v, std::uint32_t cell) {
-              q.min_cells = cells_up(v.bytes(), cell);
-          }));
-    t.choice<bool>("mmu.queue_threshold", "dynamic",
-                   "Limit on a queue's shared cells: dynamic (queue_alpha x free pool cells) or "
-                   "static "
-                   "(queue_static)",
-                   {{"dynamic", true}, {"static", false}}, [](switch_config& c, bool dynamic) {
-                       for (auto& q : c.mmu.queue) q.shared.dynamic = dynamic;
-                   });
-    auto& qa = t.add("mmu.queue_alpha", value_kind::REAL, "8",
-                     "Dynamic-threshold alpha of egress queues (SONiC lossy profile: 8)",
-                     per_queue([](mmu_config::queue_params& q, const config_value& v,
-                                  std::uint32_t) { q.shared.alpha = v.real(); }));
+    auto& qp =
+        t.indexed("mmu.queue_pool", value_kind::INT, "",
+                  "Service pool (0..3) of each egress queue; default: 1 if lossless, else 0",
+                  MAX_QUEUES, "queue", queue_count,
+                  per_queue([](mmu_config::queue_params& q, const config_value& v, std::uint32_t) {
+                      if (v.present()) q.pool = static_cast<std::uint8_t>(v.integer());
+                  }));
+    qp.optional = true;
+    qp.min = 0;
+    qp.max = SERVICE_POOLS - 1;
+    t.indexed("mmu.queue_min", value_kind::BYTES, "0B", "Reserved cells per egress (port, queue)",
+              MAX_QUEUES, "queue", queue_count,
+              per_queue([](mmu_config::queue_params& q, const config_value& v, std::uint32_t cell) {
+                  q.min_cells = cells_up(v.bytes(), cell);
+              }));
+    t.indexed_choice<bool>("mmu.queue_threshold", "dynamic",
+                           "Limit on a queue's shared cells: dynamic (queue_alpha x free pool "
+                           "cells) or static (queue_static)",
+                           MAX_QUEUES, "queue", queue_count, {{"dynamic", true}, {"static", false}},
+                           [](switch_config& c, unsigned q, bool dynamic) {
+                               c.mmu.queue[q].shared.dynamic = dynamic;
+                           });
+    auto& qa = t.indexed("mmu.queue_alpha", value_kind::REAL, "8",
+                         "Dynamic-threshold alpha of egress queues (SONiC lossy profile: 8)",
+                         MAX_QUEUES, "queue", queue_count,
+                         per_queue([](mmu_config::queue_params& q, const config_value& v,
+                                      std::uint32_t) { q.shared.alpha = v.real(); }));
     qa.min = 1.0 / 1024;
     qa.max = 1024;
-    t.add("mmu.queue_static", value_kind::BYTES, "4MiB", "Static shared limit of an egress queue",
-          per_queue([](mmu_config::queue_params& q, const config_value& v, std::uint32_t cell) {
-              q.shared.static_cells = v.bytes() / cell;
-          }));
+    t.indexed("mmu.queue_static", value_kind::BYTES, "4MiB",
+              "Static shared limit of an egress queue", MAX_QUEUES, "queue", queue_count,
+              per_queue([](mmu_config::queue_params& q, const config_value& v, std::uint32_t cell) {
+                  q.shared.static_cells = v.bytes() / cell;
+              }));
 }
 
 void add_qos(param_table<switch_config>& t) {
@@ -287,17 +337,19 @@ void add_scheduling(param_table<switch_config>& t) {
               for (unsigned q = 0; q < c.queues; ++q)
                   c.sched[q].strict = c.discipline == sched_discipline::SP || (strict >> q & 1);
           });
-    auto& qu = t.add("scheduler.quantum", value_kind::BYTES, "1538B",
-                     "WRR/DWRR quantum per round, in wire bytes (frame + preamble + IFG; 1538B = "
-                     "one 1500 B IP packet)",
-                     [](switch_config& c, const config_value& v) {
-                         for (auto& q : c.sched)
-                             q.quantum_bytes = static_cast<std::uint32_t>(v.bytes());
-                     });
+    auto& qu = t.indexed("scheduler.quantum", value_kind::BYTES, "1538B",
+                         "WRR/DWRR quantum per round, in wire bytes (frame + preamble + IFG; "
+                         "1538B = one 1500 B IP packet)",
+                         MAX_QUEUES, "queue", queue_count,
+                         [](switch_config& c, unsigned q, const config_value& v) {
+                             if (q < c.sched.size())
+                                 c.sched[q].quantum_bytes = static_cast<std::uint32_t>(v.bytes());
+                         });
     qu.min = 64;
     qu.max = 16 << 20;
     t.add("scheduler.quanta", value_kind::STRING_LIST, "[]",
-          "Per-queue quanta overriding `quantum`, each 64B..16MiB (e.g. ['1538B', '3076B'])",
+          "Per-queue quanta overriding `quantum`, one per queue, each 64B..16MiB (e.g. "
+          "['1538B', '3076B']; the older spelling of a `quantum` list)",
           [](switch_config& c, const config_value& v) {
               const auto quanta = v.str_list();
               if (quanta.empty()) return;
@@ -330,13 +382,21 @@ void add_scheduling(param_table<switch_config>& t) {
         });
 }
 
+/// Queue q's threshold `v` in bytes or frames; min_th and max_th of one queue use one unit.
+size_spec ecn_threshold(switch_config& c, unsigned q, const config_value& v) {
+    const size_spec th = v.size();
+    c.ecn.packets[q] = th.packets;
+    return th;
+}
+
 void add_ecn(param_table<switch_config>& t) {
-    t.choice<ecn_mode>(
+    t.indexed_choice<ecn_mode>(
         "ecn.mode", "off",
         "off; red (min_th/max_th/max_p/weight); step (DCTCP: mark above k on the instantaneous "
         "queue)",
+        MAX_QUEUES, "queue", queue_count,
         {{"off", ecn_mode::OFF}, {"red", ecn_mode::RED}, {"step", ecn_mode::STEP}},
-        [](switch_config& c, ecn_mode m) { c.ecn.mode = m; });
+        [](switch_config& c, unsigned q, ecn_mode m) { c.ecn.mode[q] = m; });
     t.choice<ecn_scope>(
         "ecn.scope", "queue",
         "Occupancy compared with the threshold: the frame's queue, its egress port, or its "
@@ -352,38 +412,40 @@ void add_ecn(param_table<switch_config>& t) {
          {"mq_ecn", queue_threshold::MQ_ECN}},
         [](switch_config& c, queue_threshold q) { c.ecn.per_queue = q; });
     // A step has min = max = K; RED reads min_th/max_th/max_p/weight (the other set is unused).
-    t.add("ecn.k", value_kind::SIZE, "65pkt", "Step threshold K (bytes, or frames with 'pkt')",
-          [](switch_config& c, const config_value& v) {
-              if (c.ecn.mode != ecn_mode::STEP) return;
-              const size_spec k = v.size();
-              c.ecn.packets = k.packets;
-              c.ecn.red = {double(k.value), double(k.value), 1.0, 1.0};
-          });
-    t.add("ecn.min_th", value_kind::SIZE, "30KB", "RED minimum threshold",
-          [](switch_config& c, const config_value& v) {
-              if (c.ecn.mode == ecn_mode::STEP) return;
-              const size_spec lo = v.size();
-              c.ecn.packets = lo.packets;
-              c.ecn.red.min_th = double(lo.value);
-          });
-    t.add("ecn.max_th", value_kind::SIZE, "90KB", "RED maximum threshold (same unit as min_th)",
-          [](switch_config& c, const config_value& v) {
-              if (c.ecn.mode == ecn_mode::STEP) return;
-              const size_spec hi = v.size();
-              if (hi.packets != c.ecn.packets)
-                  v.fail("must use the same unit as min_th (bytes or pkt)");
-              if (double(hi.value) < c.ecn.red.min_th) v.fail("is below min_th");
-              c.ecn.red.max_th = double(hi.value);
-          });
-    auto& mp = t.add("ecn.max_p", value_kind::REAL, "0.1", "RED marking probability at max_th",
-                     [](switch_config& c, const config_value& v) {
-                         if (c.ecn.mode != ecn_mode::STEP) c.ecn.red.max_p = v.real();
-                     });
+    t.indexed("ecn.k", value_kind::SIZE, "65pkt", "Step threshold K (bytes, or frames with 'pkt')",
+              MAX_QUEUES, "queue", queue_count,
+              [](switch_config& c, unsigned q, const config_value& v) {
+                  if (c.ecn.mode[q] != ecn_mode::STEP) return;
+                  const double k = double(ecn_threshold(c, q, v).value);
+                  c.ecn.red[q] = {k, k, 1.0, 1.0};
+              });
+    t.indexed("ecn.min_th", value_kind::SIZE, "30KB", "RED minimum threshold", MAX_QUEUES, "queue",
+              queue_count, [](switch_config& c, unsigned q, const config_value& v) {
+                  if (c.ecn.mode[q] == ecn_mode::STEP) return;
+                  c.ecn.red[q].min_th = double(ecn_threshold(c, q, v).value);
+              });
+    t.indexed("ecn.max_th", value_kind::SIZE, "90KB", "RED maximum threshold (same unit as min_th)",
+              MAX_QUEUES, "queue", queue_count,
+              [](switch_config& c, unsigned q, const config_value& v) {
+                  if (c.ecn.mode[q] == ecn_mode::STEP) return;
+                  const size_spec hi = v.size();
+                  if (hi.packets != c.ecn.packets[q])
+                      v.fail("must use the same unit as min_th (bytes or pkt)");
+                  if (double(hi.value) < c.ecn.red[q].min_th) v.fail("is below min_th");
+                  c.ecn.red[q].max_th = double(hi.value);
+              });
+    auto& mp = t.indexed("ecn.max_p", value_kind::REAL, "0.1", "RED marking probability at max_th",
+                         MAX_QUEUES, "queue", queue_count,
+                         [](switch_config& c, unsigned q, const config_value& v) {
+                             if (c.ecn.mode[q] != ecn_mode::STEP) c.ecn.red[q].max_p = v.real();
+                         });
     mp.min = 1e-6;
     mp.max = 1;
+    // One weight: a port- or pool-scope average is one for all queues.
     auto& w = t.add("ecn.weight", value_kind::REAL, "1", "RED EWMA weight; 1 = instantaneous queue",
                     [](switch_config& c, const config_value& v) {
-                        if (c.ecn.mode != ecn_mode::STEP) c.ecn.red.weight = v.real();
+                        for (unsigned q = 0; q < MAX_QUEUES; ++q)
+                            if (c.ecn.mode[q] != ecn_mode::STEP) c.ecn.red[q].weight = v.real();
                     });
     w.min = 1e-6;
     w.max = 1;
@@ -454,6 +516,96 @@ mmu_config switch_config::mmu_for(unsigned n_ports) const {
     return m;
 }
 
+namespace {
+
+/// The key naming index i of a per-index key: "key[i]" when given as a list or map, else "key".
+std::string element_key(const config_node& n, const std::string& key, unsigned i) {
+    std::vector<unsigned> given;
+    return n.indexed_form(key, given) == config_node::index_form::ALL
+               ? key
+               : key + "[" + std::to_string(i) + "]";
+}
+
+const char* unit_name(bool packets) {
+    return packets ? "pkt" : "bytes";
+}
+
+}  // namespace
+
+void switch_config::validate_pools(const config_node& n) const {
+    const config_node mn = n.child("mmu");
+    // Every PG (any traffic class may map to it) and every queue in use needs a pool with cells.
+    auto check = [&](unsigned pool, std::uint8_t given, const char* what, unsigned i,
+                     const char* pool_key, const char* lossless_key) {
+        if (pool == LOSSY_POOL || mmu.pool_cells[pool]) return;
+        if (given == POOL_BY_LOSSLESS)
+            mn.fail("lossless_pool",
+                    std::string("is 0 but ") + lossless_key + " lists " + what + "s that need it");
+        mn.fail(element_key(mn, pool_key, i),
+                std::string(what) + " " + std::to_string(i) + " is in pool " +
+                    std::to_string(pool) + ", which has no cells (switch.mmu.pool_size[" +
+                    std::to_string(pool) + "]" +
+                    (pool == LOSSLESS_POOL ? " or lossless_pool" : "") + " is 0)");
+    };
+    for (unsigned g = 0; g < PRIORITY_GROUPS; ++g)
+        check(mmu.pg[g].service_pool(), mmu.pg[g].pool, "priority group", g, "pg_pool",
+              "lossless_pgs");
+    for (unsigned q = 0; q < queues; ++q)
+        check(mmu.queue[q].service_pool(), mmu.queue[q].pool, "queue", q, "queue_pool",
+              "lossless_queues");
+    // Without the reserves (they depend on the port count: mmu_config::validate()).
+    std::uint64_t sized = mmu.headroom_pool_cells;
+    for (unsigned p = 1; p < SERVICE_POOLS; ++p) sized += mmu.pool_cells[p];
+    const std::uint64_t total = buffer_bytes / mmu.cell_bytes;
+    if (sized >= total) {
+        const char* key = mn.has("pool_size")       ? "pool_size"
+                          : mn.has("lossless_pool") ? "lossless_pool"
+                                                    : "headroom_pool";
+        mn.fail(key, "pools 1..3 and the headroom pool take " + std::to_string(sized) +
+                         " cells, leaving none of the " + std::to_string(total) +
+                         "-cell buffer for pool 0");
+    }
+}
+
+void switch_config::validate_ecn(const config_node& n) const {
+    const config_node en = n.child("ecn");
+    if (ecn.per_queue != queue_threshold::STANDARD && ecn.scope != ecn_scope::QUEUE)
+        en.fail("queue_threshold", "'" + en.str("queue_threshold") + "' needs scope 'queue'");
+    // One policy decides the step queues and one the others, each in one unit; MQ-ECN scales
+    // one K.
+    const std::uint8_t marking = ecn.marking(queues);
+    int first_step = -1, first_red = -1;
+    bool step_mode = false, red_mode = false;
+    for (unsigned q = 0; q < queues; ++q) {
+        if (!(marking >> q & 1)) continue;
+        (ecn.mode[q] == ecn_mode::STEP ? step_mode : red_mode) = true;
+        const bool step = ecn.is_step(q);
+        int& first = step ? first_step : first_red;
+        const std::string key = element_key(en, ecn.mode[q] == ecn_mode::STEP ? "k" : "min_th", q);
+        if (first < 0) {
+            first = int(q);
+            continue;
+        }
+        const auto f = static_cast<unsigned>(first);
+        if (ecn.packets[q] != ecn.packets[f])
+            en.fail(key, std::string("is in ") + unit_name(ecn.packets[q]) + " but queue " +
+                             std::to_string(f) + "'s threshold is in " + unit_name(ecn.packets[f]) +
+                             ": queues decided by one policy (" +
+                             (step ? "steps at queue scope" : "RED, or any at port or pool scope") +
+                             ") use one unit");
+        if (step && ecn.per_queue == queue_threshold::MQ_ECN &&
+            ecn.red[q].min_th != ecn.red[f].min_th)
+            en.fail(key,
+                    "mq_ecn derives every queue's threshold from one K; it must equal "
+                    "queue " +
+                        std::to_string(f) + "'s");
+    }
+    if (ecn.scope != ecn_scope::QUEUE && step_mode && red_mode && en.real("weight") != 1.0)
+        en.fail("weight",
+                "with scope port or pool one average serves every queue: step and red queues "
+                "together need weight 1");
+}
+
 void switch_config::validate(const config_node& n) const {
     const std::uint32_t cell = mmu.cell_bytes;
     if (buffer_bytes < 16ull * cell)
@@ -462,26 +614,19 @@ void switch_config::validate(const config_node& n) const {
         n.fail("port_cap", "is larger than switch.buffer (" + format_bytes(buffer_bytes) + ")");
     if (!mmu.port_cap.packets && mmu.port_cap.value != 0 && mmu.port_cap.value < 64)
         n.fail("port_cap", "must hold at least one minimum-size frame (64B), or be 0B (off)");
-    bool lossless_pgs = false;
-    for (const auto& pg : mmu.pg) lossless_pgs = lossless_pgs || pg.lossless;
-    if (lossless_pgs && mmu.lossless_pool_cells == 0)
-        n.child("mmu").fail("lossless_pool",
-                            "is 0 but lossless_pgs lists priority groups that need it");
+    validate_pools(n);
     // WRR discards what is left of a quantum, so a smaller one would starve large frames.
     if (discipline == sched_discipline::WRR)
-        for (const auto& q : sched)
-            if (q.quantum_bytes < 1542) {
+        for (unsigned q = 0; q < sched.size(); ++q)
+            if (sched[q].quantum_bytes < 1542) {
                 const config_node sn = n.child("scheduler");
-                sn.fail(sn.has("quanta") ? "quanta" : "quantum",
+                sn.fail(sn.has("quanta") ? "quanta" : element_key(sn, "quantum", q),
                         "must be at least one maximum frame on the wire for wrr (1542B: 1522 B + "
                         "preamble + IFG)");
             }
     if (port_shaper.rate_bps && port_shaper.burst_bytes < 1542)
         n.child("shaper").fail("burst", "must hold one maximum frame on the wire (1542B)");
-    if (ecn.per_queue != queue_threshold::STANDARD && ecn.scope != ecn_scope::QUEUE) {
-        const config_node en = n.child("ecn");
-        en.fail("queue_threshold", "'" + en.str("queue_threshold") + "' needs scope 'queue'");
-    }
+    validate_ecn(n);
 }
 
 switch_config switch_config::load(const config_node& n) {

@@ -11,18 +11,24 @@
 
 namespace fabricsim::sw {
 
+namespace {
+/// `c`, or std::invalid_argument naming the switch and the reason.
+mmu_config checked(mmu_config c, const char* name) {
+    if (const std::string why = c.validate(); !why.empty())
+        throw std::invalid_argument(std::string(name) + ": switch.mmu: " + why);
+    return c;
+}
+}  // namespace
+
 switch_device::switch_device(const sc_core::sc_module_name& name, const switch_config& cfg,
                              const std::vector<std::uint64_t>& port_rates, std::uint64_t seed)
     : sc_core::sc_module(name),
       m_cfg(cfg),
       m_clock(cfg.clock_period()),
-      m_mmu(cfg.mmu_for(static_cast<unsigned>(port_rates.size()))),
+      m_mmu(checked(cfg.mmu_for(static_cast<unsigned>(port_rates.size())), this->name())),
       m_routes(splitmix64(seed ^ hash_name(std::string(this->name()) + ".ecmp"))),
       m_rx_stats(port_rates.size()) {
     m_cfg.ports = static_cast<std::uint32_t>(port_rates.size());
-    const std::string why = m_mmu.config().validate();
-    if (!why.empty())
-        throw std::invalid_argument(std::string(this->name()) + ": switch.mmu: " + why);
     for (unsigned p = 0; p < port_rates.size(); ++p) {
         const std::string pn = "p" + std::to_string(p);
         m_rx.push_back(std::make_unique<eth_rx_port>((pn + "_rx").c_str(), *this, p));
@@ -117,8 +123,7 @@ std::uint64_t switch_device::frames_held() const {
 }
 
 void switch_device::report_stats(nlohmann::json& out) const {
-    const mmu_config& mc = m_mmu.config();
-    const std::uint64_t cell = mc.cell_bytes;
+    const std::uint64_t cell = m_mmu.cell_bytes();
     auto pool_json = [&](unsigned pool) {
         return nlohmann::json{
             {"size_cells", m_mmu.pool_cells(pool)},
@@ -131,7 +136,7 @@ void switch_device::report_stats(nlohmann::json& out) const {
     out = nlohmann::json::object();
     out["buffer_bytes"] = m_cfg.buffer_bytes;
     out["cell_bytes"] = cell;
-    out["total_cells"] = mc.total_cells;
+    out["total_cells"] = m_mmu.total_cells();
     out["used_cells"] = m_mmu.used_cells();
     out["peak_cells"] = m_mmu.peak_cells();
     out["buffer_used_cell_bytes"] = m_mmu.used_cells() * cell;
@@ -139,9 +144,12 @@ void switch_device::report_stats(nlohmann::json& out) const {
     out["pools"] = {{"lossy", pool_json(LOSSY_POOL)},
                     {"lossless", pool_json(LOSSLESS_POOL)},
                     {"headroom",
-                     {{"size_cells", mc.headroom_pool_cells},
+                     {{"size_cells", m_mmu.headroom_pool_cells()},
                       {"used_cells", m_mmu.headroom_pool().cells},
                       {"peak_cells", m_mmu.headroom_pool().peak_cells}}}};
+    // Pools 2 and 3 only when configured (a PG or queue in an empty pool is a config error).
+    for (unsigned p = 2; p < SERVICE_POOLS; ++p)
+        if (m_mmu.pool_cells(p)) out["pools"]["pool" + std::to_string(p)] = pool_json(p);
     nlohmann::json ports = nlohmann::json::array();
     for (unsigned p = 0; p < m_egress.size(); ++p) {
         const egress_port& e = *m_egress[p];

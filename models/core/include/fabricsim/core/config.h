@@ -32,6 +32,13 @@
 /// declarations (e.g. cell counts need the cell size); relations between keys that are checks,
 /// not conversions, belong in the struct's validate step. `list<E>()` declares a list of maps
 /// whose elements load through their own `param_table<E>`.
+///
+/// Per-index parameters (one value per queue, priority group, pool): `indexed()` declares a key
+/// whose value is a scalar (every index), a list (index order, no longer than the count) or a
+/// map {index: value}; indices not given take the default. The schema checks every element as
+/// the declared kind, naming it "switch.mmu.queue_alpha[3]"; the setter is called once per index
+/// with a config_value for that element (key "queue_alpha[3]": typed reads, present(), fail()),
+/// or, when one value is given for all, for the key itself (errors name the key as written).
 #include <cstdint>
 #include <functional>
 #include <iosfwd>
@@ -91,6 +98,10 @@ struct param_spec {
     double max = std::numeric_limits<double>::infinity();
     std::vector<std::string> choices;
     bool optional = false;  ///< may be absent with no default
+    /// Per-index parameter (param_table::indexed): indices 0..indices-1 of `index_noun`
+    /// ("queue"); 0 = one value.
+    unsigned indices = 0;
+    std::string index_noun;
 };
 
 class config_schema
@@ -115,6 +126,7 @@ private:
     void validate_map(const YAML::Node& n, const std::string& spath,
                       const std::string& dpath) const;
     void validate_value(const param_spec& p, const YAML::Node& v, const std::string& dpath) const;
+    void validate_scalar(const param_spec& p, const YAML::Node& v, const std::string& dpath) const;
 
     /// `path` with an alias prefix replaced by its target (else unchanged).
     std::string resolve(const std::string& path) const;
@@ -145,6 +157,11 @@ public:
     config_node child(const std::string& key) const;
     std::vector<config_node> list(const std::string& key) const;
 
+    /// How a per-index key is given: one value for all, a list or a map, and the indices the
+    /// list or map names (in order).
+    enum class index_form { ALL, LIST, MAP };
+    index_form indexed_form(const std::string& key, std::vector<unsigned>& given) const;
+
     /// Full display path of `key` below this node ("switch.buffer").
     std::string path(const std::string& key) const;
     /// Display path of this node itself ("topology.links[2]").
@@ -159,6 +176,8 @@ private:
         YAML::Node node;
     };
     lookup value(const std::string& key) const;
+    /// `key` or, for "name[i]", element i of a per-index key (null when not given).
+    YAML::Node given(const std::string& key) const;
 
     const config_schema* m_schema;
     YAML::Node m_node;
@@ -187,6 +206,11 @@ public:
     ps_t time() const { return m_section.time(m_key); }
     double frequency() const { return m_section.frequency(m_key); }
     std::vector<config_node> list() const { return m_section.list(m_key); }
+
+    /// Element i of a per-index key ("queue_alpha[3]").
+    config_value element(unsigned i) const {
+        return config_value(m_section, m_key + "[" + std::to_string(i) + "]");
+    }
 
     const config_node& section() const { return m_section; }
     const std::string& key() const { return m_key; }
@@ -282,6 +306,49 @@ public:
             [member](T& t, E&& e, const config_node&) { (t.*member).push_back(std::move(e)); });
     }
 
+    /// A per-index parameter (see the top of this file): `store(t, i, v)` for every index i <
+    /// `indices`, v the element's value (the default where not given). `count(t)` (none: all
+    /// `indices`) is how many are in use once the earlier declarations have loaded: a list
+    /// longer than that or a map index at or above it is an error naming the key.
+    using index_setter = std::function<void(T&, unsigned, const config_value&)>;
+    param_spec& indexed(std::string path, value_kind kind, std::string default_value,
+                        std::string help, unsigned indices, std::string noun,
+                        std::function<unsigned(const T&)> count, index_setter store) {
+        const std::string plural = noun + "s";
+        param_spec& p = add(std::move(path), kind, std::move(default_value), std::move(help),
+                            [indices, plural, count, store](T& t, const config_value& v) {
+                                const unsigned n = count ? count(t) : indices;
+                                // One value for all: each index reads (and names) the key.
+                                const bool all = check_indices(v, n, plural);
+                                for (unsigned i = 0; i < indices; ++i)
+                                    store(t, i, all ? v : v.element(i));
+                            });
+        p.indices = indices;
+        p.index_noun = std::move(noun);
+        return p;
+    }
+
+    /// A per-index CHOICE: each name stands for a value given to `store(t, i, value)`.
+    template <class V>
+    param_spec& indexed_choice(std::string path, std::string default_value, std::string help,
+                               unsigned indices, std::string noun,
+                               std::function<unsigned(const T&)> count,
+                               std::vector<std::pair<std::string, V>> names,
+                               std::function<void(T&, unsigned, V)> store) {
+        std::vector<std::string> choices;
+        for (const auto& n : names) choices.push_back(n.first);
+        param_spec& p = indexed(std::move(path), value_kind::CHOICE, std::move(default_value),
+                                std::move(help), indices, std::move(noun), std::move(count),
+                                [names, store](T& t, unsigned i, const config_value& v) {
+                                    const std::string s = v.str();
+                                    for (const auto& n : names)
+                                        if (n.first == s) return store(t, i, n.second);
+                                    v.fail("'" + s + "' is not a choice");  // validated before
+                                });
+        p.choices = std::move(choices);
+        return p;
+    }
+
     /// Adds every parameter to `s` below `prefix` ("" = top level).
     void describe(config_schema& s, const std::string& prefix) const {
         for (const auto& e : m_entries) {
@@ -291,6 +358,8 @@ public:
             p.max = e.spec.max;
             p.choices = e.spec.choices;
             p.optional = e.spec.optional;
+            p.indices = e.spec.indices;
+            p.index_noun = e.spec.index_noun;
             if (e.sub) e.sub(s, path);
         }
     }
@@ -328,6 +397,21 @@ private:
         const auto dot = dotted.find('.');
         if (dot == std::string::npos) return n.child(dotted);
         return child_at(n.child(dotted.substr(0, dot)), dotted.substr(dot + 1));
+    }
+
+    /// Fails on a list or map index at or above n; true if one value (or none) is given for
+    /// all indices.
+    static bool check_indices(const config_value& v, unsigned n, const std::string& plural) {
+        std::vector<unsigned> given;
+        const auto form = v.section().indexed_form(v.key(), given);
+        for (const unsigned i : given) {
+            if (i < n) continue;
+            if (form == config_node::index_form::LIST)
+                v.fail("has " + std::to_string(given.size()) + " entries, more than the " +
+                       std::to_string(n) + " " + plural);
+            v.element(i).fail("index out of range: there are " + std::to_string(n) + " " + plural);
+        }
+        return form == config_node::index_form::ALL;
     }
 
     template <class M>

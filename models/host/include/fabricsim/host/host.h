@@ -78,9 +78,23 @@ public:
     // For transports.
     flow_table& flows() const { return m_flows; }
     std::uint64_t seed() const { return m_seed; }
-    /// A pooled frame with this host's addresses and `spec`'s class and flow id.
+    /// A pooled frame with this host's addresses and `spec`'s class and flow id (inline: one
+    /// per frame a transport sends).
     frame& new_frame(const flow_spec& spec, std::uint32_t dst_ip, const mac_addr& dst_mac,
-                     std::uint16_t sport, std::uint16_t dport);
+                     std::uint16_t sport, std::uint16_t dport) {
+        frame& f = m_pool.acquire();
+        f.src_mac = m_id.mac;
+        f.dst_mac = dst_mac;
+        f.src_ip = m_id.ip;
+        f.dst_ip = dst_ip;
+        f.dscp = spec.dscp;
+        f.pcp = spec.pcp;
+        f.vlan_tagged = spec.pcp != 0;
+        f.src_port = sport;
+        f.dst_port = dport;
+        f.flow_id = spec.id;
+        return f;
+    }
     /// Hands `f` to the NIC, to leave at `at`.
     void post(frame& f, ps_t at) {
         m_stats.sent_frames++;

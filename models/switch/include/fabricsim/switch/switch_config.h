@@ -29,18 +29,41 @@ struct qos_config {
 
 enum class ecn_mode { OFF, RED, STEP };
 
-/// ECN/RED marking of the egress ports (seed-001 §1.1–1.8, seed-000 §1.1).
+/// ECN/RED marking of the egress ports (seed-001 §1.1–1.8, seed-000 §1.1), per queue: a queue
+/// marks when its mode is not OFF and it is in queue_mask.
 struct ecn_config {
-    ecn_mode mode = ecn_mode::OFF;
+    std::array<ecn_mode, MAX_QUEUES> mode{};  ///< per queue (all OFF)
     ecn_scope scope = ecn_scope::QUEUE;
     queue_threshold per_queue = queue_threshold::STANDARD;
-    bool packets = false;  ///< thresholds count frames instead of bytes
-    red_params red;        ///< thresholds in bytes or frames; a step has min = max = K
+    /// Per queue, in bytes or frames (packets[q]); a step has min = max = K, max_p = weight =
+    /// 1. One policy decides the step queues (is_step) and one the others, each in one unit.
+    std::array<red_params, MAX_QUEUES> red{};
+    std::array<bool, MAX_QUEUES> packets{};
     bool mark_on_dequeue = false;
     bool drop_non_ect = true;        ///< non-ECT frames that would be marked are dropped (RED)
     std::uint8_t queue_mask = 0xff;  ///< queues with ECN/RED enabled
     double mq_beta = 0.75;
     ps_t mq_t_idle = 0;  ///< 0: one 1500 B MTU at the port rate
+
+    /// The same mode and thresholds for every queue (tests, scripts).
+    void set_all(ecn_mode m, const red_params& r, bool in_packets = false) {
+        mode.fill(m);
+        red.fill(r);
+        packets.fill(in_packets);
+    }
+    /// Queues (of the first `queues`) that mark.
+    std::uint8_t marking(unsigned queues) const {
+        std::uint8_t m = 0;
+        for (unsigned q = 0; q < queues && q < MAX_QUEUES; ++q)
+            if (mode[q] != ecn_mode::OFF && (queue_mask >> q & 1))
+                m = static_cast<std::uint8_t>(m | 1u << q);
+        return m;
+    }
+    /// Queue q is decided by a threshold on its own instantaneous occupancy (step_marking):
+    /// queue scope, min_th == max_th, weight 1 (a step, or RED that is one).
+    bool is_step(unsigned q) const {
+        return scope == ecn_scope::QUEUE && red[q].min_th == red[q].max_th && red[q].weight == 1.0;
+    }
 };
 
 /// HULL phantom queue in series with every egress port (seed-000 §1.5).
@@ -87,6 +110,10 @@ struct switch_config {
     static switch_config load(const config_node& n);
     /// Relations between keys; throws config_error naming a key below `n`.
     void validate(const config_node& n) const;
+
+private:
+    void validate_pools(const config_node& n) const;
+    void validate_ecn(const config_node& n) const;
 };
 
 }  // namespace fabricsim::sw

@@ -123,14 +123,16 @@ struct ecn_action_params {
 };
 
 /// RED / WRED (and a step at port or pool scope) on the EWMA of the queue's, the port's or the
-/// service pool's occupancy, in bytes or frames, with per-queue threshold scales. Draws from its
-/// own seeded RNG.
+/// service pool's occupancy, in bytes or frames, with per-queue thresholds and threshold
+/// scales. Draws from its own seeded RNG.
 class red_marking final : public egress_policy
 {
 public:
-    red_marking(std::uint8_t queues, const red_params& red, ecn_scope scope, bool frames,
-                const ecn_action_params& action, const threshold_scales& scales, std::uint64_t seed,
-                const std::string& rng_name);
+    /// `red[q]` for each queue q of `queues`; a port- or pool-scope average takes the weight of
+    /// the lowest of them (the caller gives them one weight).
+    red_marking(std::uint8_t queues, const std::array<red_params, 8>& red, ecn_scope scope,
+                bool frames, const ecn_action_params& action, const threshold_scales& scales,
+                std::uint64_t seed, const std::string& rng_name);
     enqueue_verdict on_enqueue(const egress_queues& port, unsigned q, frame& f, ps_t now) override;
     bool on_dequeue(const egress_queues& port, unsigned q, frame& f, std::uint32_t wire_bytes,
                     ps_t at) override;
@@ -139,7 +141,7 @@ public:
 private:
     enqueue_verdict decide(const egress_queues& port, unsigned q, const frame& f);
 
-    red_params m_red;
+    std::array<red_params, 8> m_red;
     ecn_scope m_scope;
     bool m_frames;
     bool m_drop_non_ect;
@@ -150,14 +152,16 @@ private:
 };
 
 /// DCTCP-style step marking on one queue's instantaneous occupancy (the arrival included):
-/// mark when it exceeds K x the queue's threshold scale. No state of its own, so the port passes
-/// every frame at or below bound() without calling it.
+/// mark when it exceeds K_q x the queue's threshold scale. No state of its own, so the port
+/// passes every frame at or below bound() (the smallest threshold) without calling it.
 class step_marking final : public egress_policy
 {
 public:
-    /// `k` in bytes or frames; with MQ-ECN, `scales.mq()` is told K and the shortest quantum.
-    step_marking(std::uint8_t queues, double k, bool frames, const ecn_action_params& action,
-                 const threshold_scales& scales, mq_ecn_estimator* mq);
+    /// `k[q]` per queue of `queues`, in bytes or frames. With MQ-ECN (`mq`) every queue has one
+    /// K (the lowest queue's is used): `mq` is told it and the shortest quantum.
+    step_marking(std::uint8_t queues, const std::array<double, 8>& k, bool frames,
+                 const ecn_action_params& action, const threshold_scales& scales,
+                 mq_ecn_estimator* mq);
     pass_bound bound() const override;
     enqueue_verdict on_enqueue(const egress_queues& port, unsigned q, frame& f, ps_t now) override;
     bool on_dequeue(const egress_queues& port, unsigned q, frame& f, std::uint32_t wire_bytes,
@@ -174,7 +178,7 @@ private:
     threshold_scales m_scales;
     const mq_ecn_estimator* m_mq;
     /// With MQ-ECN the quantum's time at line rate (ps; +inf for a strict queue, which keeps
-    /// K), for mq_ecn_estimator::threshold_for(); else K x the queue's scale.
+    /// K), for mq_ecn_estimator::threshold_for(); else K_q x the queue's scale.
     std::array<double, 8> m_param{};
     double m_min_param;  ///< the smallest m_param of the marking queues
     bool m_frames;

@@ -91,9 +91,8 @@ public:
     std::uint64_t port_bytes() const { return m_port_bytes; }
     std::uint64_t pool_bytes(unsigned pool) const { return m_pools.bytes[pool]; }
     std::uint64_t pool_frames(unsigned pool) const { return m_pools.frames[pool]; }
-    unsigned pool_of(unsigned q) const {
-        return m_lossless_mask >> q & 1 ? LOSSLESS_POOL : LOSSY_POOL;
-    }
+    /// The service pool of queue q (the MMU's).
+    unsigned pool_of(unsigned q) const { return m_mmu.queue_pool(q); }
 
     struct queue_stats {
         std::uint64_t tx_frames = 0;
@@ -167,14 +166,15 @@ private:
     [[gnu::always_inline]] frame& start(unsigned q, ps_t at, bool alone);
     void drop(frame& f, unsigned q, drop_cause why);
     /// Frame and byte counts of queue q, the port and its service pool, in or out.
-    void count_backlog(unsigned q, unsigned pool, std::uint32_t bytes, bool in) {
-        // Defined here so the per-frame calls inline with `in` known.
+    [[gnu::always_inline]] void count_backlog(unsigned q, std::uint32_t bytes, bool in) {
+        // Always inlined, so that each per-frame call is specialised on `in`.
         const std::uint64_t n = in ? 1 : ~std::uint64_t(0);  // +1 or -1, modulo 2^64
         const std::uint64_t b = in ? bytes : std::uint64_t(0) - bytes;
         m_queue[q].bytes += b;
         m_queued_frames += in ? 1u : ~0u;
         if (m_count_port_bytes) m_port_bytes += b;
         if (m_count_pools) {
+            const unsigned pool = pool_of(q);
             m_pools.bytes[pool] += b;
             m_pools.frames[pool] += n;
         }
@@ -207,7 +207,6 @@ private:
     std::uint16_t m_alone_bytes = 0xffff;
     std::uint8_t m_backlogged = 0;         ///< bit q: queue q holds frames
     std::uint8_t m_strict_mask = 0;        ///< strict-priority queues
-    std::uint8_t m_lossless_mask = 0;      ///< queues of the lossless service pool
     std::uint8_t m_mark_enqueue_mask = 0;  ///< queues m_enqueue_policy decides at enqueue
     std::uint8_t m_mark_dequeue_mask = 0;  ///< queues m_dequeue_policy decides at dequeue
     bool m_gated : 1;                      ///< any gate installed (skips gate calls when not)
@@ -235,7 +234,7 @@ private:
     std::vector<std::unique_ptr<egress_policy>> m_own_policies;
     std::vector<egress_policy*> m_policies;  ///< every policy, in order
     frame_emitter* m_emitter = nullptr;
-    const threshold_scales* m_scales = nullptr;  ///< the ECN/RED policy's, for statistics
+    std::optional<threshold_scales> m_scales;  ///< what the ECN/RED policies scale by
     const phantom_marking* m_phantom = nullptr;
     std::array<queue_cold, MAX_QUEUES> m_cold;
     unsigned m_queues;
@@ -250,7 +249,6 @@ inline frame& egress_queues::start(unsigned q, ps_t at, bool alone) {
     const entry e = s.fifo.pop_front();
     frame& f = *e.f;
     const std::uint32_t bytes = f.frame_bytes();
-    const unsigned pool = pool_of(q);
     // Dequeue policies see the queue the frame leaves behind, the frame included. pick() may
     // have taken round samples since the last refresh.
     if (m_mark_dequeue_mask >> q & 1) {
@@ -258,7 +256,7 @@ inline frame& egress_queues::start(unsigned q, ps_t at, bool alone) {
         if (!quick_pass(s) && m_dequeue_policy->on_dequeue(*this, q, f, wire, at)) mark_ce(f, q);
     }
     if (m_dequeue_chain && dequeue_chain(q, f, wire, at)) mark_ce(f, q);
-    count_backlog(q, pool, bytes, false);
+    count_backlog(q, bytes, false);
     m_mmu.release(e.ticket);
     if (m_gated)
         for (egress_gate* g : m_gates) g->on_start(q, wire, at);
@@ -294,16 +292,15 @@ inline frame* egress_queues::accept(frame& f, unsigned in_port, unsigned pg, uns
     }
     queue_state& s = m_queue[q];
     const std::uint32_t bytes = f.frame_bytes();
-    const unsigned pool = pool_of(q);
     // Occupancy including the arriving frame, as the marking test sees it (seed-001 §1.1).
-    count_backlog(q, pool, bytes, true);
+    count_backlog(q, bytes, true);
     enqueue_verdict v = enqueue_verdict::PASS;
     if ((m_mark_enqueue_mask >> q & 1) && !quick_pass(s))
         v = m_enqueue_policy->on_enqueue(*this, q, f, ready);
     if (m_enqueue_chain) v = enqueue_chain(q, f, ready, v);
     if (v != enqueue_verdict::PASS) {
         if (v == enqueue_verdict::DROP) {
-            count_backlog(q, pool, bytes, false);
+            count_backlog(q, bytes, false);
             m_mmu.release(ticket);
             drop(f, q, drop_cause::AQM_DROP);
             return nullptr;

@@ -5,10 +5,12 @@
 /// Accounting unit: cells. A frame takes ceil((bytes + cell_overhead) / cell_bytes) cells and
 /// is charged twice, as two views of the same cells: ingress per (port, priority group) and
 /// egress per (port, queue). Each PG and queue has a reserved minimum; cells above it are
-/// "shared" and count against a service pool (0 = lossy, 1 = lossless). The shared part of a
-/// PG or queue is limited by a static threshold or a dynamic one, T = alpha x free shared
-/// cells of its pool (Choudhury–Hahne). Lossless PGs overflow into a per-PG headroom, backed by
-/// one headroom pool (PFC, later, pauses the sender while headroom is in use).
+/// "shared" and count against its service pool (0..3; by default lossless PGs and queues use
+/// pool 1, the others pool 0). Pools 1..3 have configured sizes; pool 0 has what the reserves,
+/// those pools and the headroom pool leave. The shared part of a PG or queue is limited by a
+/// static threshold or a dynamic one, T = alpha x free shared cells of its pool
+/// (Choudhury–Hahne). Lossless PGs overflow into a per-PG headroom, backed by one headroom pool
+/// (PFC, later, pauses the sender while headroom is in use).
 ///
 /// Admission order (the first failing check names the drop cause):
 ///  1. global: every cell of the buffer in use -> shared_buffer_full.
@@ -27,6 +29,7 @@
 /// "cross" (CH1, "last packet accept") admits while shared < T, so the crossing frame enters.
 /// Release (when the frame's first bit leaves): ingress headroom first, then the PG; egress
 /// queue. Dynamic thresholds use the free cells at the moment of the decision.
+/// Timing model: none; decisions are untimed, made when the switch hands a frame to its port.
 #include <array>
 #include <cstdint>
 #include <string>
@@ -39,9 +42,11 @@ namespace fabricsim::sw {
 
 constexpr unsigned MAX_QUEUES = 8;
 constexpr unsigned PRIORITY_GROUPS = 8;
-constexpr unsigned LOSSY_POOL = 0;
-constexpr unsigned LOSSLESS_POOL = 1;
-constexpr unsigned SERVICE_POOLS = 2;
+constexpr unsigned LOSSY_POOL = 0;     ///< pool 0: what the other pools leave
+constexpr unsigned LOSSLESS_POOL = 1;  ///< the default pool of lossless PGs and queues
+constexpr unsigned SERVICE_POOLS = 4;  ///< as the 4 ingress and 4 egress pools of XGS chips
+/// pg_params/queue_params::pool: the default rule, pool 1 if lossless, else pool 0.
+constexpr std::uint8_t POOL_BY_LOSSLESS = 0xff;
 
 /// Static (cells) or dynamic (alpha x free shared cells of the pool) limit on shared cells.
 struct threshold_spec {
@@ -50,13 +55,16 @@ struct threshold_spec {
     std::uint64_t static_cells = 0;
 };
 
+/// Parameters of one chip's MMU (switch_config::mmu_for fills total_cells and ports).
 struct mmu_config {
     std::uint32_t cell_bytes = 208;
     std::uint32_t cell_overhead_bytes = 0;  ///< per-frame header stored with the frame
     std::uint64_t total_cells = 0;
     unsigned ports = 0;
-    unsigned queues = 8;                    ///< egress queues per port (1..8)
-    std::uint64_t lossless_pool_cells = 0;  ///< shared cells of the lossless pool
+    unsigned queues = 8;  ///< egress queues per port (1..8)
+    /// Shared cells of service pools 1..3 (pool 1: `mmu.lossless_pool`); [0] is unused, pool 0
+    /// gets what is left (lossy_pool_cells()).
+    std::array<std::uint64_t, SERVICE_POOLS> pool_cells{};
     std::uint64_t headroom_pool_cells = 0;  ///< cells all PG headrooms draw from
     bool accept_crossing = false;           ///< "cross" threshold test instead of "fit"
     struct pg_params {
@@ -64,22 +72,31 @@ struct mmu_config {
         threshold_spec shared{true, 8.0, 0};
         std::uint64_t headroom_cells = 0;
         bool lossless = false;
+        std::uint8_t pool = POOL_BY_LOSSLESS;
+        unsigned service_pool() const { return pool_of(pool, lossless); }
     };
     std::array<pg_params, PRIORITY_GROUPS> pg{};
     struct queue_params {
         std::uint64_t min_cells = 0;
         threshold_spec shared{true, 8.0, 0};
         bool lossless = false;
+        std::uint8_t pool = POOL_BY_LOSSLESS;
+        unsigned service_pool() const { return pool_of(pool, lossless); }
     };
     std::array<queue_params, MAX_QUEUES> queue{};
     size_spec port_cap{0, false};  ///< 0 = no static per-port limit (bytes or frames)
 
-    /// Cells left for the lossy pool's shared part: total minus every reserve, the lossless
-    /// pool and the headroom pool (0 if they do not fit; validate() reports that).
+    /// Cells of pool 0's shared part: total minus every reserve, pools 1..3 and the headroom
+    /// pool (0 if they do not fit; validate() reports that).
     std::uint64_t lossy_pool_cells() const;
     std::uint64_t reserved_cells() const;
     /// Empty if consistent, else the reason (the config loader turns it into a key error).
     std::string validate() const;
+
+private:
+    static unsigned pool_of(std::uint8_t pool, bool lossless) {
+        return pool != POOL_BY_LOSSLESS ? pool : lossless ? LOSSLESS_POOL : LOSSY_POOL;
+    }
 };
 
 /// Where a frame's cells were charged; kept with the frame until it is released.
@@ -91,9 +108,11 @@ struct mmu_ticket {
     std::uint8_t queue = 0;
 };
 
+/// The MMU of one switch: admission, release and occupancy (see the top of this file).
 class mmu
 {
 public:
+    /// Throws std::invalid_argument with cfg.validate()'s reason.
     explicit mmu(const mmu_config& cfg);
 
     /// ceil((bytes + overhead) / cell), by a multiply: m = ceil(2^32 / cell) is exact for the
@@ -104,20 +123,37 @@ public:
         return static_cast<std::uint32_t>((n * m_hot.cell_reciprocal) >> 32);
     }
     /// Admits a frame of `bytes` (frame bytes incl. FCS) or returns false with the cause.
+    /// Inline, with the plain path: both join the switch's per-frame receive path.
     bool admit(unsigned in_port, unsigned pg, unsigned out_port, unsigned queue,
-               std::uint32_t bytes, mmu_ticket& ticket, drop_cause& why);
-    void release(const mmu_ticket& t);
+               std::uint32_t bytes, mmu_ticket& ticket, drop_cause& why) {
+        const std::uint32_t s = cells_for(bytes);
+        if (m_hot.plain) return admit_plain(in_port, pg, out_port, queue, s, ticket, why);
+        return admit_general(in_port, pg, out_port, queue, s, ticket, why);
+    }
+    void release(const mmu_ticket& t) {
+        if (!m_hot.plain) return release_general(t);
+        m_used.cells -= t.cells;
+        m_ports[t.in_port].pg[t.pg].cells -= t.cells;
+        port_accounts& out = m_ports[t.out_port];
+        out.queue[t.queue].cells -= t.cells;
+        out.egress.cells -= t.cells;
+        out.frames--;
+    }
 
     /// Current limit on the shared cells of an egress queue / ingress PG (dynamic: from the
     /// pool's free cells now).
     std::uint64_t queue_limit_cells(unsigned queue) const;
     std::uint64_t pg_limit_cells(unsigned pg) const;
+    /// Service pool of an egress queue / ingress PG.
+    unsigned queue_pool(unsigned queue) const { return m_queue[queue].pool; }
+    unsigned pg_pool(unsigned pg) const { return m_pg[pg].pool; }
 
     struct occupancy {
         std::uint64_t cells = 0;
         std::uint64_t peak_cells = 0;
     };
-    const mmu_config& config() const { return m_cfg; }
+    std::uint32_t cell_bytes() const { return m_hot.cell_bytes; }
+    std::uint64_t total_cells() const { return m_hot.total_cells; }
     std::uint64_t used_cells() const { return m_used.cells; }
     std::uint64_t peak_cells() const { return m_used.peak_cells; }
     occupancy queue_occupancy(unsigned port, unsigned q) const { return m_ports[port].queue[q]; }
@@ -133,9 +169,23 @@ public:
         return m_hot.plain && pool == LOSSY_POOL ? m_used : m_egress_pool[pool];
     }
     const occupancy& headroom_pool() const { return m_headroom; }
-    std::uint64_t pool_cells(unsigned pool) const { return m_pool_cells[pool]; }
+    std::uint64_t headroom_pool_cells() const { return m_hot.headroom_pool_cells; }
+    std::uint64_t pool_cells(unsigned pool) const { return m_hot.pool_cells[pool]; }
 
 private:
+    /// What both admission paths and the limit queries read of one PG or queue: the only copy
+    /// of its thresholds in the MMU. A threshold is static_cells + alpha x free cells of the
+    /// pool: a static one has alpha 0, a dynamic one static_cells 0 (no branch on the kind).
+    struct alignas(32) share_limits {
+        double alpha = 0;
+        std::uint32_t static_cells = 0;  ///< at most 2^32 - 1, above any buffer (validate())
+        std::uint32_t min_cells = 0;
+        std::uint32_t headroom_cells = 0;  ///< PGs only
+        std::uint8_t pool = LOSSY_POOL;
+        bool lossless = false;
+    };
+    enum class share_verdict : std::uint8_t { FITS, POOL_FULL, OVER_LIMIT };
+
     static std::uint64_t over(std::uint64_t cells, std::uint64_t min) {
         return cells > min ? cells - min : 0;
     }
@@ -154,51 +204,113 @@ private:
         o.cells += static_cast<std::uint32_t>(n);
         if (o.cells > o.peak_cells) o.peak_cells = o.cells;
     }
-    static std::uint64_t dynamic_limit(double alpha, std::uint64_t pool_cells,
-                                       std::uint64_t pool_used) {
-        const std::uint64_t free = pool_cells > pool_used ? pool_cells - pool_used : 0;
-        return static_cast<std::uint64_t>(alpha * double(free));  // >= 0: truncation is floor
+
+    // The checks, shared by admit() and admit_plain(); inline, each a few instructions.
+    /// 1. Global: `used` + s cells would not fit in the buffer.
+    bool buffer_full(std::uint64_t used, std::uint64_t s, drop_cause& why) const {
+        if (used + s <= m_hot.total_cells) return false;
+        why = drop_cause::SHARED_BUFFER_FULL;
+        return true;
     }
-    /// The plain path's dynamic limit (lossy pool).
-    std::uint64_t dynamic_limit(double alpha, std::uint64_t used) const {
-        return dynamic_limit(alpha, m_hot.lossy_pool_cells, used);
-    }
-    std::uint64_t limit(const threshold_spec& t, unsigned pool, std::uint64_t pool_used) const {
-        return t.dynamic ? dynamic_limit(t.alpha, m_pool_cells[pool], pool_used) : t.static_cells;
+    /// `l`'s threshold now, its pool of `pool_size` shared cells having `pool_used` in use.
+    static std::uint64_t limit(const share_limits& l, std::uint64_t pool_size,
+                               std::uint64_t pool_used) {
+        const std::uint64_t free = pool_size > pool_used ? pool_size - pool_used : 0;
+        // >= 0: truncation is floor.
+        return l.static_cells + static_cast<std::uint64_t>(l.alpha * double(free));
     }
     bool exceeds(std::uint64_t shared_before, std::uint64_t shared_after,
                  std::uint64_t limit) const {
         return m_hot.accept_crossing ? shared_before >= limit && shared_after > shared_before
                                      : shared_after > limit;
     }
+    /// A pool of `pool_size` shared cells, `pool_used` in use, has no room for `more`.
+    static bool pool_full(std::uint64_t pool_used, std::uint64_t more, std::uint64_t pool_size) {
+        return pool_used + more > pool_size;
+    }
+    /// `l`'s shared cells going from `before` to `after` would pass its threshold.
+    bool over_limit(const share_limits& l, std::uint64_t before, std::uint64_t after,
+                    std::uint64_t pool_used, std::uint64_t pool_size) const {
+        return exceeds(before, after, limit(l, pool_size, pool_used));
+    }
+    /// May `l`'s shared cells grow from `before` to `after`? Room in its pool first, then its
+    /// threshold.
+    share_verdict check_share(const share_limits& l, std::uint64_t before, std::uint64_t after,
+                              std::uint64_t pool_used, std::uint64_t pool_size) const {
+        if (pool_full(pool_used, after - before, pool_size)) return share_verdict::POOL_FULL;
+        if (over_limit(l, before, after, pool_used, pool_size)) return share_verdict::OVER_LIMIT;
+        return share_verdict::FITS;
+    }
+    /// The drop a failed check_share() names on each side.
+    static drop_cause ingress_cause(share_verdict v) {
+        return v == share_verdict::POOL_FULL ? drop_cause::INGRESS_POOL_FULL
+                                             : drop_cause::INGRESS_PG_LIMIT;
+    }
+    static drop_cause egress_cause(share_verdict v) {
+        return v == share_verdict::POOL_FULL ? drop_cause::EGRESS_POOL_FULL
+                                             : drop_cause::EGRESS_QUEUE_LIMIT;
+    }
 
+    /// admit() with no reserves, nothing lossless and only pool 0: the same checks in the same
+    /// order, with shared = occupancy and both pool views = m_used. So the pool is checked once:
+    /// the egress pool check can only fail where the ingress one already did.
     bool admit_plain(unsigned in_port, unsigned pg, unsigned out_port, unsigned queue,
-                     std::uint32_t s, mmu_ticket& ticket, drop_cause& why);
+                     std::uint32_t s, mmu_ticket& ticket, drop_cause& why) {
+        const std::uint64_t used = m_used.cells;
+        const std::uint64_t pool = m_hot.pool_cells[LOSSY_POOL];
+        if (buffer_full(used, s, why)) return false;
+        if (pool_full(used, s, pool)) {
+            why = drop_cause::INGRESS_POOL_FULL;
+            return false;
+        }
+        count& pgo = m_ports[in_port].pg[pg];
+        if (over_limit(m_pg[pg], pgo.cells, pgo.cells + s, used, pool)) {
+            why = drop_cause::INGRESS_PG_LIMIT;
+            return false;
+        }
+        port_accounts& out = m_ports[out_port];
+        count& qo = out.queue[queue];
+        if (over_limit(m_queue[queue], qo.cells, qo.cells + s, used, pool)) {
+            why = drop_cause::EGRESS_QUEUE_LIMIT;
+            return false;
+        }
+        if (over_port_cap(out, s)) {
+            why = drop_cause::PORT_CAP;
+            return false;
+        }
+        add(pgo, s);
+        charge(out, qo, s, in_port, pg, out_port, queue, ticket);
+        return true;
+    }
+    /// Reserves, lossless PGs/queues with headroom, pools 1..3 (mmu.cpp).
+    bool admit_general(unsigned in_port, unsigned pg, unsigned out_port, unsigned queue,
+                       std::uint64_t s, mmu_ticket& ticket, drop_cause& why);
+    void release_general(const mmu_ticket& t);
 
-    // What every admission and release reads, in one line; the thresholds of the plain path in
-    // the next two (m_cfg is the full copy, read by the general path).
+    // What every admission and release reads, in one line: sizes, cell arithmetic, port cap.
     struct hot_config {
-        std::uint64_t total_cells = 0;
-        std::uint64_t lossy_pool_cells = 0;
         std::uint64_t cell_reciprocal = 0;
         std::uint64_t port_cap = 0;  ///< 0 = none
+        /// Shared cells per service pool (pool 0: what the reserves and other pools leave).
+        std::array<std::uint32_t, SERVICE_POOLS> pool_cells{};
+        std::uint32_t total_cells = 0;
+        std::uint32_t headroom_pool_cells = 0;
         std::uint32_t cell_bytes = 0;
         std::uint32_t cell_overhead_bytes = 0;
-        /// No reserved minimum and nothing lossless: every cell is a shared cell of the lossy
-        /// pool, so both pool views equal m_used and admit()/release() skip the reserve,
-        /// headroom and pool bookkeeping (the common data-center set-up; about half the work).
+        /// No reserved minimum, nothing lossless and every PG and queue in pool 0: every cell
+        /// is a shared cell of pool 0, so both pool views equal m_used and admit()/release()
+        /// skip the reserve, headroom and pool bookkeeping (the common data-center set-up;
+        /// about half the work).
         bool plain = false;
         bool accept_crossing = false;
         bool port_cap_packets = false;
-        std::uint8_t pg_dynamic = 0;     ///< bit g: PG g's shared threshold is dynamic
-        std::uint8_t queue_dynamic = 0;  ///< bit q: queue q's shared threshold is dynamic
     };
+    static_assert(sizeof(hot_config) <= 64, "one cache line");
     alignas(64) hot_config m_hot;
-    alignas(64) std::array<double, PRIORITY_GROUPS> m_pg_alpha{};
-    std::array<double, MAX_QUEUES> m_queue_alpha{};
+    // A frame reads one PG and one queue entry (32 B each).
+    alignas(64) std::array<share_limits, PRIORITY_GROUPS> m_pg{};
+    std::array<share_limits, MAX_QUEUES> m_queue{};
     occupancy m_used;
-    std::array<std::uint64_t, SERVICE_POOLS> m_pool_cells{};
-    mmu_config m_cfg;
     occupancy m_headroom;
     std::array<occupancy, SERVICE_POOLS> m_ingress_pool{};
     std::array<occupancy, SERVICE_POOLS> m_egress_pool{};
@@ -214,11 +326,25 @@ private:
     };
     std::vector<port_accounts> m_ports;
 
-    /// The optional static per-port cap (bytes or frames) would be exceeded by s more cells.
+    /// 4. The optional static per-port cap (bytes or frames) would be exceeded by s more cells.
     bool over_port_cap(const port_accounts& out, std::uint64_t s) const {
         if (!m_hot.port_cap) return false;
         return m_hot.port_cap_packets ? std::uint64_t(out.frames) + 1 > m_hot.port_cap
                                       : (out.egress.cells + s) * m_hot.cell_bytes > m_hot.port_cap;
+    }
+    /// Charges s cells to the buffer, queue `qo` and port `out` (the egress view; the ingress
+    /// view is the caller's) and fills the ticket.
+    void charge(port_accounts& out, count& qo, std::uint64_t s, unsigned in_port, unsigned pg,
+                unsigned out_port, unsigned queue, mmu_ticket& ticket) {
+        add(m_used, s);
+        add(qo, s);
+        add(out.egress, s);
+        out.frames++;
+        ticket.cells = static_cast<std::uint16_t>(s);
+        ticket.in_port = static_cast<std::uint16_t>(in_port);
+        ticket.out_port = static_cast<std::uint16_t>(out_port);
+        ticket.pg = static_cast<std::uint8_t>(pg);
+        ticket.queue = static_cast<std::uint8_t>(queue);
     }
 };
 

@@ -1,0 +1,204 @@
+// The `switch:` keys that take one value per queue, PG or pool (param_table::indexed), and the
+// relations switch_config::validate() checks between them: what reaches the structs, and the
+// errors, each naming its key.
+#include <catch2/catch.hpp>
+
+#include <string>
+
+#include "fabricsim/core/config.h"
+#include "fabricsim/switch/switch_config.h"
+
+using namespace fabricsim;
+using namespace fabricsim::sw;
+
+namespace {
+
+struct loaded {
+    switch_config c;
+    std::string error;  ///< empty if it loaded
+};
+
+/// The `switch:` section of `yaml` validated and loaded as a scenario would.
+loaded load(const std::string& yaml) {
+    config_schema schema;
+    switch_config::params().describe(schema, "switch");
+    loaded out;
+    try {
+        const auto root = load_yaml_string(yaml);
+        schema.validate(root);
+        out.c = switch_config::load(config_node(schema, root, "", "").child("switch"));
+    } catch (const config_error& e) {
+        out.error = e.what();
+    }
+    return out;
+}
+
+}  // namespace
+
+TEST_CASE("switch config: per-queue and per-PG MMU keys as a scalar, a list or a map",
+          "[switch][config]") {
+    const auto l = load(R"(switch:
+  queues: 4
+  mmu:
+    queue_alpha: [1, 2]
+    queue_threshold: {3: static}
+    queue_static: {3: 2080B}
+    queue_min: 416B
+    pg_alpha: {7: 0.5}
+    pg_min: [208B, 209B]
+    lossless_pgs: [3]
+    lossless_pool: 100KB
+    pg_headroom: {3: 10KB, 4: 10KB}
+)");
+    REQUIRE(l.error.empty());
+    const mmu_config& m = l.c.mmu;
+    CHECK(m.queue[0].shared.alpha == 1);
+    CHECK(m.queue[1].shared.alpha == 2);
+    CHECK(m.queue[2].shared.alpha == 8);  // the default
+    CHECK(m.queue[2].shared.dynamic);
+    CHECK_FALSE(m.queue[3].shared.dynamic);
+    CHECK(m.queue[3].shared.static_cells == 10);
+    CHECK(m.queue[2].shared.static_cells == (4u << 20) / 208);
+    for (unsigned q = 0; q < 4; ++q) CHECK(m.queue[q].min_cells == 2);
+    CHECK(m.pg[7].shared.alpha == 0.5);
+    CHECK(m.pg[6].shared.alpha == 8);
+    CHECK(m.pg[0].min_cells == 1);
+    CHECK(m.pg[1].min_cells == 2);
+    CHECK(m.pg[2].min_cells == 0);
+    CHECK(m.pg[3].headroom_cells == 49);  // 10 KB up to whole cells
+    CHECK(m.pg[4].headroom_cells == 0);   // lossy: no headroom
+    // Pools by the default rule: lossless PG 3 in pool 1, the rest in pool 0.
+    CHECK(m.pg[3].service_pool() == LOSSLESS_POOL);
+    CHECK(m.pg[2].service_pool() == LOSSY_POOL);
+    CHECK(m.pool_cells[LOSSLESS_POOL] == 481);
+}
+
+TEST_CASE("switch config: service pools 1..3, pool indices and their errors", "[switch][config]") {
+    SECTION("pool_size as a map and as a list; pools per PG and queue") {
+        const auto l = load(R"(switch:
+  queues: 4
+  mmu:
+    pool_size: {2: 208KB, 3: 416KB}
+    lossless_pool: 104KB
+    pg_pool: {0: 2, 5: 3}
+    queue_pool: [0, 1, 2, 3]
+)");
+        REQUIRE(l.error.empty());
+        CHECK(l.c.mmu.pool_cells == std::array<std::uint64_t, 4>{0, 500, 1000, 2000});
+        CHECK(l.c.mmu.pg[0].service_pool() == 2);
+        CHECK(l.c.mmu.pg[5].service_pool() == 3);
+        CHECK(l.c.mmu.pg[1].service_pool() == 0);
+        for (unsigned q = 0; q < 4; ++q) CHECK(l.c.mmu.queue[q].service_pool() == q);
+        const auto list = load("switch: {mmu: {pool_size: [0B, 104KB, 208KB]}}");
+        REQUIRE(list.error.empty());
+        CHECK(list.c.mmu.pool_cells == std::array<std::uint64_t, 4>{0, 500, 1000, 0});
+        // An explicit pool overrides the lossless rule.
+        const auto ll = load("switch: {mmu: {lossless_pgs: [2], pg_pool: {2: 0}}}");
+        REQUIRE(ll.error.empty());
+        CHECK(ll.c.mmu.pg[2].service_pool() == LOSSY_POOL);
+    }
+    SECTION("errors name the key") {
+        CHECK(load("switch: {mmu: {queue_pool: {2: 2}}}").error ==
+              "switch.mmu.queue_pool[2]: queue 2 is in pool 2, which has no cells "
+              "(switch.mmu.pool_size[2] is 0)");
+        CHECK(load("switch: {mmu: {pg_pool: 1}}").error ==
+              "switch.mmu.pg_pool: priority group 0 is in pool 1, which has no cells "
+              "(switch.mmu.pool_size[1] or lossless_pool is 0)");
+        CHECK(load("switch: {mmu: {pg_pool: {1: 4}}}").error ==
+              "switch.mmu.pg_pool[1]: '4' is above the maximum 3");
+        CHECK(load("switch: {mmu: {lossless_pgs: [3]}}").error ==
+              "switch.mmu.lossless_pool: is 0 but lossless_pgs lists priority groups that need "
+              "it");
+        CHECK(load("switch: {mmu: {lossless_queues: [1]}}").error ==
+              "switch.mmu.lossless_pool: is 0 but lossless_queues lists queues that need it");
+        CHECK(load("switch: {mmu: {pool_size: {0: 1MiB}}}").error ==
+              "switch.mmu.pool_size[0]: pool 0 gets what the reserves, pools 1..3 and the "
+              "headroom pool leave; its size cannot be set");
+        CHECK(load("switch: {mmu: {lossless_pool: 1MiB, pool_size: {1: 1MiB}}}").error ==
+              "switch.mmu.pool_size[1]: pool 1's size is also given as "
+              "switch.mmu.lossless_pool; give it once");
+        CHECK(load("switch: {buffer: 2MiB, mmu: {pool_size: {2: 1MiB, 3: 1MiB}}}").error ==
+              "switch.mmu.pool_size: pools 1..3 and the headroom pool take 10084 cells, leaving "
+              "none of the 10082-cell buffer for pool 0");
+        CHECK(load("switch: {mmu: {pool_size: [0B, 0B, 0B, 0B, 1MiB]}}").error ==
+              "switch.mmu.pool_size: has 5 entries, more than the 4 pools");
+        // Per-queue keys are checked against switch.queues.
+        CHECK(load("switch: {queues: 2, mmu: {queue_alpha: [1, 2, 3]}}").error ==
+              "switch.mmu.queue_alpha: has 3 entries, more than the 2 queues");
+        CHECK(load("switch: {queues: 2, mmu: {queue_min: {2: 1KB}}}").error ==
+              "switch.mmu.queue_min[2]: index out of range: there are 2 queues");
+        CHECK(load("switch: {mmu: {queue_alpha: {3: 0}}}").error ==
+              "switch.mmu.queue_alpha[3]: '0' is below the minimum 0.000976562");
+        CHECK(load("switch: {mmu: {queue_threshold: [dynamic, fixed]}}").error ==
+              "switch.mmu.queue_threshold[1]: 'fixed' is not one of: dynamic, static");
+    }
+}
+
+TEST_CASE("switch config: per-queue ECN mode and thresholds", "[switch][config][ecn]") {
+    SECTION("a mode and K per queue; RED thresholds per queue") {
+        const auto l = load(R"(switch:
+  queues: 4
+  ecn: {mode: [step, step, red, 'off'], k: [20pkt, 40pkt], min_th: {2: 10KB}, max_th: {2: 50KB},
+        max_p: {2: 0.5}, weight: 0.25}
+)");
+        REQUIRE(l.error.empty());
+        const ecn_config& e = l.c.ecn;
+        CHECK(e.mode[0] == ecn_mode::STEP);
+        CHECK(e.mode[2] == ecn_mode::RED);
+        CHECK(e.mode[3] == ecn_mode::OFF);
+        CHECK(e.red[0].min_th == 20);
+        CHECK(e.red[1].max_th == 40);
+        CHECK(e.packets[0]);
+        CHECK(e.red[2].min_th == 10000);
+        CHECK(e.red[2].max_th == 50000);
+        CHECK(e.red[2].max_p == 0.5);
+        CHECK(e.red[2].weight == 0.25);
+        CHECK(e.red[0].weight == 1);
+        CHECK_FALSE(e.packets[2]);
+        CHECK(e.marking(4) == 0b0111);
+        CHECK(e.is_step(1));
+        CHECK_FALSE(e.is_step(2));
+    }
+    SECTION("errors name the key with the queue") {
+        CHECK(load("switch: {ecn: {mode: step, k: [30KB, 20pkt]}}").error ==
+              "switch.ecn.k[1]: is in pkt but queue 0's threshold is in bytes: queues decided by "
+              "one policy (steps at queue scope) use one unit");
+        CHECK(load("switch: {ecn: {mode: step, queue_threshold: mq_ecn, k: {1: 30pkt}}}").error ==
+              "switch.ecn.k[1]: mq_ecn derives every queue's threshold from one K; it must "
+              "equal queue 0's");
+        CHECK(load("switch: {ecn: {mode: red, min_th: [30KB, 40KB], max_th: {1: 30KB}}}").error ==
+              "switch.ecn.max_th[1]: is below min_th");
+        CHECK(load("switch: {ecn: {mode: {3: blue}}}").error ==
+              "switch.ecn.mode[3]: 'blue' is not one of: off, red, step");
+        CHECK(load("switch: {ecn: {mode: [step, red], k: 30KB, scope: port, weight: 0.5}}").error ==
+              "switch.ecn.weight: with scope port or pool one average serves every queue: step "
+              "and red queues together need weight 1");
+        CHECK(load("switch: {ecn: {mode: [step, red], k: 30KB}}").error.empty());
+        // At port scope one policy decides both queues: one unit.
+        CHECK(load("switch: {ecn: {mode: [step, red], scope: port}}").error ==
+              "switch.ecn.min_th: is in bytes but queue 0's threshold is in pkt: queues decided "
+              "by one policy (RED, or any at port or pool scope) use one unit");
+    }
+}
+
+TEST_CASE("switch config: scheduler.quantum per queue and the older quanta list",
+          "[switch][config][scheduler]") {
+    const auto l = load("switch: {queues: 3, scheduler: {quantum: {1: 3076B, 2: 4614B}}}");
+    REQUIRE(l.error.empty());
+    REQUIRE(l.c.sched.size() == 3);
+    CHECK(l.c.sched[0].quantum_bytes == 1538);
+    CHECK(l.c.sched[1].quantum_bytes == 3076);
+    CHECK(l.c.sched[2].quantum_bytes == 4614);
+    const auto old = load("switch: {queues: 2, scheduler: {quanta: [2000B, 3000B]}}");
+    REQUIRE(old.error.empty());
+    CHECK(old.c.sched[1].quantum_bytes == 3000);
+    CHECK(load("switch: {queues: 2, scheduler: {quantum: [1538B, 10B]}}").error ==
+          "switch.scheduler.quantum[1]: '10B' is below the minimum 64B");
+    CHECK(
+        load("switch: {queues: 2, scheduler: {kind: wrr, quantum: {0: 1600B, 1: 1500B}}}").error ==
+        "switch.scheduler.quantum[1]: must be at least one maximum frame on the wire for wrr "
+        "(1542B: 1522 B + preamble + IFG)");
+    CHECK(load("switch: {queues: 2, scheduler: {kind: wrr, quantum: 1500B}}").error ==
+          "switch.scheduler.quantum: must be at least one maximum frame on the wire for wrr "
+          "(1542B: 1522 B + preamble + IFG)");
+}
