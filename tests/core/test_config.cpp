@@ -135,6 +135,48 @@ TEST_CASE("int and real parameters are strict decimal", "[config]") {
     CHECK(top.real("x") == 1e-3);
 }
 
+TEST_CASE("a number too large for its type names the range, not a parse failure", "[config]") {
+    config_schema s;
+    auto& n = s.add("n", value_kind::INT, "1", "count");
+    n.min = 1;
+    n.max = 1024;
+    s.add("seed", value_kind::INT, "1", "seed").min = 0;
+    s.add("t", value_kind::TIME, "1us", "latency").max = 1e9;
+    s.add("d", value_kind::TIME, "1ms", "duration");
+    auto err = [&](const std::string& yaml) {
+        try {
+            s.validate(load_yaml_string(yaml));
+        } catch (const config_error& e) {
+            return std::string(e.what());
+        }
+        return std::string();
+    };
+    CHECK(err("n: 99999999999999999999") ==
+          "n: '99999999999999999999' is out of range: must be <= 1024");
+    CHECK(err("n: -99999999999999999999") ==
+          "n: '-99999999999999999999' is out of range: must be >= 1");
+    CHECK(err("seed: 99999999999999999999") ==
+          "seed: '99999999999999999999' is out of range: must be <= 9223372036854775807");
+    CHECK(err("t: 1e30s") == "t: '1e30s' is out of range: must be <= 1ms");
+    CHECK(err("d: 1e300s") ==
+          "d: '1e300s' is too large: the model counts at most 2^64 - 1 of the base unit");
+    // Other parse failures keep their reason; in-range values their minimum/maximum message.
+    CHECK(err("n: abc") == "n: 'abc' is not a decimal integer");
+    CHECK(err("n: 2000") == "n: '2000' is above the maximum 1024");
+    CHECK(err("t: -1ns") == "t: '-1ns' is negative");
+}
+
+TEST_CASE("explain shows unit parameters ranging from 0, not -inf", "[config]") {
+    config_schema s;
+    s.add("t", value_kind::TIME, "1us", "latency").max = 1e9;
+    s.add("n", value_kind::INT, "1", "count").max = 8;
+    std::ostringstream os;
+    REQUIRE(s.explain(os, ""));
+    const auto text = os.str();
+    CHECK(text.find("range: 0ns .. 1ms") != std::string::npos);
+    CHECK(text.find("range: -inf .. 8") != std::string::npos);  // an int may be negative
+}
+
 TEST_CASE("the echo is typed by the schema, in JSON and in YAML 1.1-safe text", "[config]") {
     config_schema s;
     s.add("name", value_kind::STRING, "", "name").optional = true;

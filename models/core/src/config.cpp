@@ -3,6 +3,7 @@
 #include <charconv>
 #include <cmath>
 #include <iomanip>
+#include <limits>
 #include <ostream>
 #include <set>
 #include <sstream>
@@ -64,11 +65,8 @@ std::string fmt_bound(value_kind k, double v) {
 }
 
 /// Parses a scalar of a unit kind to its base-unit value; throws config_error.
-double parse_scalar(const param_spec& p, const YAML::Node& v, const std::string& dpath) {
-    if (!v.IsScalar())
-        throw config_error(dpath, std::string("expected a ") + kind_name(p.kind) + " value");
-    const std::string& s = v.Scalar();
-    std::string why;
+double parse_scalar_as(const param_spec& p, const YAML::Node& v, const std::string& dpath,
+                       const std::string& s, std::string& why) {
     switch (p.kind) {
         case value_kind::BOOL: {
             bool b;
@@ -125,6 +123,45 @@ double parse_scalar(const param_spec& p, const YAML::Node& v, const std::string&
             break;
     }
     throw config_error(dpath, "internal: not a scalar kind");
+}
+
+/// Unit kinds parse only values >= 0 (a '-' is refused), so their range starts at 0.
+bool non_negative(value_kind k) {
+    return k == value_kind::BIT_RATE || k == value_kind::BYTES || k == value_kind::SIZE ||
+           k == value_kind::TIME || k == value_kind::FREQUENCY;
+}
+
+/// `why` for a number too large for its type ("is out of range", "is too large") names the
+/// parameter's range instead: "must be <= 1024", or the type's limit without a maximum.
+std::string range_reason(const param_spec& p, const std::string& s, const std::string& why) {
+    const bool overflow =
+        why.size() > 13 && (why.compare(why.size() - 13, 13, " out of range") == 0 ||
+                            why.compare(why.size() - 10, 10, " too large") == 0);
+    if (!overflow) return why;
+    const bool negative = s.find('-') != std::string::npos;
+    std::string bound;
+    if (negative)
+        bound = std::isfinite(p.min) ? fmt_bound(p.kind, p.min)
+                                     : std::to_string(std::numeric_limits<std::int64_t>::min());
+    else if (std::isfinite(p.max))
+        bound = fmt_bound(p.kind, p.max);
+    else if (p.kind == value_kind::INT)
+        bound = std::to_string(std::numeric_limits<std::int64_t>::max());
+    else
+        return why + ": the model counts at most 2^64 - 1 of the base unit";
+    return "'" + s + "' is out of range: must be " + (negative ? ">= " : "<= ") + bound;
+}
+
+double parse_scalar(const param_spec& p, const YAML::Node& v, const std::string& dpath) {
+    if (!v.IsScalar())
+        throw config_error(dpath, std::string("expected a ") + kind_name(p.kind) + " value");
+    const std::string& s = v.Scalar();
+    std::string why;
+    try {
+        return parse_scalar_as(p, v, dpath, s, why);
+    } catch (const config_error& e) {
+        throw config_error(dpath, range_reason(p, s, e.reason()));
+    }
 }
 
 }  // namespace
@@ -285,7 +322,10 @@ bool config_schema::explain(std::ostream& os, const std::string& key) const {
             os << (p.optional ? "    optional\n" : "    required\n");
         if (std::isfinite(p.min) || std::isfinite(p.max)) {
             os << "    range: ";
-            os << (std::isfinite(p.min) ? fmt_bound(p.kind, p.min) : "-inf") << " .. ";
+            os << (std::isfinite(p.min)   ? fmt_bound(p.kind, p.min)
+                   : non_negative(p.kind) ? fmt_bound(p.kind, 0)
+                                          : "-inf")
+               << " .. ";
             os << (std::isfinite(p.max) ? fmt_bound(p.kind, p.max) : "inf") << "\n";
         }
         if (!p.choices.empty()) {
