@@ -24,13 +24,18 @@ config_schema schema() {
     return s;
 }
 
-std::string error_of(const std::string& yaml) {
+/// What validating `yaml` against `s` throws ("" if it passes).
+std::string validation_error(const config_schema& s, const std::string& yaml) {
     try {
-        schema().validate(load_yaml_string(yaml));
+        s.validate(load_yaml_string(yaml));
     } catch (const config_error& e) {
         return e.what();
     }
     return "";
+}
+
+std::string error_of(const std::string& yaml) {
+    return validation_error(schema(), yaml);
 }
 }  // namespace
 
@@ -116,14 +121,7 @@ TEST_CASE("int and real parameters are strict decimal", "[config]") {
     config_schema s;
     s.add("n", value_kind::INT, "1", "count");
     s.add("x", value_kind::REAL, "0.5", "fraction");
-    auto err = [&](const std::string& yaml) {
-        try {
-            s.validate(load_yaml_string(yaml));
-        } catch (const config_error& e) {
-            return std::string(e.what());
-        }
-        return std::string();
-    };
+    auto err = [&](const std::string& yaml) { return validation_error(s, yaml); };
     CHECK(err("n: 0x10") == "n: '0x10' is not a decimal integer");
     CHECK(err("n: 010") == "n: '010' has a leading zero (octal is not accepted)");
     CHECK(err("x: 1,5") == "x: '1,5' is not a decimal number");
@@ -143,14 +141,7 @@ TEST_CASE("a number too large for its type names the range, not a parse failure"
     s.add("seed", value_kind::INT, "1", "seed").min = 0;
     s.add("t", value_kind::TIME, "1us", "latency").max = 1e9;
     s.add("d", value_kind::TIME, "1ms", "duration");
-    auto err = [&](const std::string& yaml) {
-        try {
-            s.validate(load_yaml_string(yaml));
-        } catch (const config_error& e) {
-            return std::string(e.what());
-        }
-        return std::string();
-    };
+    auto err = [&](const std::string& yaml) { return validation_error(s, yaml); };
     CHECK(err("n: 99999999999999999999") ==
           "n: '99999999999999999999' is out of range: must be <= 1024");
     CHECK(err("n: -99999999999999999999") ==
