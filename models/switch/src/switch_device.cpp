@@ -69,6 +69,9 @@ inline void switch_device::enqueue(egress_port& eg, unsigned in_port, frame& f, 
 }
 
 void switch_device::receive(unsigned in_port, frame& f) {
+    // The control path, before any route lookup: one test of the kind on the data path.
+    if (__builtin_expect(!f.is_data(), 0))
+        if (receive_control(in_port, f)) return;
     const ps_t now = now_ps();
     port_rx_stats& rs = m_rx_stats[in_port];
     rs.frames++;
@@ -92,6 +95,30 @@ void switch_device::receive(unsigned in_port, frame& f) {
         }
     }
     enqueue(eg, in_port, f, ready);
+}
+
+bool switch_device::receive_control(unsigned in_port, frame& f) {
+    switch (f.kind) {
+        case frame_kind::PAUSE:
+        case frame_kind::PFC:
+            // MAC control (EtherType 0x8808) is link-local: the port's control logic takes it
+            // (FCS errors included: a corrupted control frame is discarded there), never the
+            // forwarding path, and it is not counted as data.
+            if (f.fcs_error) {
+                m_rx_stats[in_port].drops.add(drop_cause::FCS_ERROR);
+                frame_pool::global().release(f);
+                return true;
+            }
+            m_egress[in_port]->receive_control(f);
+            return true;
+        case frame_kind::CNM:
+        case frame_kind::CREDIT:
+            // Dispatch point of congestion notifications and credits (802.1Qau CNM, BCN,
+            // FERA, credit transports): routed like data until a switch-side consumer exists.
+            return false;
+        default:
+            return false;
+    }
 }
 
 void switch_device::emit(frame& f, unsigned from_port, ps_t at) {

@@ -78,6 +78,9 @@ private:
     /// Hands `f` to `eg` by its traffic class, out of the pipeline at `ready`.
     [[gnu::always_inline]] void enqueue(egress_port& eg, unsigned in_port, frame& f, ps_t ready);
     void on_emitted();
+    /// Control frames (MAC control, and the dispatch point of CNM/credits) received on
+    /// `in_port`; true when taken (not forwarded, not counted as data).
+    bool receive_control(unsigned in_port, frame& f);
     struct emitted {
         frame* f;
         unsigned from_port;
