@@ -16,9 +16,9 @@ namespace {
 constexpr std::uint64_t G10 = 10'000'000'000ull;
 constexpr std::uint32_t DST = 0x0a000002;
 constexpr ps_t US = PS_PER_US;
-constexpr ps_t Q10 = 51'200;        // one pause quantum at 10G
-constexpr ps_t FRAME_1500 = 1'230'400;  // 1538 wire bytes at 10G
-constexpr ps_t TO_SINK = 2'220'800;     // first bit to last bit at the sink: 1526 B + 1 us
+constexpr ps_t Q10 = 51'200;                // one pause quantum at 10G
+constexpr ps_t FRAME_1500 = 1'230'400;      // 1538 wire bytes at 10G
+constexpr ps_t TO_SINK = 2'220'800;         // first bit to last bit at the sink: 1526 B + 1 us
 constexpr ps_t CTL_LAST_BIT = 57'600 + US;  // 64 B + preamble, + 1 us: the receiver acts then
 
 struct sink final : sc_core::sc_module, frame_receiver {
@@ -103,9 +103,10 @@ sw::switch_config honouring(bool pause, bool pfc) {
 
 }  // namespace
 
-TEST_CASE("PAUSE at 10G stops the port for q x 51.2 ns after the response delay and the frame "
-          "in flight",
-          "[pfc][switch][tb]") {
+TEST_CASE(
+    "PAUSE at 10G stops the port for q x 51.2 ns after the response delay and the frame "
+    "in flight",
+    "[pfc][switch][tb]") {
     bench b(2, honouring(true, false));  // two 10G inputs keep the 10G output backlogged
     b.load(10);
     const ps_t sent = 5 * US;
@@ -137,8 +138,7 @@ TEST_CASE("a configured response delay replaces the Annex 31B default", "[pfc][s
     sc_core::sc_start(to_sc_time(100 * US));
     REQUIRE(b.out.got.size() == 20);
     const std::size_t j = b.in_flight_at(sent + CTL_LAST_BIT);
-    CHECK(b.start_of(b.out.got[j + 1]) ==
-          b.start_of(b.out.got[j]) + FRAME_1500 + 100 * Q10);
+    CHECK(b.start_of(b.out.got[j + 1]) == b.start_of(b.out.got[j]) + FRAME_1500 + 100 * Q10);
 }
 
 TEST_CASE("XON releases the port at once", "[pfc][switch][tb]") {
@@ -167,7 +167,9 @@ TEST_CASE("a refresh restarts the timer", "[pfc][switch][tb]") {
 }
 
 TEST_CASE("PFC pauses one priority while another keeps sending", "[pfc][switch][tb]") {
-    bench b(2, honouring(false, true));
+    sw::switch_config cfg = honouring(false, true);
+    cfg.qos.dscp_to_tc[24] = 3;  // as loaded from a scenario (DSCP / 8)
+    bench b(2, cfg);
     b.load(12, {0, 24});  // flow 0: DSCP 0 -> queue 0; flow 1: DSCP 24 -> TC 3 -> queue 3
     frame& pfc = frame_pool::global().acquire();
     std::array<std::uint16_t, 8> q{};
@@ -193,9 +195,10 @@ TEST_CASE("PFC pauses one priority while another keeps sending", "[pfc][switch][
     CHECK(b.dut->port(2).pause()->stats().xoff[0] == 0);
 }
 
-TEST_CASE("a control frame goes ahead of queued data at the next frame boundary, also while "
-          "paused, with its exact wire time",
-          "[pfc][switch][tb]") {
+TEST_CASE(
+    "a control frame goes ahead of queued data at the next frame boundary "
+    "with its exact wire time",
+    "[pfc][switch][tb]") {
     bench b(2, honouring(true, false));
     b.load(10);
     sc_core::sc_start(to_sc_time(6 * US));  // the output is backlogged
@@ -212,7 +215,7 @@ TEST_CASE("a control frame goes ahead of queued data at the next frame boundary,
     const ps_t boundary = b.start_of(b.out.got[c - 1]) + FRAME_1500;
     CHECK(b.start_of(b.out.got[c - 1]) <= 6 * US);
     CHECK(6 * US < boundary);
-    CHECK(b.out.got[c].at == boundary + CTL_LAST_BIT);        // 64 B frame + preamble
+    CHECK(b.out.got[c].at == boundary + CTL_LAST_BIT);         // 64 B frame + preamble
     CHECK(b.start_of(b.out.got[c + 1]) == boundary + 67'200);  // + IFG: 84 B on the wire
     CHECK(b.dut->port(2).control_frames_sent() == 1);
 }

@@ -64,7 +64,8 @@ void nic_device::on_wire_free() {
     if (m_queue.empty()) return;
     // A control frame may have taken the wire; a paused priority holds the FIFO's head.
     ps_t next = std::max(m_busy_until, m_queue.front().ready);
-    if (m_reaction) next = std::max(next, m_reaction->paused_until(priority_of(*m_queue.front().f)));
+    if (m_reaction)
+        next = std::max(next, m_reaction->paused_until(priority_of(*m_queue.front().f)));
     if (next > now) {
         m_wire_free.arm_at(next);
         return;

@@ -84,9 +84,9 @@ public:
     ps_t response_delay() const { return m_delay; }
 
     struct counters {
-        std::uint64_t pause_frames = 0;    ///< 802.3x PAUSE frames received
-        std::uint64_t pfc_frames = 0;      ///< PFC frames received
-        std::uint64_t ignored_frames = 0;  ///< PAUSE/PFC received but not honoured
+        std::uint64_t pause_frames = 0;       ///< 802.3x PAUSE frames received
+        std::uint64_t pfc_frames = 0;         ///< PFC frames received
+        std::uint64_t ignored_frames = 0;     ///< PAUSE/PFC received but not honoured
         std::array<std::uint64_t, 8> xoff{};  ///< XOFFs received per priority
         std::array<std::uint64_t, 8> xon{};   ///< XONs received per priority
     };

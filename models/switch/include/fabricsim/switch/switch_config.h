@@ -96,7 +96,7 @@ struct switch_config {
     ecn_config ecn;
     phantom_queue_config phantom;
     pause_reaction_config flow_control;  ///< PAUSE/PFC honoured by the egress ports
-    std::uint32_t ports = 0;  ///< set by the platform
+    std::uint32_t ports = 0;             ///< set by the platform
 
     ps_t clock_period() const;
     /// Absolute time when a frame that arrived at `now` leaves the pipeline (clock-aligned).
