@@ -1,7 +1,13 @@
 #include <catch2/catch.hpp>
 
+#include <cstdio>
+#include <cstdlib>
+#include <memory>
+#include <string>
+
 #include "fabricsim/core/frame_pool.h"
 #include "fabricsim/core/pause_reaction.h"
+#include "fabricsim/core/pcap_writer.h"
 
 using namespace fabricsim;
 
@@ -101,4 +107,44 @@ TEST_CASE("PFC pauses the enabled priorities only; unhonoured kinds are ignored"
     CHECK(r.stats().pfc_frames == 1);
     frame_pool::global().release(f);
     frame_pool::global().release(pause);
+}
+
+TEST_CASE("PAUSE and PFC frames in a pcap dissect in tshark without malformed warnings",
+          "[pfc][core][pcap]") {
+    const char* tmp = std::getenv("TMPDIR");
+    const std::string path = std::string(tmp && *tmp ? tmp : "/tmp") + "/fabricsim_pfc_test.pcap";
+    {
+        pcap_writer w(path);
+        frame& p = pause_frame(0x1234);
+        p.src_mac = mac_for_node(1);
+        w.write(p, 1000);
+        std::array<std::uint16_t, 8> q{};
+        q[3] = 0xffff;
+        q[5] = 7;
+        p.set_pfc(0x28, q);
+        w.write(p, 2000);
+        frame_pool::global().release(p);
+    }
+    if (std::system("command -v tshark > /dev/null 2>&1") != 0) {
+        WARN("tshark not installed: dissection not checked");
+        return;
+    }
+    std::string out;
+    {
+        std::unique_ptr<FILE, int (*)(FILE*)> pipe(
+            popen(("tshark -r '" + path + "' -V 2>&1").c_str(), "r"), pclose);
+        REQUIRE(pipe);
+        std::array<char, 4096> buf{};
+        while (std::fgets(buf.data(), buf.size(), pipe.get())) out += buf.data();
+    }
+    INFO(out);
+    CHECK(out.find("Malformed") == std::string::npos);
+    CHECK(out.find("Expert Info (Error") == std::string::npos);
+    CHECK(out.find("Opcode: Pause (0x0001)") != std::string::npos);
+    CHECK(out.find("pause_time: 4660") != std::string::npos);
+    CHECK(out.find("Opcode: Class Based Flow Control [CBFC] Pause (0x0101)") != std::string::npos);
+    CHECK(out.find("CBFC Class Enable Vector: 0x0028, C3, C5") != std::string::npos);
+    CHECK(out.find("C3: 65535") != std::string::npos);
+    CHECK(out.find("C5: 7") != std::string::npos);
+    std::remove(path.c_str());
 }
