@@ -50,6 +50,7 @@ void add_flow_control_keys(param_table<T>& t, pause_reaction_config T::*member) 
                         if (v.present()) (c.*member).response_delay = v.time();
                     });
     d.optional = true;
+    d.min = 0;
     d.max = 1e9;
 }
 
