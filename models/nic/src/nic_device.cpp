@@ -66,10 +66,7 @@ void nic_device::on_wire_free() {
     ps_t next = std::max(m_busy_until, m_queue.front().ready);
     if (m_reaction)
         next = std::max(next, m_reaction->paused_until(priority_of(*m_queue.front().f)));
-    if (next > now) {
-        m_wire_free.arm_at(next);
-        return;
-    }
+    if (next > now) return wait_until(next);
     entry e = m_queue.pop_front();
     start(*e.f, std::max(now, e.ready), now);
     if (!m_queue.empty()) m_wire_free.arm_at(std::max(m_busy_until, m_queue.front().ready));

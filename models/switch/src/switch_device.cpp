@@ -50,6 +50,9 @@ unsigned switch_device::traffic_class(const frame& f) const {
 
 inline egress_port* switch_device::route(unsigned in_port, frame& f) {
     if (f.ttl <= 1) {
+        // Frames without an IPv4 header (MAC control) carry ttl 0, so this test, before the
+        // route lookup, is also the control path's: no instruction is added for data frames.
+        if (!f.is_data() && receive_control(in_port, f)) return nullptr;
         drop(in_port, f, drop_cause::TTL_EXPIRED);
         return nullptr;
     }
@@ -69,9 +72,6 @@ inline void switch_device::enqueue(egress_port& eg, unsigned in_port, frame& f, 
 }
 
 void switch_device::receive(unsigned in_port, frame& f) {
-    // The control path, before any route lookup: one test of the kind on the data path.
-    if (__builtin_expect(!f.is_data(), 0))
-        if (receive_control(in_port, f)) return;
     const ps_t now = now_ps();
     port_rx_stats& rs = m_rx_stats[in_port];
     rs.frames++;
@@ -101,20 +101,20 @@ bool switch_device::receive_control(unsigned in_port, frame& f) {
     switch (f.kind) {
         case frame_kind::PAUSE:
         case frame_kind::PFC:
-            // MAC control (EtherType 0x8808) is link-local: the port's control logic takes it
-            // (FCS errors included: a corrupted control frame is discarded there), never the
-            // forwarding path, and it is not counted as data.
-            if (f.fcs_error) {
-                m_rx_stats[in_port].drops.add(drop_cause::FCS_ERROR);
-                frame_pool::global().release(f);
-                return true;
-            }
+            // MAC control (EtherType 0x8808) is link-local: the port's control logic takes it,
+            // never the forwarding path, and it is not counted as data. (A corrupted one was
+            // dropped as fcs_error before, as any frame.)
+            // receive() counted it with the data and dropped it if corrupted (whole frame):
+            // take it back out of the data counts.
+            m_rx_stats[in_port].frames--;
+            m_rx_stats[in_port].bytes -= f.frame_bytes();
             m_egress[in_port]->receive_control(f);
             return true;
         case frame_kind::CNM:
         case frame_kind::CREDIT:
             // Dispatch point of congestion notifications and credits (802.1Qau CNM, BCN,
-            // FERA, credit transports): routed like data until a switch-side consumer exists.
+            // FERA, credit transports; reached when they carry ttl <= 1): no switch-side
+            // consumer yet, so they are handled like data (TTL drop, else routed).
             return false;
         default:
             return false;

@@ -69,7 +69,7 @@ public:
 
     void receive(unsigned port, frame& f) override;
     /// Sends control frame `f` at max(now, wire free), before queued data, also while paused.
-    void send_control(frame& f);
+    [[gnu::cold]] void send_control(frame& f);
     /// The pause reaction, nullptr when the NIC honours neither PAUSE nor PFC.
     const pause_reaction* pause() const { return m_reaction.get(); }
     /// PFC priority of a data frame: its PCP when tagged, else DSCP / 8 (the switch default).
@@ -93,8 +93,11 @@ public:
 private:
     void on_wire_free();
     void start(frame& f, ps_t at, ps_t now);
-    void receive_control(frame& f);
-    void on_pause_due();
+    // The control and pause paths are cold and out of line: the data path stays as it was.
+    [[gnu::cold, gnu::noinline]] void receive_control(frame& f);
+    [[gnu::cold, gnu::noinline]] void on_pause_due();
+    /// The head cannot start before `t` (a control frame holds the wire, or a pause).
+    [[gnu::cold, gnu::noinline]] void wait_until(ps_t t) { m_wire_free.arm_at(t); }
 
     struct entry {
         frame* f;

@@ -48,10 +48,10 @@ public:
     void gates_changed() { on_wake(); }
     /// Sends control frame `f` at the next frame boundary (max(now, wire free)), before any
     /// queued data and also while the data is paused. Takes ownership.
-    void send_control(frame& f);
+    [[gnu::cold]] void send_control(frame& f);
     /// A MAC-control frame (PAUSE/PFC) received on this port's receiver: counted, acted on when
     /// honoured, released.
-    void receive_control(frame& f);
+    [[gnu::cold]] void receive_control(frame& f);
     /// The pause reaction, nullptr when the switch honours neither PAUSE nor PFC.
     const pause_reaction* pause() const { return m_reaction.get(); }
     std::uint64_t control_frames_sent() const { return m_tx_control; }
@@ -74,10 +74,10 @@ private:
     void send(frame& f, ps_t at, ps_t now) { m_queues.set_busy_until(tx.send_at(f, at, now)); }
     void on_wake();
     void arm_next(ps_t now);
-    void on_pause_due();
+    [[gnu::cold]] void on_pause_due();
     /// The pause gate's queues from the reaction's priorities (a queue waits for the last of
     /// the priorities that map to it).
-    void update_pause_gate();
+    [[gnu::cold]] void update_pause_gate();
 
     egress_queues m_queues;
     model_timer m_wake = model_timer::bind<egress_port, &egress_port::on_wake>(this);
