@@ -102,10 +102,9 @@ bool switch_device::receive_control(unsigned in_port, frame& f) {
         case frame_kind::PAUSE:
         case frame_kind::PFC:
             // MAC control (EtherType 0x8808) is link-local: the port's control logic takes it,
-            // never the forwarding path, and it is not counted as data. (A corrupted one was
-            // dropped as fcs_error before, as any frame.)
-            // receive() counted it with the data and dropped it if corrupted (whole frame):
-            // take it back out of the data counts.
+            // never the forwarding path. receive() counted it with the data (and dropped it as
+            // fcs_error if corrupted): take it back out of the data counts. Only received
+            // frames get here: a block sends MAC control with send_control(), never emit().
             m_rx_stats[in_port].frames--;
             m_rx_stats[in_port].bytes -= f.frame_bytes();
             m_egress[in_port]->receive_control(f);
