@@ -202,3 +202,33 @@ TEST_CASE("switch config: scheduler.quantum per queue and the older quanta list"
           "switch.scheduler.quantum: must be at least one maximum frame on the wire for wrr "
           "(1542B: 1522 B + preamble + IFG)");
 }
+
+TEST_CASE(
+    "switch config: flow_control keys load, are optional, and stay out of the echo when "
+    "absent",
+    "[switch][config][pfc]") {
+    const auto off = load("switch: {}\n");
+    REQUIRE(off.error.empty());
+    CHECK_FALSE(off.c.flow_control.enabled());
+    CHECK_FALSE(off.c.flow_control.response_delay.has_value());
+    const auto on = load(R"(switch:
+  flow_control: {honour_pfc: true, response_delay: 1.5us}
+)");
+    REQUIRE(on.error.empty());
+    CHECK(on.c.flow_control.enabled());
+    CHECK_FALSE(on.c.flow_control.honour_pause.value_or(false));
+    CHECK(*on.c.flow_control.response_delay == 1'500'000u);
+    CHECK(load("switch:\n  flow_control: {honour_pfc: maybe}\n")
+              .error.find("switch.flow_control.honour_pfc") != std::string::npos);
+    CHECK(load("switch:\n  flow_control: {response_delay: 2ms}\n")
+              .error.find("switch.flow_control.response_delay") != std::string::npos);
+
+    config_schema schema;
+    switch_config::params().describe(schema, "switch");
+    const auto echo = with_defaults(schema, load_yaml_string("switch: {}\n"));
+    CHECK_FALSE(echo["switch"]["flow_control"]);
+    CHECK(echo["switch"]["phantom_queue"]);  // sections with defaults stay
+    const auto given =
+        with_defaults(schema, load_yaml_string("switch: {flow_control: {honour_pause: true}}\n"));
+    CHECK(given["switch"]["flow_control"]["honour_pause"].as<bool>());
+}

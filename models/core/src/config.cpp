@@ -641,10 +641,13 @@ void fill_defaults(const config_schema& schema, YAML::Node out, const std::strin
         } else {
             const std::string section = rest.substr(0, dot);
             if (!sections_done.insert(section).second) continue;
-            if (!out[section] || out[section].IsNull())
-                out[section] = YAML::Node(YAML::NodeType::Map);
+            const bool created = !out[section] || out[section].IsNull();
+            if (created) out[section] = YAML::Node(YAML::NodeType::Map);
             YAML::Node child = out[section];
             fill_defaults(schema, child, prefix + section);
+            // A section of optional keys only, none given (switch.flow_control), stays out of
+            // the tree, so the echo of a scenario that does not use it is unchanged.
+            if (created && child.size() == 0) out.remove(section);
         }
     }
 }

@@ -41,6 +41,7 @@ void frame::set_pause(std::uint16_t quanta) {
     pause_quanta = {};
     pause_quanta[0] = quanta;
     payload_bytes = 0;
+    ttl = 0;  // no IPv4 header; receivers take ttl <= 1 as their control-path test
     length = 60;
 }
 

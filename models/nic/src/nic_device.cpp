@@ -22,6 +22,7 @@ const param_table<nic_config>& nic_config::params() {
                   &nic_config::tx_queue_frames);
         q.min = 1;
         q.max = 1 << 20;
+        add_flow_control_keys(t, &nic_config::flow_control);
         return t;
     }();
     return table;
@@ -29,12 +30,22 @@ const param_table<nic_config>& nic_config::params() {
 
 nic_device::nic_device(const sc_core::sc_module_name& name, const nic_config& cfg,
                        std::uint64_t rate_bps)
-    : sc_core::sc_module(name), m_cfg(cfg), m_rate_bps(rate_bps) {}
+    : sc_core::sc_module(name), m_cfg(cfg), m_rate_bps(rate_bps) {
+    if (cfg.flow_control.enabled())
+        m_reaction = std::make_unique<pause_reaction>(cfg.flow_control, rate_bps);
+}
+
+void nic_device::send_control(frame& f) {
+    const ps_t now = now_ps();
+    m_stats.tx_control_frames++;
+    m_busy_until = tx.send_at(f, std::max(now, m_busy_until), now);
+}
 
 void nic_device::post(frame& f, ps_t at) {
     const ps_t now = now_ps();
     const ps_t ready = at + m_cfg.tx_latency;
-    if (m_queue.empty() && m_busy_until <= ready) {
+    // Honouring pauses, nothing is committed ahead of its time (a pause may come first).
+    if (m_queue.empty() && m_busy_until <= ready && !m_reaction) {
         start(f, ready, now);
         return;
     }
@@ -50,6 +61,12 @@ void nic_device::post(frame& f, ps_t at) {
 
 void nic_device::on_wire_free() {
     const ps_t now = now_ps();
+    if (m_queue.empty()) return;
+    // A control frame may have taken the wire; a paused priority holds the FIFO's head.
+    ps_t next = std::max(m_busy_until, m_queue.front().ready);
+    if (m_reaction)
+        next = std::max(next, m_reaction->paused_until(priority_of(*m_queue.front().f)));
+    if (next > now) return wait_until(next);
     entry e = m_queue.pop_front();
     start(*e.f, std::max(now, e.ready), now);
     if (!m_queue.empty()) m_wire_free.arm_at(std::max(m_busy_until, m_queue.front().ready));
@@ -65,12 +82,36 @@ void nic_device::start(frame& f, ps_t at, ps_t now) {
     m_busy_until = tx.send_at(f, at, now);
 }
 
+void nic_device::receive_control(frame& f) {
+    m_stats.rx_control_frames++;
+    if (m_reaction) {
+        const ps_t now = now_ps();
+        m_reaction->receive(f, now);
+        if (m_reaction->next_apply() <= now) m_reaction->apply(now, m_busy_until);
+        if (m_reaction->next_apply() != pause_reaction::NEVER)
+            m_pause_due.arm_at(m_reaction->next_apply());
+        if (!m_queue.empty()) m_wire_free.arm_at(now);  // re-plan the head (XON: at once)
+    }
+    frame_pool::global().release(f);
+}
+
+void nic_device::on_pause_due() {
+    const ps_t now = now_ps();
+    m_reaction->apply(now, m_busy_until);
+    if (m_reaction->next_apply() != pause_reaction::NEVER)
+        m_pause_due.arm_at(m_reaction->next_apply());
+    if (!m_queue.empty()) m_wire_free.arm_at(now);
+}
+
 void nic_device::receive(unsigned, frame& f) {
     if (f.fcs_error) {
         m_stats.drops.add(drop_cause::FCS_ERROR);
         frame_pool::global().release(f);
         return;
     }
+    // The control path: MAC control (EtherType 0x8808) ends at the MAC. CNM and credit frames
+    // (the dispatch point of rate limiters and credit transports) go to the host for now.
+    if (f.kind == frame_kind::PAUSE || f.kind == frame_kind::PFC) return receive_control(f);
     m_stats.rx_frames++;
     m_stats.rx_bytes += f.frame_bytes();
     const ps_t at = now_ps() + m_cfg.rx_latency;
@@ -85,6 +126,20 @@ void nic_device::report_stats(nlohmann::json& out) const {
            {"rx_frames", m_stats.rx_frames},       {"rx_bytes", m_stats.rx_bytes},
            {"tx_queue_frames", m_queue.size()},    {"tx_queue_peak", m_stats.tx_queue_peak},
            {"drops", drops_to_json(m_stats.drops)}};
+    if (m_reaction || m_stats.rx_control_frames || m_stats.tx_control_frames) {  // else as before
+        nlohmann::json fc = {{"control_frames_received", m_stats.rx_control_frames},
+                             {"control_frames_sent", m_stats.tx_control_frames}};
+        if (m_reaction) {
+            const pause_reaction::counters& c = m_reaction->stats();
+            fc["pause_frames_received"] = c.pause_frames;
+            fc["pfc_frames_received"] = c.pfc_frames;
+            fc["ignored_frames"] = c.ignored_frames;
+            fc["xoff_received"] = c.xoff;
+            fc["xon_received"] = c.xon;
+            fc["response_delay_us"] = double(m_reaction->response_delay()) / double(PS_PER_US);
+        }
+        out["flow_control"] = std::move(fc);
+    }
 }
 
 }  // namespace fabricsim::nic

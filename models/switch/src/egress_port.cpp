@@ -3,13 +3,79 @@
 #include <algorithm>
 #include <string>
 
+#include <nlohmann/json.hpp>
+
+#include "fabricsim/core/frame_pool.h"
+
 namespace fabricsim::sw {
 
 egress_port::egress_port(const sc_core::sc_module_name& name, unsigned index,
                          const switch_config& cfg, mmu& buffer, pool_backlog& pools,
                          std::uint64_t rate_bps, std::uint64_t seed)
     : sc_core::sc_module(name),
-      m_queues(cfg, index, buffer, pools, rate_bps, seed, std::string(this->name())) {}
+      m_queues(cfg, index, buffer, pools, rate_bps, seed, std::string(this->name())) {
+    // Installed only when honoured: a port without it has no gate and no cost.
+    if (cfg.flow_control.enabled()) {
+        m_reaction = std::make_unique<pause_reaction>(cfg.flow_control, rate_bps);
+        for (unsigned p = 0; p < 8; ++p)
+            m_prio_queue[p] = static_cast<std::uint8_t>(
+                std::min(cfg.qos.tc_to_queue[cfg.qos.pcp_to_tc[p]], std::uint8_t(cfg.queues - 1)));
+        m_queues.add_gate(m_pause);
+    }
+}
+
+void egress_port::send_control(frame& f) {
+    const ps_t now = now_ps();
+    m_tx_control++;
+    m_queues.set_busy_until(tx.send_at(f, std::max(now, m_queues.busy_until()), now));
+}
+
+void egress_port::receive_control(frame& f) {
+    m_rx_control++;
+    if (m_reaction && (f.kind == frame_kind::PAUSE || f.kind == frame_kind::PFC)) {
+        const ps_t now = now_ps();
+        const std::uint8_t released = m_reaction->receive(f, now);
+        if (m_reaction->next_apply() <= now) m_reaction->apply(now, m_queues.busy_until());
+        if (m_reaction->next_apply() != pause_reaction::NEVER)
+            m_pause_due.arm_at(m_reaction->next_apply());
+        update_pause_gate();
+        if (released) gates_changed();
+    }
+    frame_pool::global().release(f);
+}
+
+void egress_port::on_pause_due() {
+    const ps_t now = now_ps();
+    m_reaction->apply(now, m_queues.busy_until());
+    if (m_reaction->next_apply() != pause_reaction::NEVER)
+        m_pause_due.arm_at(m_reaction->next_apply());
+    update_pause_gate();
+    gates_changed();
+}
+
+void egress_port::update_pause_gate() {
+    std::array<ps_t, 8> until{};
+    for (unsigned p = 0; p < 8; ++p)
+        until[m_prio_queue[p]] = std::max(until[m_prio_queue[p]], m_reaction->paused_until(p));
+    for (unsigned q = 0; q < 8; ++q) m_pause.pause(static_cast<std::uint8_t>(1u << q), until[q]);
+}
+
+void egress_port::report_stats(nlohmann::json& out) const {
+    m_queues.report_stats(out, now_ps());
+    if (!m_reaction && m_rx_control == 0 && m_tx_control == 0) return;  // as before
+    nlohmann::json fc = {{"control_frames_received", m_rx_control},
+                         {"control_frames_sent", m_tx_control}};
+    if (m_reaction) {
+        const pause_reaction::counters& c = m_reaction->stats();
+        fc["pause_frames_received"] = c.pause_frames;
+        fc["pfc_frames_received"] = c.pfc_frames;
+        fc["ignored_frames"] = c.ignored_frames;
+        fc["xoff_received"] = c.xoff;
+        fc["xon_received"] = c.xon;
+        fc["response_delay_us"] = double(m_reaction->response_delay()) / double(PS_PER_US);
+    }
+    out["flow_control"] = std::move(fc);
+}
 
 void egress_port::arm_next(ps_t now) {
     if (m_queues.queued_frames() == 0) return;

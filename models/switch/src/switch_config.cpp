@@ -489,6 +489,7 @@ void add_ecn(param_table<switch_config>& t) {
           "Marking threshold of the counter (HULL: 1 KB)",
           [](switch_config& c, const config_value& v) { c.phantom.threshold_bytes = v.bytes(); })
         .min = 1;
+    add_flow_control_keys(t, &switch_config::flow_control);
 }
 
 }  // namespace

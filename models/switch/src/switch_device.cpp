@@ -50,6 +50,9 @@ unsigned switch_device::traffic_class(const frame& f) const {
 
 inline egress_port* switch_device::route(unsigned in_port, frame& f) {
     if (f.ttl <= 1) {
+        // Frames without an IPv4 header (MAC control) carry ttl 0, so this test, before the
+        // route lookup, is also the control path's: no instruction is added for data frames.
+        if (!f.is_data() && receive_control(in_port, f)) return nullptr;
         drop(in_port, f, drop_cause::TTL_EXPIRED);
         return nullptr;
     }
@@ -92,6 +95,29 @@ void switch_device::receive(unsigned in_port, frame& f) {
         }
     }
     enqueue(eg, in_port, f, ready);
+}
+
+bool switch_device::receive_control(unsigned in_port, frame& f) {
+    switch (f.kind) {
+        case frame_kind::PAUSE:
+        case frame_kind::PFC:
+            // MAC control (EtherType 0x8808) is link-local: the port's control logic takes it,
+            // never the forwarding path. receive() counted it with the data (and dropped it as
+            // fcs_error if corrupted): take it back out of the data counts. Only received
+            // frames get here: a block sends MAC control with send_control(), never emit().
+            m_rx_stats[in_port].frames--;
+            m_rx_stats[in_port].bytes -= f.frame_bytes();
+            m_egress[in_port]->receive_control(f);
+            return true;
+        case frame_kind::CNM:
+        case frame_kind::CREDIT:
+            // Dispatch point of congestion notifications and credits (802.1Qau CNM, BCN,
+            // FERA, credit transports; reached when they carry ttl <= 1): no switch-side
+            // consumer yet, so they are handled like data (TTL drop, else routed).
+            return false;
+        default:
+            return false;
+    }
 }
 
 void switch_device::emit(frame& f, unsigned from_port, ps_t at) {

@@ -111,7 +111,8 @@ struct alignas(64) frame {
     /// Fill headers for an IPv4 data frame with `payload` L4 bytes; sets length (padded to 60).
     void set_ipv4(frame_kind l4, std::uint32_t payload);
 
-    /// Make this an 802.3x PAUSE frame with the given quanta.
+    /// Make this an 802.3x PAUSE frame with the given quanta. MAC-control frames have no IPv4
+    /// header and carry ttl 0: a switch reaches its control path from its TTL test.
     void set_pause(std::uint16_t quanta);
     /// Make this an 802.1Qbb PFC frame (enable vector + quanta per priority).
     void set_pfc(std::uint8_t enable, const std::array<std::uint16_t, 8>& quanta);

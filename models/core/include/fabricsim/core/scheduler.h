@@ -92,7 +92,9 @@ private:
     static constexpr std::uint64_t WORDS = SLOTS / 64;
     static constexpr std::uint64_t NO_TICK = ~std::uint64_t(0);
 
-    void insert(model_timer& t) {
+    // Always inlined: every frame-hop arms ~1.7 timers; left to the inliner, a call site in the
+    // link's delivery lost it when other blocks added arm calls (issue 13, +1.3% instructions).
+    [[gnu::always_inline]] void insert(model_timer& t) {
         ++m_pending;
         if ((t.m_at >> TICK_BITS) < m_cursor + SLOTS)
             link(t);

@@ -6,13 +6,21 @@
 /// the MAC checks the FCS (store-and-forward) and hands the frame to the host at
 /// now + rx_latency (annotated, no event). Ignores: PCIe contention, descriptor rings, LSO,
 /// interrupt coalescing (later work).
+/// MAC control: received PAUSE/PFC frames go to the TX's pause_reaction (when honoured) and
+/// never to the host; send_control() puts a control frame on the wire at the next frame
+/// boundary, ahead of queued data. With flow control honoured, frames the host posts ahead are
+/// not committed to the wire before their time (they wait in the TX queue, one event each), so
+/// a pause can hold them; the TX queue is one FIFO, so a paused priority at its head blocks the
+/// frames behind it (per-priority TX queues are later work).
 #include <cstdint>
+#include <memory>
 #include <string>
 
 #include <systemc>
 
 #include "fabricsim/core/config.h"
 #include "fabricsim/core/eth_protocol.h"
+#include "fabricsim/core/pause_reaction.h"
 #include "fabricsim/core/ring.h"
 #include "fabricsim/core/scheduler.h"
 #include "fabricsim/core/stats.h"
@@ -23,6 +31,7 @@ struct nic_config {
     ps_t tx_latency = 500 * PS_PER_NS;
     ps_t rx_latency = 500 * PS_PER_NS;
     std::uint32_t tx_queue_frames = 1024;
+    pause_reaction_config flow_control;  ///< PAUSE/PFC honoured by the TX
 
     /// The `nic:` keys: schema and loading (config.h).
     static const param_table<nic_config>& params();
@@ -59,6 +68,12 @@ public:
     void request_tx_ready() { m_notify_host = true; }
 
     void receive(unsigned port, frame& f) override;
+    /// Sends control frame `f` at max(now, wire free), before queued data, also while paused.
+    [[gnu::cold]] void send_control(frame& f);
+    /// The pause reaction, nullptr when the NIC honours neither PAUSE nor PFC.
+    const pause_reaction* pause() const { return m_reaction.get(); }
+    /// PFC priority of a data frame: its PCP when tagged, else DSCP / 8 (the switch default).
+    static unsigned priority_of(const frame& f) { return f.vlan_tagged ? f.pcp : f.dscp >> 3u; }
 
     struct stats {
         std::uint64_t tx_frames = 0;
@@ -66,6 +81,8 @@ public:
         std::uint64_t rx_frames = 0;
         std::uint64_t rx_bytes = 0;
         std::uint64_t tx_queue_peak = 0;
+        std::uint64_t rx_control_frames = 0;  ///< MAC-control frames received (not data)
+        std::uint64_t tx_control_frames = 0;  ///< control frames sent
         drop_counters drops;
     };
     const stats& get_stats() const { return m_stats; }
@@ -76,6 +93,11 @@ public:
 private:
     void on_wire_free();
     void start(frame& f, ps_t at, ps_t now);
+    // The control and pause paths are cold and out of line: the data path stays as it was.
+    [[gnu::cold, gnu::noinline]] void receive_control(frame& f);
+    [[gnu::cold, gnu::noinline]] void on_pause_due();
+    /// The head cannot start before `t` (a control frame holds the wire, or a pause).
+    [[gnu::cold, gnu::noinline]] void wait_until(ps_t t) { m_wire_free.arm_at(t); }
 
     struct entry {
         frame* f;
@@ -89,6 +111,8 @@ private:
     bool m_notify_host = false;
     model_timer m_wire_free = model_timer::bind<nic_device, &nic_device::on_wire_free>(this);
     stats m_stats;
+    std::unique_ptr<pause_reaction> m_reaction;
+    model_timer m_pause_due = model_timer::bind<nic_device, &nic_device::on_pause_due>(this);
 };
 
 }  // namespace fabricsim::nic

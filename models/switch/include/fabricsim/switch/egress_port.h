@@ -7,12 +7,19 @@
 /// (annotated: a frame that finds the port idle starts with no kernel event) and keeps one
 /// timer for the next time a queued frame may start (the wire frees, a head leaves the
 /// pipeline, a gate opens). A gate closed until told wakes the port through gates_changed().
+/// MAC control: send_control() puts a control frame (PAUSE, PFC, CNM, credit) on the wire at the
+/// next frame boundary, ahead of queued data and whatever the gates say; receive_control() takes
+/// the PAUSE/PFC frames the port's receiver got and, when the switch honours them, drives the
+/// port's pause gate (pause_reaction: response delay, quanta timers) with one more timer.
+#include <array>
 #include <cstdint>
+#include <memory>
 
 #include <systemc>
 
 #include "fabricsim/core/eth_protocol.h"
 #include "fabricsim/core/kernel.h"
+#include "fabricsim/core/pause_reaction.h"
 #include "fabricsim/core/scheduler.h"
 #include "fabricsim/core/stats.h"
 #include "fabricsim/switch/algo/egress_queues.h"
@@ -39,6 +46,16 @@ public:
     /// A gate of this port opened (or changed) at the current time: start what may go now and
     /// re-plan the wake-up.
     void gates_changed() { on_wake(); }
+    /// Sends control frame `f` at the next frame boundary (max(now, wire free)), before any
+    /// queued data and also while the data is paused. Takes ownership.
+    [[gnu::cold]] void send_control(frame& f);
+    /// A MAC-control frame (PAUSE/PFC) received on this port's receiver: counted, acted on when
+    /// honoured, released.
+    [[gnu::cold]] void receive_control(frame& f);
+    /// The pause reaction, nullptr when the switch honours neither PAUSE nor PFC.
+    const pause_reaction* pause() const { return m_reaction.get(); }
+    std::uint64_t control_frames_sent() const { return m_tx_control; }
+    std::uint64_t control_frames_received() const { return m_rx_control; }
     /// The plain data path (queues, gates, policies, statistics).
     egress_queues& data_path() { return m_queues; }
     const egress_queues& data_path() const { return m_queues; }
@@ -51,15 +68,25 @@ public:
     std::uint64_t queue_bytes(unsigned q) const { return m_queues.queue_bytes(q); }
     egress_queues::queue_stats stats_of(unsigned q) const { return m_queues.stats_of(q); }
     drop_counters drops() const { return m_queues.drops(); }
-    void report_stats(nlohmann::json& out) const { m_queues.report_stats(out, now_ps()); }
+    void report_stats(nlohmann::json& out) const;
 
 private:
     void send(frame& f, ps_t at, ps_t now) { m_queues.set_busy_until(tx.send_at(f, at, now)); }
     void on_wake();
     void arm_next(ps_t now);
+    [[gnu::cold]] void on_pause_due();
+    /// The pause gate's queues from the reaction's priorities (a queue waits for the last of
+    /// the priorities that map to it).
+    [[gnu::cold]] void update_pause_gate();
 
     egress_queues m_queues;
     model_timer m_wake = model_timer::bind<egress_port, &egress_port::on_wake>(this);
+    std::unique_ptr<pause_reaction> m_reaction;
+    pause_gate m_pause;
+    std::array<std::uint8_t, 8> m_prio_queue{};  ///< PFC priority -> egress queue
+    model_timer m_pause_due = model_timer::bind<egress_port, &egress_port::on_pause_due>(this);
+    std::uint64_t m_rx_control = 0;
+    std::uint64_t m_tx_control = 0;
 };
 
 }  // namespace fabricsim::sw

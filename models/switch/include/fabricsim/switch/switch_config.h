@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "fabricsim/core/config.h"
+#include "fabricsim/core/pause_reaction.h"
 #include "fabricsim/core/units.h"
 #include "fabricsim/switch/algo/aqm.h"
 #include "fabricsim/switch/algo/egress_policy.h"
@@ -94,7 +95,8 @@ struct switch_config {
     std::array<shaper_config, MAX_QUEUES> queue_shaper{};
     ecn_config ecn;
     phantom_queue_config phantom;
-    std::uint32_t ports = 0;  ///< set by the platform
+    pause_reaction_config flow_control;  ///< PAUSE/PFC honoured by the egress ports
+    std::uint32_t ports = 0;             ///< set by the platform
 
     ps_t clock_period() const;
     /// Absolute time when a frame that arrived at `now` leaves the pipeline (clock-aligned).

@@ -78,6 +78,10 @@ private:
     /// Hands `f` to `eg` by its traffic class, out of the pipeline at `ready`.
     [[gnu::always_inline]] void enqueue(egress_port& eg, unsigned in_port, frame& f, ps_t ready);
     void on_emitted();
+    /// Control frames (MAC control, and the dispatch point of CNM/credits) received on
+    /// `in_port`, reached from route()'s TTL test (MAC control has ttl 0); true when taken (not
+    /// forwarded, not counted as data). Cold and out of line: the data path is unchanged.
+    [[gnu::cold, gnu::noinline]] bool receive_control(unsigned in_port, frame& f);
     struct emitted {
         frame* f;
         unsigned from_port;
