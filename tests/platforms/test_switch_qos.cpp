@@ -527,7 +527,7 @@ const json& check_pg3(const json& s) {
 }
 }  // namespace
 
-TEST_CASE("lossless pg headroom fills to pg_headroom then drops headroom_pg_full",
+TEST_CASE("lossless pg headroom fills to pg_headroom then drops headroom_exhausted",
           "[switch_qos][mmu]") {
     // Headroom pool 200 KB (962 cells) > the PG's 241: the PG limit binds; the fit test stops
     // within one frame (8 cells) below it.
@@ -537,11 +537,11 @@ TEST_CASE("lossless pg headroom fills to pg_headroom then drops headroom_pg_full
     CHECK(num(pg["headroom_peak_cells"]) > 241 - CELLS_PER_FRAME);
     const json& drops = queue(s, 2, 3)["drops"];
     INFO(drops.dump());
-    CHECK(u64(drops["headroom_pg_full"]) > 500);  // ~half of the 1626 frames sent
-    CHECK(drops_except(s["frames"]["dropped_by_cause"], "headroom_pg_full") == 0);
+    CHECK(u64(drops["headroom_exhausted"]) > 500);  // ~half of the 1626 frames sent
+    CHECK(drops_except(s["frames"]["dropped_by_cause"], "headroom_exhausted") == 0);
 }
 
-TEST_CASE("lossless pg headroom capped by a smaller headroom pool drops headroom_pool_full",
+TEST_CASE("lossless pg headroom capped by a smaller headroom pool drops headroom_exhausted",
           "[switch_qos][mmu]") {
     // Headroom pool 30 KB (145 cells) < the PG's 241: the pool binds first.
     const json s = run_headroom("30KB");
@@ -551,6 +551,6 @@ TEST_CASE("lossless pg headroom capped by a smaller headroom pool drops headroom
     CHECK(num(pg["headroom_peak_cells"]) > 145 - CELLS_PER_FRAME);
     const json& drops = queue(s, 2, 3)["drops"];
     INFO(drops.dump());
-    CHECK(u64(drops["headroom_pool_full"]) > 500);
-    CHECK(drops_except(s["frames"]["dropped_by_cause"], "headroom_pool_full") == 0);
+    CHECK(u64(drops["headroom_exhausted"]) > 500);
+    CHECK(drops_except(s["frames"]["dropped_by_cause"], "headroom_exhausted") == 0);
 }

@@ -187,12 +187,12 @@ TEST_CASE("mmu: a lossless PG overflows into its headroom and the headroom pool"
     drop_cause why{};
     std::vector<mmu_ticket> a;
     CHECK(fill(m, 0, 3, 1, 0, 64, why, &a) == 30);  // 10 shared + 20 headroom
-    CHECK(why == drop_cause::HEADROOM_PG_FULL);
+    CHECK(why == drop_cause::HEADROOM_EXHAUSTED);
     CHECK(m.pg_occupancy(0, 3).cells == 10);
     CHECK(m.pg_headroom(0, 3).cells == 20);
     CHECK(m.ingress_pool(LOSSLESS_POOL).cells == 10);
     CHECK(fill(m, 1, 3, 0, 0, 64, why) == 20);  // 10 shared + 10 left in the 30-cell headroom pool
-    CHECK(why == drop_cause::HEADROOM_POOL_FULL);
+    CHECK(why == drop_cause::HEADROOM_EXHAUSTED);
     // Departures drain headroom first; while any headroom is in use, arrivals still go there.
     for (int i = 0; i < 15; ++i) m.release(a[std::size_t(i)]);
     CHECK(m.pg_headroom(0, 3).cells == 5);
@@ -357,4 +357,100 @@ TEST_CASE("mmu: configurations that leave no shared cell are rejected with the n
     c.queue[5].pool = 4;
     CHECK(c.validate() == "a queue's pool must be 0..3");
     CHECK_THROWS_AS(mmu(c), std::invalid_argument);
+}
+
+namespace {
+struct flow_log final : pg_flow_listener {
+    struct event {
+        bool xoff;
+        unsigned port, pg;
+    };
+    std::vector<event> got;
+    void pg_xoff(unsigned port, unsigned pg) override { got.push_back({true, port, pg}); }
+    void pg_xon(unsigned port, unsigned pg) override { got.push_back({false, port, pg}); }
+};
+
+/// One lossless PG 3 (static limit 20 cells, reserve 2, headroom 10) in a lossless pool.
+mmu_config lossless_pg3() {
+    mmu_config c = small(1000, 2, 8);
+    c.pool_cells[LOSSLESS_POOL] = 200;
+    c.headroom_pool_cells = 100;
+    c.pg[3].lossless = true;
+    c.pg[3].min_cells = 2;
+    c.pg[3].shared = {false, 0, 20};
+    c.pg[3].headroom_cells = 10;
+    c.pg[3].xon_offset_cells = 5;
+    return c;
+}
+}  // namespace
+
+TEST_CASE("mmu: a lossless PG reports XOFF at its threshold and XON below threshold - offset",
+          "[switch][mmu][pfc]") {
+    mmu m(lossless_pg3());
+    flow_log log;
+    m.set_flow_listener(&log);
+    std::vector<mmu_ticket> t(40);
+    drop_cause why{};
+    // 1-cell frames: 2 reserve + 19 shared: no XOFF yet; the 22nd brings shared to 20 (= limit).
+    unsigned n = 0;
+    for (; n < 21; ++n) REQUIRE(m.admit(0, 3, 1, 3, 64, t[n], why));
+    CHECK(log.got.empty());
+    REQUIRE(m.admit(0, 3, 1, 3, 64, t[n++], why));
+    REQUIRE(log.got.size() == 1);
+    CHECK((log.got[0].xoff && log.got[0].port == 0 && log.got[0].pg == 3));
+    CHECK(m.xoff_pgs(0) == 0x08);
+    // Further arrivals go to headroom (10 cells), then headroom_exhausted; no second XOFF.
+    for (unsigned k = 0; k < 10; ++k) REQUIRE(m.admit(0, 3, 1, 3, 64, t[n++], why));
+    CHECK(m.pg_headroom(0, 3).cells == 10);
+    mmu_ticket extra;
+    CHECK_FALSE(m.admit(0, 3, 1, 3, 64, extra, why));
+    CHECK(why == drop_cause::HEADROOM_EXHAUSTED);
+    CHECK(log.got.size() == 1);
+    // XON point: max(xon 0, min 2 + limit 20 - offset 5) = 17 cells, headroom empty.
+    CHECK(m.pg_xon_cells(3) == 17);
+    unsigned r = 0;
+    for (; r < 10; ++r) m.release(t[r]);  // headroom drains first
+    CHECK(m.pg_headroom(0, 3).cells == 0);
+    CHECK(m.pg_occupancy(0, 3).cells == 22);
+    for (; r < 14; ++r) m.release(t[r]);  // 18 cells: still XOFF
+    CHECK(log.got.size() == 1);
+    m.release(t[r++]);  // 17 cells: XON
+    REQUIRE(log.got.size() == 2);
+    CHECK((!log.got[1].xoff && log.got[1].port == 0 && log.got[1].pg == 3));
+    CHECK(m.xoff_pgs(0) == 0);
+    // Another port's PG and lossy PGs never report.
+    REQUIRE(m.admit(1, 0, 0, 0, 64, t[r], why));
+    CHECK(log.got.size() == 2);
+}
+
+TEST_CASE("mmu: XON floor and dynamic thresholds", "[switch][mmu][pfc]") {
+    mmu_config c = lossless_pg3();
+    c.pg[3].xon_cells = 19;  // above limit - offset: the floor decides
+    mmu m(c);
+    flow_log log;
+    m.set_flow_listener(&log);
+    CHECK(m.pg_xon_cells(3) == 19);
+    c.pg[3].shared = {true, 0.25, 0};  // 0.25 x free lossless-pool cells (200 when empty)
+    c.pg[3].xon_cells = 0;
+    mmu d(c);
+    d.set_flow_listener(&log);
+    CHECK(d.pg_xon_cells(3) == 2 + 50 - 5);
+    std::vector<mmu_ticket> t(60);
+    drop_cause why{};
+    // shared s after admission; limit 0.25 x (200 - s): XOFF at the first s >= (200 - s) / 4,
+    // s = 40 (limit 40), i.e. the 42nd 1-cell frame.
+    for (unsigned n = 0; n < 41; ++n) REQUIRE(d.admit(0, 3, 1, 3, 64, t[n], why));
+    CHECK(log.got.empty());
+    REQUIRE(d.admit(0, 3, 1, 3, 64, t[41], why));
+    CHECK(log.got.size() == 1);
+    CHECK(d.xoff_pgs(0) == 0x08);
+}
+
+TEST_CASE("mmu: without a listener a lossless PG tracks no XOFF", "[switch][mmu][pfc]") {
+    mmu m(lossless_pg3());
+    std::vector<mmu_ticket> t(40);
+    drop_cause why{};
+    for (unsigned n = 0; n < 30; ++n) REQUIRE(m.admit(0, 3, 1, 3, 64, t[n], why));
+    CHECK(m.xoff_pgs(0) == 0);
+    CHECK(m.pg_headroom(0, 3).cells == 8);
 }

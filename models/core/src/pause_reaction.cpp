@@ -52,8 +52,10 @@ std::uint8_t pause_reaction::receive(const frame& f, ps_t now) {
         if (q == 0) {
             m_stats.xon[p]++;
             m_pending_at[p] = NEVER;
-            if (m_until[p] > now) released = static_cast<std::uint8_t>(released | 1u << p);
-            m_until[p] = 0;
+            if (m_until[p] > now) {
+                released = static_cast<std::uint8_t>(released | 1u << p);
+                m_until[p] = std::max(now, m_since[p]);  // the pause ends now
+            }
         } else {
             m_stats.xoff[p]++;
             m_pending_at[p] = now + m_delay;
@@ -69,12 +71,20 @@ std::uint8_t pause_reaction::apply(ps_t now, ps_t wire_free) {
     const ps_t stopped = std::max(now, wire_free);  // the frame on the wire finishes first
     for (unsigned p = 0; p < 8; ++p) {
         if (m_pending_at[p] > now) continue;
-        m_until[p] = stopped + m_pending_len[p];
+        set_pause(p, stopped, stopped + m_pending_len[p]);
         m_pending_at[p] = NEVER;
         changed = static_cast<std::uint8_t>(changed | 1u << p);
     }
     m_next_apply = *std::min_element(m_pending_at.begin(), m_pending_at.end());
     return changed;
+}
+
+void pause_reaction::set_pause(unsigned p, ps_t from, ps_t until) {
+    if (m_until[p] < from) {  // not paused at `from`: a new pause (else the running one goes on)
+        m_paused_total[p] += m_until[p] - m_since[p];
+        m_since[p] = from;
+    }
+    m_until[p] = until;
 }
 
 }  // namespace fabricsim

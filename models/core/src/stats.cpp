@@ -24,10 +24,8 @@ std::string_view drop_cause_name(drop_cause c) {
             return "ingress_pg_limit";
         case drop_cause::INGRESS_POOL_FULL:
             return "ingress_pool_full";
-        case drop_cause::HEADROOM_PG_FULL:
-            return "headroom_pg_full";
-        case drop_cause::HEADROOM_POOL_FULL:
-            return "headroom_pool_full";
+        case drop_cause::HEADROOM_EXHAUSTED:
+            return "headroom_exhausted";
         case drop_cause::EGRESS_QUEUE_LIMIT:
             return "egress_queue_limit";
         case drop_cause::EGRESS_POOL_FULL:

@@ -73,6 +73,10 @@ void egress_port::report_stats(nlohmann::json& out) const {
         fc["xoff_received"] = c.xoff;
         fc["xon_received"] = c.xon;
         fc["response_delay_us"] = double(m_reaction->response_delay()) / double(PS_PER_US);
+        nlohmann::json paused = nlohmann::json::array();
+        for (unsigned p = 0; p < 8; ++p)
+            paused.push_back(double(m_reaction->paused_time(p, now_ps())) / double(PS_PER_US));
+        fc["paused_time_us"] = std::move(paused);
     }
     out["flow_control"] = std::move(fc);
 }

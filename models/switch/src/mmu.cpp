@@ -91,6 +91,8 @@ mmu::mmu(const mmu_config& cfg) : m_ports(cfg.ports) {
         const auto& p = cfg.pg[g];
         m_pg[g] = limits(p.shared, p.min_cells, p.service_pool(), p.lossless);
         m_pg[g].headroom_cells = p.lossless ? clamp32(p.headroom_cells) : 0;
+        m_pg[g].xon_cells = clamp32(p.xon_cells);
+        m_pg[g].xon_offset_cells = clamp32(p.xon_offset_cells);
         m_hot.plain = m_hot.plain && p.min_cells == 0 && !p.lossless && m_pg[g].pool == LOSSY_POOL;
     }
     for (unsigned q = 0; q < MAX_QUEUES; ++q) {
@@ -109,6 +111,12 @@ std::uint64_t mmu::queue_limit_cells(unsigned queue) const {
 std::uint64_t mmu::pg_limit_cells(unsigned pg) const {
     const share_limits& l = m_pg[pg];
     return limit(l, m_hot.pool_cells[l.pool], ingress_pool(l.pool).cells);
+}
+
+std::uint64_t mmu::pg_xon_cells(unsigned pg) const {
+    const share_limits& l = m_pg[pg];
+    const std::uint64_t total_limit = l.min_cells + pg_limit_cells(pg);
+    return std::max<std::uint64_t>(l.xon_cells, over(total_limit, l.xon_offset_cells));
 }
 
 bool mmu::admit_general(unsigned in_port, unsigned pg, unsigned out_port, unsigned queue,
@@ -137,11 +145,11 @@ bool mmu::admit_general(unsigned in_port, unsigned pg, unsigned out_port, unsign
     }
     if (to_headroom) {
         if (hr.cells + s > pl.headroom_cells) {
-            why = drop_cause::HEADROOM_PG_FULL;
+            why = drop_cause::HEADROOM_EXHAUSTED;
             return false;
         }
         if (m_headroom.cells + s > m_hot.headroom_pool_cells) {
-            why = drop_cause::HEADROOM_POOL_FULL;
+            why = drop_cause::HEADROOM_EXHAUSTED;
             return false;
         }
     }
@@ -174,6 +182,16 @@ bool mmu::admit_general(unsigned in_port, unsigned pg, unsigned out_port, unsign
     }
     add(epool, q_after - q_before);
     charge(out, qo, s, in_port, pg, out_port, queue, ticket);
+    if (pl.lossless && m_listener) {
+        // XOFF when the frame went to headroom or left the shared cells at the threshold.
+        std::uint8_t& xoff = m_ports[in_port].xoff_pgs;
+        if (!(xoff >> pg & 1) &&
+            (to_headroom ||
+             over(pgo.cells, pl.min_cells) >= limit(pl, m_hot.pool_cells[pl.pool], ipool.cells))) {
+            xoff = static_cast<std::uint8_t>(xoff | 1u << pg);
+            m_listener->pg_xoff(in_port, pg);
+        }
+    }
     return true;
 }
 
@@ -196,6 +214,12 @@ void mmu::release_general(const mmu_ticket& t) {
         const std::uint64_t before = over(pgo.cells, pl.min_cells);
         pgo.cells -= rest;
         m_ingress_pool[pl.pool].cells -= before - over(pgo.cells, pl.min_cells);
+    }
+    std::uint8_t& xoff = m_ports[t.in_port].xoff_pgs;
+    if ((xoff >> t.pg & 1) && m_ports[t.in_port].headroom[t.pg].cells == 0 &&
+        m_ports[t.in_port].pg[t.pg].cells <= pg_xon_cells(t.pg)) {
+        xoff = static_cast<std::uint8_t>(xoff & ~(1u << t.pg));
+        m_listener->pg_xon(t.in_port, t.pg);
     }
     const share_limits& ql = m_queue[t.queue];
     port_accounts& out = m_ports[t.out_port];

@@ -492,6 +492,77 @@ void add_ecn(param_table<switch_config>& t) {
     add_flow_control_keys(t, &switch_config::flow_control);
 }
 
+/// PAUSE/PFC generation: every key optional, so a scenario without them echoes as before.
+void add_flow_control_generation(param_table<switch_config>& t) {
+    t.choice<pause_generation>(
+         "flow_control.generate", "",
+         "Send PAUSE/PFC: pfc (per priority, from each lossless PG's XOFF/XON point), pause "
+         "(802.3x, port level: while any lossless PG of the port is XOFF), queue_pause (802.3x "
+         "ON/OFF on every other port while an egress queue is above q_on, until below q_off; "
+         "seed-003 1.9); absent: none",
+         {{"pfc", pause_generation::PFC},
+          {"pause", pause_generation::PAUSE},
+          {"queue_pause", pause_generation::QUEUE_PAUSE}},
+         [](switch_config& c, pause_generation m) { c.flow_control_generation.mode = m; })
+        .optional = true;
+    auto& pq = t.add("flow_control.pause_quanta", value_kind::INT, "",
+                     "Quanta (512 bit times) in every XOFF sent (absent: 65535)",
+                     [](switch_config& c, const config_value& v) {
+                         if (v.present())
+                             c.flow_control_generation.pause_quanta =
+                                 static_cast<std::uint16_t>(v.integer());
+                     });
+    pq.optional = true;
+    pq.min = 1;
+    pq.max = 65535;
+    auto& rq = t.add("flow_control.refresh_quanta", value_kind::INT, "",
+                     "While XOFF, the XOFF is re-sent every this many quanta; 0 = never "
+                     "(absent: 32767)",
+                     [](switch_config& c, const config_value& v) {
+                         if (v.present())
+                             c.flow_control_generation.refresh_quanta =
+                                 static_cast<std::uint16_t>(v.integer());
+                     });
+    rq.optional = true;
+    rq.min = 0;
+    rq.max = 65535;
+    auto& xon = t.indexed(
+        "flow_control.xon", value_kind::BYTES, "",
+        "XON_TH per lossless PG: XON is sent when the PG's headroom is empty and its cells "
+        "(reserve included) are at most max(xon, pg_min + threshold - xon_offset) (absent: 0)",
+        PRIORITY_GROUPS, "PG", nullptr,
+        per_pg([](mmu_config::pg_params& pg, const config_value& v, std::uint32_t cell) {
+            if (v.present()) pg.xon_cells = v.bytes() / cell;
+        }));
+    xon.optional = true;
+    auto& off = t.indexed(
+        "flow_control.xon_offset", value_kind::BYTES, "",
+        "XON_OFFSET_TH per lossless PG: hysteresis below the XOFF threshold (absent: 2496B, "
+        "SONiC's Tomahawk-2 profile)",
+        PRIORITY_GROUPS, "PG", nullptr,
+        per_pg([](mmu_config::pg_params& pg, const config_value& v, std::uint32_t cell) {
+            pg.xon_offset_cells = cells_up(v.present() ? v.bytes() : 2496, cell);
+        }));
+    off.optional = true;
+    auto size_key = [&t](const char* key, const char* help,
+                         std::uint64_t& (*field)(switch_config&)) {
+        auto& k = t.add(key, value_kind::SIZE, "", help,
+                        [field](switch_config& c, const config_value& v) {
+                            if (!v.present()) return;
+                            const size_spec s = v.size();
+                            field(c) = s.value;
+                            c.flow_control_generation.q_in_frames = s.packets;
+                        });
+        k.optional = true;
+    };
+    size_key("flow_control.q_on",
+             "queue_pause: a queue above this (frames with 'pkt', or bytes) sends PAUSE ON",
+             [](switch_config& c) -> std::uint64_t& { return c.flow_control_generation.q_on; });
+    size_key("flow_control.q_off",
+             "queue_pause: PAUSE OFF once the congested queue is below this (same unit as q_on)",
+             [](switch_config& c) -> std::uint64_t& { return c.flow_control_generation.q_off; });
+}
+
 }  // namespace
 
 const param_table<switch_config>& switch_config::params() {
@@ -504,6 +575,7 @@ const param_table<switch_config>& switch_config::params() {
         add_qos(t);
         add_scheduling(t);
         add_ecn(t);
+        add_flow_control_generation(t);
         return t;
     }();
     return table;
@@ -628,6 +700,65 @@ void switch_config::validate(const config_node& n) const {
     if (port_shaper.rate_bps && port_shaper.burst_bytes < 1542)
         n.child("shaper").fail("burst", "must hold one maximum frame on the wire (1542B)");
     validate_ecn(n);
+    validate_flow_control(n);
+}
+
+void switch_config::validate_flow_control(const config_node& n) const {
+    const config_node fn = n.child("flow_control");
+    const pause_generation_config& g = flow_control_generation;
+    if (!g.enabled()) {
+        for (const char* k :
+             {"pause_quanta", "refresh_quanta", "xon", "xon_offset", "q_on", "q_off"})
+            if (fn.has(k)) fn.fail(k, "is set but flow_control.generate is not");
+        return;
+    }
+    if (g.refresh_quanta >= g.pause_quanta)
+        fn.fail(fn.has("refresh_quanta") ? "refresh_quanta" : "pause_quanta",
+                "the refresh (" + std::to_string(g.refresh_quanta) +
+                    " quanta) must come before the advertised pause ends (" +
+                    std::to_string(g.pause_quanta) + " quanta)");
+    if (g.mode == pause_generation::QUEUE_PAUSE) {
+        for (const char* k : {"q_on", "q_off"})
+            if (!fn.has(k)) fn.fail(k, "is required with generate: queue_pause");
+        const size_spec on = fn.size("q_on"), off = fn.size("q_off");
+        if (on.packets != off.packets)
+            fn.fail("q_off", "must be in the same unit as q_on (frames with 'pkt', or bytes)");
+        if (off.value >= on.value)
+            fn.fail("q_off", "must be below q_on (the PAUSE OFF point is under the ON point)");
+        for (const char* k : {"xon", "xon_offset"})
+            if (fn.has(k))
+                fn.fail(k, "applies to PG-triggered generation (pfc, pause), not queue_pause");
+        return;
+    }
+    for (const char* k : {"q_on", "q_off"})
+        if (fn.has(k)) fn.fail(k, "applies to generate: queue_pause only");
+    std::uint8_t lossless = 0;
+    for (unsigned g2 = 0; g2 < PRIORITY_GROUPS; ++g2)
+        if (mmu.pg[g2].lossless) lossless = static_cast<std::uint8_t>(lossless | 1u << g2);
+    if (!lossless)
+        fn.fail("generate",
+                "'" + fn.str("generate") +
+                    "' is triggered by lossless priority groups, but switch.mmu.lossless_pgs "
+                    "lists none");
+    const std::uint32_t cell = mmu.cell_bytes;
+    for (unsigned pg = 0; pg < PRIORITY_GROUPS; ++pg) {
+        const auto& p = mmu.pg[pg];
+        if (!p.lossless) continue;
+        // With a static threshold the XOFF point is fixed: the XON point must be below it.
+        const std::uint64_t xoff = p.min_cells + p.shared.static_cells;
+        if (!p.shared.dynamic && p.xon_cells >= xoff)
+            fn.fail(element_key(fn, "xon", pg),
+                    "PG " + std::to_string(pg) + "'s XON point (" +
+                        format_bytes(p.xon_cells * cell) +
+                        ") must be below its XOFF point (pg_min + pg_static = " +
+                        format_bytes(xoff * cell) + ")");
+        if (!p.shared.dynamic && p.xon_offset_cells > xoff)
+            fn.fail(element_key(fn, "xon_offset", pg),
+                    "PG " + std::to_string(pg) + "'s XON offset (" +
+                        format_bytes(p.xon_offset_cells * cell) +
+                        ") is larger than its XOFF point (pg_min + pg_static = " +
+                        format_bytes(xoff * cell) + ")");
+    }
 }
 
 switch_config switch_config::load(const config_node& n) {

@@ -1,5 +1,6 @@
 #include "fabricsim/switch/switch_device.h"
 
+#include <algorithm>
 #include <stdexcept>
 #include <string>
 
@@ -36,6 +37,103 @@ switch_device::switch_device(const sc_core::sc_module_name& name, const switch_c
                                                          port_rates[p], seed));
         m_egress.back()->data_path().set_emitter(this);
     }
+    const pause_generation_config& gen = m_cfg.flow_control_generation;
+    if (gen.enabled()) {
+        // Priorities a PG covers: those whose traffic class maps to it.
+        std::array<std::uint8_t, 8> pg_priorities{};
+        for (unsigned p = 0; p < 8; ++p) {
+            const unsigned g = m_cfg.qos.tc_to_pg[m_cfg.qos.pcp_to_tc[p]];
+            pg_priorities[g] = static_cast<std::uint8_t>(pg_priorities[g] | 1u << p);
+        }
+        for (unsigned p = 0; p < port_rates.size(); ++p)
+            m_generators.emplace_back(gen, port_rates[p], pg_priorities);
+        m_control_pending.assign(port_rates.size(), 0);
+        if (gen.mode == pause_generation::QUEUE_PAUSE) {
+            m_congested_queues.assign(port_rates.size(), 0);
+            const auto all = static_cast<std::uint8_t>((1u << m_cfg.queues) - 1);
+            for (auto& e : m_egress) {
+                m_triggers.push_back(std::make_unique<queue_pause_trigger>(
+                    all, gen.q_on, gen.q_off, gen.q_in_frames,
+                    static_cast<queue_congestion_listener&>(*this)));
+                e->data_path().add_policy(*m_triggers.back());
+            }
+        } else {
+            m_mmu.set_flow_listener(this);
+        }
+    }
+}
+
+void switch_device::report_generation(unsigned port, nlohmann::json& fc) const {
+    const pause_generator& g = m_generators[port];
+    const ps_t now = now_ps();
+    nlohmann::json xoff = nlohmann::json::array(), xon = nlohmann::json::array(),
+                   time = nlohmann::json::array(), state = nlohmann::json::array();
+    for (unsigned p = 0; p < 8; ++p) {
+        xoff.push_back(g.stats().xoff_sent[p]);
+        xon.push_back(g.stats().xon_sent[p]);
+        time.push_back(double(g.xoff_time(p, now)) / double(PS_PER_US));
+        if (g.xoff_priorities() >> p & 1) state.push_back(p);
+    }
+    fc["pause_frames_sent"] = g.stats().frames_sent;
+    fc["refreshes_sent"] = g.stats().refreshes;
+    fc["xoff_sent"] = std::move(xoff);
+    fc["xon_sent"] = std::move(xon);
+    fc["xoff_time_us"] = std::move(time);
+    fc["xoff_now"] = std::move(state);
+}
+
+void switch_device::pg_xoff(unsigned port, unsigned pg) {
+    if (m_generators[port].pg_xoff(pg, now_ps())) control_due(port);
+}
+
+void switch_device::pg_xon(unsigned port, unsigned pg) {
+    if (m_generators[port].pg_xon(pg, now_ps())) control_due(port);
+}
+
+void switch_device::queue_congestion(unsigned port, bool congested) {
+    m_congested_queues[port] += congested ? 1 : std::uint32_t(-1);
+    m_congested_total += congested ? 1 : std::uint32_t(-1);
+    // Every port but the congested queues' own is paused (the thesis' "all input ports").
+    const ps_t now = now_ps();
+    for (unsigned p = 0; p < m_generators.size(); ++p)
+        if (m_generators[p].port_state(m_congested_total > m_congested_queues[p], now))
+            control_due(p);
+}
+
+void switch_device::control_due(unsigned port) {
+    m_control_pending[port] = 1;
+    m_control_timer.arm_at(now_ps());
+}
+
+void switch_device::on_control_due() {
+    const ps_t now = now_ps();
+    for (unsigned p = 0; p < m_control_pending.size(); ++p) {
+        if (!m_control_pending[p]) continue;
+        m_control_pending[p] = 0;
+        if (!m_generators[p].change_pending()) continue;  // undone in the same instant
+        frame& f = frame_pool::global().acquire();
+        m_generators[p].fill(f, now);
+        m_egress[p]->send_control(f);
+    }
+    arm_refresh();
+}
+
+void switch_device::on_refresh_due() {
+    const ps_t now = now_ps();
+    for (unsigned p = 0; p < m_generators.size(); ++p) {
+        if (m_generators[p].refresh_due() > now) continue;
+        frame& f = frame_pool::global().acquire();
+        m_generators[p].fill(f, now);
+        m_egress[p]->send_control(f);
+    }
+    arm_refresh();
+}
+
+void switch_device::arm_refresh() {
+    ps_t next = pause_generator::NEVER;
+    for (const pause_generator& g : m_generators) next = std::min(next, g.refresh_due());
+    m_refresh_timer.cancel();
+    if (next != pause_generator::NEVER) m_refresh_timer.arm_at(next);
 }
 
 void switch_device::drop(unsigned in_port, frame& f, drop_cause why) {
@@ -197,6 +295,7 @@ void switch_device::report_stats(nlohmann::json& out) const {
                           {"peak_cells", o.peak_cells},
                           {"headroom_cells", h.cells},
                           {"headroom_peak_cells", h.peak_cells}});
+            if (!m_generators.empty()) pg.back()["xoff"] = bool(m_mmu.xoff_pgs(p) >> g & 1);
         }
         nlohmann::json pj = {{"port", p},
                              {"rate_bps", e.rate_bps()},
@@ -213,6 +312,7 @@ void switch_device::report_stats(nlohmann::json& out) const {
                              {"ingress_pgs", std::move(pg)},
                              {"drops", drops_to_json(d)}};
         e.report_stats(pj);
+        if (!m_generators.empty()) report_generation(p, pj["flow_control"]);
         ports.push_back(std::move(pj));
     }
     out["ports"] = std::move(ports);

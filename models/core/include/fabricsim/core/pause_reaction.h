@@ -9,6 +9,7 @@
 /// priority replaces its timer, also a pending one; quanta 0 (XON) releases at once, with no
 /// response delay. PAUSE (opcode 0x0001) pauses every priority, PFC (0x0101) the priorities of
 /// its class-enable vector. Frames whose kind is not honoured are counted and ignored.
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <optional>
@@ -92,10 +93,20 @@ public:
         std::array<std::uint64_t, 8> xon{};   ///< XONs received per priority
     };
     const counters& stats() const { return m_stats; }
+    /// Time priority p has been paused up to `now` (the MAC held it; pending XOFFs not yet).
+    ps_t paused_time(unsigned p, ps_t now) const {
+        const ps_t end = std::min(m_until[p], now);
+        return m_paused_total[p] + (end > m_since[p] ? end - m_since[p] : 0);
+    }
 
 private:
+    /// Priority p paused from `from` to `until` (a pause still running is extended).
+    void set_pause(unsigned p, ps_t from, ps_t until);
+
     std::array<ps_t, 8> m_until{};
-    std::array<ps_t, 8> m_pending_at{};  ///< when a pending XOFF applies (NEVER: none)
+    std::array<ps_t, 8> m_since{};         ///< start of the current (or last) pause
+    std::array<ps_t, 8> m_paused_total{};  ///< pauses before the current one
+    std::array<ps_t, 8> m_pending_at{};    ///< when a pending XOFF applies (NEVER: none)
     std::array<ps_t, 8> m_pending_len{};
     ps_t m_next_apply = NEVER;
     ps_t m_delay;

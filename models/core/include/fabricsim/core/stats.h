@@ -21,8 +21,7 @@ enum class drop_cause : std::uint8_t {
     NIC_TX_QUEUE_FULL,   ///< host offered more than the NIC TX queue holds
     INGRESS_PG_LIMIT,    ///< ingress (port, PG) shared threshold exceeded (lossy)
     INGRESS_POOL_FULL,   ///< ingress service pool's shared cells exhausted (lossy)
-    HEADROOM_PG_FULL,    ///< lossless PG's headroom exhausted
-    HEADROOM_POOL_FULL,  ///< shared headroom pool exhausted
+    HEADROOM_EXHAUSTED,  ///< lossless PG: its headroom or the headroom pool is full
     EGRESS_QUEUE_LIMIT,  ///< egress (port, queue) shared threshold exceeded
     EGRESS_POOL_FULL,    ///< egress service pool's shared cells exhausted
     AQM_DROP,            ///< RED/ECN decision on a non-ECT frame configured to drop

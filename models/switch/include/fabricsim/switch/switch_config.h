@@ -13,6 +13,7 @@
 #include "fabricsim/switch/algo/aqm.h"
 #include "fabricsim/switch/algo/egress_policy.h"
 #include "fabricsim/switch/algo/mmu.h"
+#include "fabricsim/switch/algo/pause_generator.h"
 #include "fabricsim/switch/algo/queue_scheduler.h"
 
 namespace fabricsim::sw {
@@ -96,6 +97,7 @@ struct switch_config {
     ecn_config ecn;
     phantom_queue_config phantom;
     pause_reaction_config flow_control;  ///< PAUSE/PFC honoured by the egress ports
+    pause_generation_config flow_control_generation;  ///< PAUSE/PFC the switch sends
     std::uint32_t ports = 0;             ///< set by the platform
 
     ps_t clock_period() const;
@@ -116,6 +118,7 @@ struct switch_config {
 private:
     void validate_pools(const config_node& n) const;
     void validate_ecn(const config_node& n) const;
+    void validate_flow_control(const config_node& n) const;
 };
 
 }  // namespace fabricsim::sw

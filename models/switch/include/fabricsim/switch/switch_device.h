@@ -11,6 +11,11 @@
 /// TTL is decremented per hop. Frames the egress policies build (congestion notifications) enter
 /// the forwarding path at their emission time as if received then, on the emitting port: one
 /// timer for all of them, in emission order.
+/// PAUSE/PFC generation (switch.flow_control.generate): the MMU reports a lossless PG's XOFF and
+/// XON points from admission and release (or an egress queue its Q_on/Q_off crossings); the
+/// port's pause_generator turns them into frames, which the switch sends on that port at the
+/// same time in the next delta cycle (one timer for all ports; so a decision inside a port's
+/// start never touches the wire it is deciding for) and refreshes with one more timer.
 #include <cstdint>
 #include <memory>
 #include <vector>
@@ -23,6 +28,8 @@
 #include "fabricsim/core/stats.h"
 #include "fabricsim/switch/algo/forwarding_table.h"
 #include "fabricsim/switch/algo/mmu.h"
+#include "fabricsim/switch/algo/pause_generator.h"
+#include "fabricsim/switch/algo/queue_pause_trigger.h"
 #include "fabricsim/switch/egress_port.h"
 #include "fabricsim/switch/switch_config.h"
 
@@ -31,7 +38,9 @@ namespace fabricsim::sw {
 class switch_device : public sc_core::sc_module,
                       public frame_receiver,
                       public stats_provider,
-                      public frame_emitter
+                      public frame_emitter,
+                      private pg_flow_listener,
+                      private queue_congestion_listener
 {
 public:
     /// `port_rates` gives the speed of each port (from the links the platform attaches).
@@ -59,6 +68,10 @@ public:
     void emit(frame& f, unsigned from_port, ps_t at) override;
     /// Frames the switch built and sent into its forwarding path (emit()).
     std::uint64_t generated_frames() const { return m_generated; }
+    /// Port p's PAUSE/PFC generator, nullptr when the switch generates none.
+    const pause_generator* generator(unsigned p) const {
+        return m_generators.empty() ? nullptr : &m_generators[p];
+    }
 
     void report_stats(nlohmann::json& out) const override;
     void add_drops(drop_counters& d) const override;
@@ -82,6 +95,16 @@ private:
     /// `in_port`, reached from route()'s TTL test (MAC control has ttl 0); true when taken (not
     /// forwarded, not counted as data). Cold and out of line: the data path is unchanged.
     [[gnu::cold, gnu::noinline]] bool receive_control(unsigned in_port, frame& f);
+    // PAUSE/PFC generation (cold: only lossless PGs and congested queues call these).
+    void pg_xoff(unsigned port, unsigned pg) override;
+    void pg_xon(unsigned port, unsigned pg) override;
+    void queue_congestion(unsigned port, bool congested) override;
+    /// Port p's advertisement changed: send its frame at now, in the next delta cycle.
+    void control_due(unsigned port);
+    void on_control_due();
+    void on_refresh_due();
+    void arm_refresh();
+    void report_generation(unsigned port, nlohmann::json& fc) const;
     struct emitted {
         frame* f;
         unsigned from_port;
@@ -99,6 +122,15 @@ private:
     ring<emitted> m_emitted{4};
     std::uint64_t m_generated = 0;
     model_timer m_emit_timer = model_timer::bind<switch_device, &switch_device::on_emitted>(this);
+    std::vector<pause_generator> m_generators;  ///< per port; empty: no generation
+    std::vector<std::unique_ptr<queue_pause_trigger>> m_triggers;
+    std::vector<std::uint32_t> m_congested_queues;  ///< per port (queue PAUSE)
+    std::uint32_t m_congested_total = 0;
+    std::vector<std::uint8_t> m_control_pending;  ///< per port
+    model_timer m_control_timer =
+        model_timer::bind<switch_device, &switch_device::on_control_due>(this);
+    model_timer m_refresh_timer =
+        model_timer::bind<switch_device, &switch_device::on_refresh_due>(this);
 };
 
 }  // namespace fabricsim::sw

@@ -17,9 +17,9 @@
 ///  2. ingress, lossy PG: reserve, else pool shared cells (ingress_pool_full), else the PG's
 ///     shared threshold (ingress_pg_limit).
 ///     ingress, lossless PG: as lossy while no headroom is in use and the checks pass; else
-///     the frame goes to headroom: PG headroom limit (headroom_pg_full), then the headroom
-///     pool (headroom_pool_full). Once a PG uses headroom, arrivals go to headroom until it
-///     drains (ns3-datacenter "sonic" model).
+///     the frame goes to headroom: PG headroom limit, then the headroom pool (either full:
+///     headroom_exhausted). Once a PG uses headroom, arrivals go to headroom until it drains
+///     (ns3-datacenter "sonic" model).
 ///  3. egress, lossy queue: reserve, else pool shared cells (egress_pool_full), else the
 ///     queue's shared threshold (egress_queue_limit). Lossless queues skip the egress
 ///     thresholds (vendor set-ups give them a static limit as large as the pool: they are held
@@ -29,6 +29,11 @@
 /// "cross" (CH1, "last packet accept") admits while shared < T, so the crossing frame enters.
 /// Release (when the frame's first bit leaves): ingress headroom first, then the PG; egress
 /// queue. Dynamic thresholds use the free cells at the moment of the decision.
+/// PFC generation (with a pg_flow_listener, facts-l2 §2.3, SAI semantics): a lossless PG goes
+/// XOFF when an admitted frame leaves its shared cells at or above the threshold or goes to
+/// headroom; it goes XON, checked when its own cells leave (as HPCC's and ns-3's switch MMUs),
+/// once its headroom is empty and its total (reserve + shared) is at or below
+/// max(xon, min + threshold - xon_offset).
 /// Timing model: none; decisions are untimed, made when the switch hands a frame to its port.
 #include <array>
 #include <cstdint>
@@ -71,6 +76,8 @@ struct mmu_config {
         std::uint64_t min_cells = 0;
         threshold_spec shared{true, 8.0, 0};
         std::uint64_t headroom_cells = 0;
+        std::uint64_t xon_cells = 0;         ///< XON_TH: absolute XON floor (PFC generation)
+        std::uint64_t xon_offset_cells = 0;  ///< XON_OFFSET_TH: hysteresis below the limit
         bool lossless = false;
         std::uint8_t pool = POOL_BY_LOSSLESS;
         unsigned service_pool() const { return pool_of(pool, lossless); }
@@ -97,6 +104,16 @@ private:
     static unsigned pool_of(std::uint8_t pool, bool lossless) {
         return pool != POOL_BY_LOSSLESS ? pool : lossless ? LOSSLESS_POOL : LOSSY_POOL;
     }
+};
+
+/// Told when a lossless PG crosses its XOFF point or falls back to its XON point (the switch
+/// sends PFC/PAUSE); called from inside admit()/release().
+class pg_flow_listener
+{
+public:
+    virtual ~pg_flow_listener() = default;
+    virtual void pg_xoff(unsigned port, unsigned pg) = 0;
+    virtual void pg_xon(unsigned port, unsigned pg) = 0;
 };
 
 /// Where a frame's cells were charged; kept with the frame until it is released.
@@ -172,6 +189,13 @@ public:
     std::uint64_t headroom_pool_cells() const { return m_hot.headroom_pool_cells; }
     std::uint64_t pool_cells(unsigned pool) const { return m_hot.pool_cells[pool]; }
 
+    /// Lossless PGs report XOFF/XON to `l` (nullptr: no PFC generation, no check).
+    void set_flow_listener(pg_flow_listener* l) { m_listener = l; }
+    /// PGs of `port` in XOFF (bit g).
+    std::uint8_t xoff_pgs(unsigned port) const { return m_ports[port].xoff_pgs; }
+    /// The XON point of `pg` now (cells of the PG's total, reserve included).
+    std::uint64_t pg_xon_cells(unsigned pg) const;
+
 private:
     /// What both admission paths and the limit queries read of one PG or queue: the only copy
     /// of its thresholds in the MMU. A threshold is static_cells + alpha x free cells of the
@@ -183,7 +207,10 @@ private:
         std::uint32_t headroom_cells = 0;  ///< PGs only
         std::uint8_t pool = LOSSY_POOL;
         bool lossless = false;
+        std::uint32_t xon_cells = 0;  ///< PGs only (PFC generation)
+        std::uint32_t xon_offset_cells = 0;
     };
+    static_assert(sizeof(share_limits) == 32, "a PG's or queue's entry is 32 bytes");
     enum class share_verdict : std::uint8_t { FITS, POOL_FULL, OVER_LIMIT };
 
     static std::uint64_t over(std::uint64_t cells, std::uint64_t min) {
@@ -323,8 +350,10 @@ private:
         std::array<count, MAX_QUEUES> queue{};
         std::array<count, PRIORITY_GROUPS> pg{};  ///< cells outside headroom
         std::array<count, PRIORITY_GROUPS> headroom{};
+        std::uint8_t xoff_pgs = 0;  ///< PFC generation: PGs in XOFF
     };
     std::vector<port_accounts> m_ports;
+    pg_flow_listener* m_listener = nullptr;
 
     /// 4. The optional static per-port cap (bytes or frames) would be exceeded by s more cells.
     bool over_port_cap(const port_accounts& out, std::uint64_t s) const {
