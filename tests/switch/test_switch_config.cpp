@@ -232,3 +232,64 @@ TEST_CASE(
         with_defaults(schema, load_yaml_string("switch: {flow_control: {honour_pause: true}}\n"));
     CHECK(given["switch"]["flow_control"]["honour_pause"].as<bool>());
 }
+
+TEST_CASE("switch config: PAUSE/PFC generation keys load and bad values name the key",
+          "[switch][config][pfc]") {
+    const std::string lossless =
+        "  mmu: {lossless_pgs: ['3'], lossless_pool: 1MB, pg_headroom: 100KB, "
+        "headroom_pool: 200KB, pg_threshold: static, pg_static: 50KB}\n";
+    const auto on = load("switch:\n" + lossless +
+                         "  flow_control: {generate: pfc, pause_quanta: 4000, refresh_quanta: "
+                         "2000, xon_offset: {3: 4160B}, xon: 2080B}\n");
+    REQUIRE(on.error.empty());
+    const auto& g = on.c.flow_control_generation;
+    CHECK(g.mode == pause_generation::PFC);
+    CHECK(g.pause_quanta == 4000);
+    CHECK(g.refresh_quanta == 2000);
+    CHECK(on.c.mmu.pg[3].xon_offset_cells == 20);
+    CHECK(on.c.mmu.pg[0].xon_offset_cells == 12);  // 2496 B by default
+    CHECK(on.c.mmu.pg[3].xon_cells == 10);
+    CHECK_FALSE(on.c.flow_control.enabled());  // generating is not honouring
+    const auto dflt = load("switch:\n" + lossless + "  flow_control: {generate: pause}\n");
+    REQUIRE(dflt.error.empty());
+    CHECK(dflt.c.flow_control_generation.pause_quanta == 0xffff);
+    CHECK(dflt.c.flow_control_generation.refresh_quanta == 0x7fff);
+
+    auto error = [&](const std::string& fc, const std::string& mmu_line) {
+        return load("switch:\n" + mmu_line + "  flow_control: " + fc + "\n").error;
+    };
+    auto names = [](const std::string& err, const std::string& key, const std::string& why) {
+        INFO(err);
+        CHECK(err.find(key) != std::string::npos);
+        CHECK(err.find(why) != std::string::npos);
+    };
+    names(error("{generate: pfc, pause_quanta: 0}", lossless), "switch.flow_control.pause_quanta",
+          "below the minimum 1");
+    names(error("{generate: pfc, pause_quanta: 65536}", lossless),
+          "switch.flow_control.pause_quanta", "above the maximum 65535");
+    names(error("{generate: pfc, pause_quanta: 1000}", lossless),
+          "switch.flow_control.pause_quanta", "refresh");
+    names(error("{generate: pfc, refresh_quanta: 65535}", lossless),
+          "switch.flow_control.refresh_quanta", "must come before");
+    names(error("{generate: pfc, xon: 60KB}", lossless), "switch.flow_control.xon",
+          "must be below its XOFF point");
+    names(error("{generate: pfc, xon_offset: {3: 60KB}}", lossless),
+          "switch.flow_control.xon_offset[3]", "larger than its XOFF point");
+    names(error("{generate: pfc}", ""), "switch.flow_control.generate", "lists none");
+    names(error("{generate: ppp}", lossless), "switch.flow_control.generate", "ppp");
+    names(error("{pause_quanta: 100}", lossless), "switch.flow_control.pause_quanta",
+          "flow_control.generate is not");
+    names(error("{generate: queue_pause, q_on: 90pkt}", ""), "switch.flow_control.q_off",
+          "required");
+    names(error("{generate: queue_pause, q_on: 80pkt, q_off: 90pkt}", ""),
+          "switch.flow_control.q_off", "below q_on");
+    names(error("{generate: queue_pause, q_on: 90pkt, q_off: 8000B}", ""),
+          "switch.flow_control.q_off", "same unit");
+    names(error("{generate: pfc, q_on: 90pkt, q_off: 80pkt}", lossless),
+          "switch.flow_control.q_on", "queue_pause only");
+    const auto q = load("switch:\n  flow_control: {generate: queue_pause, q_on: 90pkt, q_off: 80pkt}\n");
+    REQUIRE(q.error.empty());
+    CHECK(q.c.flow_control_generation.q_on == 90);
+    CHECK(q.c.flow_control_generation.q_off == 80);
+    CHECK(q.c.flow_control_generation.q_in_frames);
+}

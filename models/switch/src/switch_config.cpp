@@ -494,17 +494,21 @@ void add_ecn(param_table<switch_config>& t) {
 
 /// PAUSE/PFC generation: every key optional, so a scenario without them echoes as before.
 void add_flow_control_generation(param_table<switch_config>& t) {
-    t.choice<pause_generation>(
-         "flow_control.generate", "",
-         "Send PAUSE/PFC: pfc (per priority, from each lossless PG's XOFF/XON point), pause "
-         "(802.3x, port level: while any lossless PG of the port is XOFF), queue_pause (802.3x "
-         "ON/OFF on every other port while an egress queue is above q_on, until below q_off; "
-         "seed-003 1.9); absent: none",
-         {{"pfc", pause_generation::PFC},
-          {"pause", pause_generation::PAUSE},
-          {"queue_pause", pause_generation::QUEUE_PAUSE}},
-         [](switch_config& c, pause_generation m) { c.flow_control_generation.mode = m; })
-        .optional = true;
+    auto& gen = t.add(
+        "flow_control.generate", value_kind::CHOICE, "",
+        "Send PAUSE/PFC: pfc (per priority, from each lossless PG's XOFF/XON point), pause "
+        "(802.3x, port level: while any lossless PG of the port is XOFF), queue_pause (802.3x "
+        "ON/OFF on every other port while an egress queue is above q_on, until below q_off; "
+        "seed-003 1.9); absent: none",
+        [](switch_config& c, const config_value& v) {
+            if (!v.present()) return;
+            const std::string m = v.str();
+            c.flow_control_generation.mode = m == "pfc"     ? pause_generation::PFC
+                                             : m == "pause" ? pause_generation::PAUSE
+                                                            : pause_generation::QUEUE_PAUSE;
+        });
+    gen.optional = true;
+    gen.choices = {"pfc", "pause", "queue_pause"};
     auto& pq = t.add("flow_control.pause_quanta", value_kind::INT, "",
                      "Quanta (512 bit times) in every XOFF sent (absent: 65535)",
                      [](switch_config& c, const config_value& v) {
