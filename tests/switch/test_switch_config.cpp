@@ -285,9 +285,10 @@ TEST_CASE("switch config: PAUSE/PFC generation keys load and bad values name the
           "switch.flow_control.q_off", "below q_on");
     names(error("{generate: queue_pause, q_on: 90pkt, q_off: 8000B}", ""),
           "switch.flow_control.q_off", "same unit");
-    names(error("{generate: pfc, q_on: 90pkt, q_off: 80pkt}", lossless),
-          "switch.flow_control.q_on", "queue_pause only");
-    const auto q = load("switch:\n  flow_control: {generate: queue_pause, q_on: 90pkt, q_off: 80pkt}\n");
+    names(error("{generate: pfc, q_on: 90pkt, q_off: 80pkt}", lossless), "switch.flow_control.q_on",
+          "queue_pause only");
+    const auto q =
+        load("switch:\n  flow_control: {generate: queue_pause, q_on: 90pkt, q_off: 80pkt}\n");
     REQUIRE(q.error.empty());
     CHECK(q.c.flow_control_generation.q_on == 90);
     CHECK(q.c.flow_control_generation.q_off == 80);

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include <nlohmann/json.hpp>
+
 namespace fabricsim {
 
 ps_t pause_quanta_ps(std::uint32_t quanta, std::uint64_t rate_bps) {
@@ -77,6 +79,18 @@ std::uint8_t pause_reaction::apply(ps_t now, ps_t wire_free) {
     }
     m_next_apply = *std::min_element(m_pending_at.begin(), m_pending_at.end());
     return changed;
+}
+
+void pause_reaction::report(nlohmann::json& fc, ps_t now) const {
+    fc["pause_frames_received"] = m_stats.pause_frames;
+    fc["pfc_frames_received"] = m_stats.pfc_frames;
+    fc["ignored_frames"] = m_stats.ignored_frames;
+    fc["xoff_received"] = m_stats.xoff;
+    fc["xon_received"] = m_stats.xon;
+    nlohmann::json paused = nlohmann::json::array();
+    for (unsigned p = 0; p < 8; ++p) paused.push_back(double(paused_time(p, now)) / 1e6);
+    fc["paused_time_us"] = std::move(paused);
+    fc["response_delay_us"] = double(m_delay) / double(PS_PER_US);
 }
 
 void pause_reaction::set_pause(unsigned p, ps_t from, ps_t until) {

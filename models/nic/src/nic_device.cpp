@@ -129,15 +129,7 @@ void nic_device::report_stats(nlohmann::json& out) const {
     if (m_reaction || m_stats.rx_control_frames || m_stats.tx_control_frames) {  // else as before
         nlohmann::json fc = {{"control_frames_received", m_stats.rx_control_frames},
                              {"control_frames_sent", m_stats.tx_control_frames}};
-        if (m_reaction) {
-            const pause_reaction::counters& c = m_reaction->stats();
-            fc["pause_frames_received"] = c.pause_frames;
-            fc["pfc_frames_received"] = c.pfc_frames;
-            fc["ignored_frames"] = c.ignored_frames;
-            fc["xoff_received"] = c.xoff;
-            fc["xon_received"] = c.xon;
-            fc["response_delay_us"] = double(m_reaction->response_delay()) / double(PS_PER_US);
-        }
+        if (m_reaction) m_reaction->report(fc, now_ps());
         out["flow_control"] = std::move(fc);
     }
 }

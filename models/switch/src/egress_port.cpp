@@ -65,19 +65,7 @@ void egress_port::report_stats(nlohmann::json& out) const {
     if (!m_reaction && m_rx_control == 0 && m_tx_control == 0) return;  // as before
     nlohmann::json fc = {{"control_frames_received", m_rx_control},
                          {"control_frames_sent", m_tx_control}};
-    if (m_reaction) {
-        const pause_reaction::counters& c = m_reaction->stats();
-        fc["pause_frames_received"] = c.pause_frames;
-        fc["pfc_frames_received"] = c.pfc_frames;
-        fc["ignored_frames"] = c.ignored_frames;
-        fc["xoff_received"] = c.xoff;
-        fc["xon_received"] = c.xon;
-        fc["response_delay_us"] = double(m_reaction->response_delay()) / double(PS_PER_US);
-        nlohmann::json paused = nlohmann::json::array();
-        for (unsigned p = 0; p < 8; ++p)
-            paused.push_back(double(m_reaction->paused_time(p, now_ps())) / double(PS_PER_US));
-        fc["paused_time_us"] = std::move(paused);
-    }
+    if (m_reaction) m_reaction->report(fc, now_ps());
     out["flow_control"] = std::move(fc);
 }
 

@@ -14,6 +14,8 @@
 #include <cstdint>
 #include <optional>
 
+#include <nlohmann/json_fwd.hpp>
+
 #include "fabricsim/core/config.h"
 #include "fabricsim/core/frame.h"
 #include "fabricsim/core/units.h"
@@ -93,6 +95,9 @@ public:
         std::array<std::uint64_t, 8> xon{};   ///< XONs received per priority
     };
     const counters& stats() const { return m_stats; }
+    /// Adds the counters, paused time per priority (us) and response delay to `fc` (the
+    /// device's `flow_control` statistics).
+    void report(nlohmann::json& fc, ps_t now) const;
     /// Time priority p has been paused up to `now` (the MAC held it; pending XOFFs not yet).
     ps_t paused_time(unsigned p, ps_t now) const {
         const ps_t end = std::min(m_until[p], now);

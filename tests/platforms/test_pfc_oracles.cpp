@@ -1,0 +1,67 @@
+// Lossless Ethernet oracles (issue 13). Each TEST_CASE is one run in its own process.
+#include <catch2/catch.hpp>
+
+#include <cstdint>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "fabricsim/core/config.h"
+#include "fabricsim/platforms/platform.h"
+#include "fabricsim/platforms/scenario.h"
+
+using namespace fabricsim;
+using namespace fabricsim::platforms;
+using json = nlohmann::json;
+
+namespace {
+
+std::uint64_t switch_drops(const json& summary) {
+    std::uint64_t d = 0;
+    for (const auto& [name, sw] : summary["switches"].items())
+        for (const auto& p : sw["ports"])
+            for (const auto& [cause, n] : p["drops"].items()) d += n.get<std::uint64_t>();
+    return d;
+}
+
+json run_file(const std::string& name, const std::string& set = "") {
+    const std::string dir = std::string(FABRICSIM_SOURCE_DIR) + "/platforms/scenarios";
+    YAML::Node root = load_yaml_file(dir + "/" + name + ".yaml");
+    if (!set.empty()) apply_override(root, set);
+    const auto r = run_scenario(load_scenario(root, name, dir), "");
+    REQUIRE(r.summary["frames"]["conserved"].get<bool>());
+    return r.summary;
+}
+
+}  // namespace
+
+TEST_CASE("oracle PAUSE cycle: queue-triggered 802.3x at L=100 Q_on=90 Q_off=80 gives t_P = 24 us",
+          "[oracle][pfc]") {
+    const json s = run_file("pause_cycle");
+    INFO(s["switches"]["tor"]["ports"].dump());
+    // seed-003 §2 G: t_P = (L - Q_off) P_m / C = 20 x 1500 x 8 / 10e9 = 24 us.
+    const double t_p = 20.0 * 1500 * 8 / 10e9 * 1e6;
+    for (unsigned port : {1u, 2u}) {
+        const json& fc = s["switches"]["tor"]["ports"][port]["flow_control"];
+        const auto pauses = fc["xoff_sent"][0].get<std::uint64_t>();
+        CHECK(pauses > 50);  // the cycle repeats while the burst lasts
+        CHECK(fc["xon_sent"][0].get<std::uint64_t>() == pauses);
+        const double interval = fc["xoff_time_us"][0].get<double>() / double(pauses);
+        CHECK(interval == Approx(t_p).epsilon(0.10));
+        // The senders' MACs honour each ON (their pauses are the interval less the reaction).
+        const json& nic = s["nics"]["h" + std::to_string(port) + "_nic"]["flow_control"];
+        CHECK(nic["xoff_received"][0] == pauses);
+        CHECK(nic["paused_time_us"][0].get<double>() > 0.7 * fc["xoff_time_us"][0].get<double>());
+    }
+    // No drop anywhere (the queue stays within L) and the port to the receiver sends no PAUSE.
+    CHECK(switch_drops(s) == 0);
+    CHECK(s["frames"]["dropped"] == 0);
+    CHECK(s["switches"]["tor"]["ports"][0]["queue_peak_cell_bytes"].get<std::uint64_t>() <=
+          100 * 8 * 208);
+    CHECK(s["switches"]["tor"]["ports"][0]["flow_control"]["pause_frames_sent"] == 0);
+}
+
+TEST_CASE("oracle PAUSE cycle: senders that ignore PAUSE overflow L", "[oracle][pfc]") {
+    const json s = run_file("pause_cycle", "nic.flow_control.honour_pause=false");
+    CHECK(switch_drops(s) > 1000);
+}
