@@ -179,6 +179,12 @@ void platform::open_timeseries(const std::string& out_dir) {
             if (m_sc.per_queue_series && s->config().queues > 1)
                 for (unsigned q = 0; q < s->config().queues; ++q)
                     column(port + "q" + std::to_string(q) + "_frame_bytes");
+            // Flow control, only where configured (bit p = priority p).
+            if (s->port(p).pause()) column(port + "_paused");
+            if (s->generator(p)) {
+                column(port + "_xoff");
+                column(port + "_headroom_cell_bytes");
+            }
         }
     }
     h += '\n';
@@ -214,6 +220,19 @@ void platform::sample() {
             value(s->port(p).queued_bytes());
             if (m_sc.per_queue_series && s->config().queues > 1)
                 for (unsigned q = 0; q < s->config().queues; ++q) value(s->port(p).queue_bytes(q));
+            if (const pause_reaction* r = s->port(p).pause()) {
+                unsigned paused = 0;
+                for (unsigned prio = 0; prio < 8; ++prio)
+                    if (r->paused(prio, now_ps())) paused |= 1u << prio;
+                value(paused);
+            }
+            if (const sw::pause_generator* g = s->generator(p)) {
+                value(g->xoff_priorities());
+                std::uint64_t headroom = 0;
+                for (unsigned pg = 0; pg < sw::PRIORITY_GROUPS; ++pg)
+                    headroom += m.pg_headroom(p, pg).cells;
+                value(headroom * cell);
+            }
         }
     }
     row += '\n';

@@ -2,7 +2,14 @@
 #include <catch2/catch.hpp>
 
 #include <cstdint>
+#include <filesystem>
+#include <fstream>
 #include <string>
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -24,11 +31,12 @@ std::uint64_t switch_drops(const json& summary) {
     return d;
 }
 
-json run_file(const std::string& name, const std::string& set = "") {
+json run_file(const std::string& name, const std::string& set = "",
+              const std::string& out_dir = "") {
     const std::string dir = std::string(FABRICSIM_SOURCE_DIR) + "/platforms/scenarios";
     YAML::Node root = load_yaml_file(dir + "/" + name + ".yaml");
     if (!set.empty()) apply_override(root, set);
-    const auto r = run_scenario(load_scenario(root, name, dir), "");
+    const auto r = run_scenario(load_scenario(root, name, dir), out_dir);
     REQUIRE(r.summary["frames"]["conserved"].get<bool>());
     return r.summary;
 }
@@ -37,7 +45,10 @@ json run_file(const std::string& name, const std::string& set = "") {
 
 TEST_CASE("oracle PAUSE cycle: queue-triggered 802.3x at L=100 Q_on=90 Q_off=80 gives t_P = 24 us",
           "[oracle][pfc]") {
-    const json s = run_file("pause_cycle");
+    const auto out = std::filesystem::temp_directory_path() /
+                     ("fabricsim_pause_cycle_" + std::to_string(::getpid()));
+    std::filesystem::remove_all(out);
+    const json s = run_file("pause_cycle", "results.sample_interval=1us", out.string());
     INFO(s["switches"]["tor"]["ports"].dump());
     // seed-003 §2 G: t_P = (L - Q_off) P_m / C = 20 x 1500 x 8 / 10e9 = 24 us.
     const double t_p = 20.0 * 1500 * 8 / 10e9 * 1e6;
@@ -59,6 +70,36 @@ TEST_CASE("oracle PAUSE cycle: queue-triggered 802.3x at L=100 Q_on=90 Q_off=80 
     CHECK(s["switches"]["tor"]["ports"][0]["queue_peak_cell_bytes"].get<std::uint64_t>() <=
           100 * 8 * 208);
     CHECK(s["switches"]["tor"]["ports"][0]["flow_control"]["pause_frames_sent"] == 0);
+    // The time series shows the advertised state per port: XOFF (all priorities) on the senders'
+    // ports in some rows, never on the receiver's.
+    std::ifstream ts(out / "timeseries.csv");
+    std::string header, row;
+    REQUIRE(std::getline(ts, header));
+    std::vector<std::string> cols;
+    for (std::size_t a = 0, b; a <= header.size(); a = b + 1) {
+        b = std::min(header.find(',', a), header.size());
+        cols.push_back(header.substr(a, b - a));
+    }
+    const auto col = [&](const std::string& name) {
+        const auto it = std::find(cols.begin(), cols.end(), name);
+        REQUIRE(it != cols.end());
+        return std::size_t(it - cols.begin());
+    };
+    const std::size_t p0 = col("tor.p0_xoff"), p1 = col("tor.p1_xoff");
+    unsigned rows = 0, xoff_rows = 0;
+    while (std::getline(ts, row)) {
+        std::vector<std::string> v;
+        for (std::size_t a = 0, b; a <= row.size(); a = b + 1) {
+            b = std::min(row.find(',', a), row.size());
+            v.push_back(row.substr(a, b - a));
+        }
+        ++rows;
+        CHECK(v[p0] == "0");
+        if (v[p1] == "255") ++xoff_rows;
+    }
+    CHECK(rows > 4000);
+    CHECK(xoff_rows > 1000);  // ~57% of the burst is spent in PAUSE intervals
+    std::filesystem::remove_all(out);
 }
 
 TEST_CASE("oracle PAUSE cycle: senders that ignore PAUSE overflow L", "[oracle][pfc]") {
