@@ -96,9 +96,9 @@ struct switch_config {
     std::array<shaper_config, MAX_QUEUES> queue_shaper{};
     ecn_config ecn;
     phantom_queue_config phantom;
-    pause_reaction_config flow_control;  ///< PAUSE/PFC honoured by the egress ports
+    pause_reaction_config flow_control;               ///< PAUSE/PFC honoured by the egress ports
     pause_generation_config flow_control_generation;  ///< PAUSE/PFC the switch sends
-    std::uint32_t ports = 0;             ///< set by the platform
+    std::uint32_t ports = 0;                          ///< set by the platform
 
     ps_t clock_period() const;
     /// Absolute time when a frame that arrived at `now` leaves the pipeline (clock-aligned).
