@@ -89,7 +89,8 @@ TEST_CASE("XON cancels a pending XOFF", "[pfc][core]") {
     frame_pool::global().release(f);
 }
 
-TEST_CASE("PFC pauses the enabled priorities only; unhonoured kinds are ignored", "[pfc][core]") {
+TEST_CASE("PFC pauses the enabled priorities only and unhonoured kinds are ignored",
+          "[pfc][core]") {
     pause_reaction r(honour(false, true, 0), G10);
     frame& f = frame_pool::global().acquire();
     std::array<std::uint16_t, 8> q{};

@@ -60,7 +60,7 @@ TEST_CASE("period_rounder matches ceil_to_period", "[units]") {
     }
 }
 
-TEST_CASE("numbers are decimal: scientific notation and '+' pass; hex, inf and nan do not",
+TEST_CASE("numbers are decimal: scientific notation and '+' pass but hex, inf and nan do not",
           "[units]") {
     std::string why;
     CHECK(*parse_time("1e3us", why) == 1'000'000'000u);

@@ -411,7 +411,7 @@ conn cubic_after_loss(cc_params p, ps_t rtt) {
 
 }  // namespace
 
-TEST_CASE("cubic: loss cuts to beta*W; W(t) = C(t-K)^3 + W_max with K = cbrt(W_max(1-beta)/C)",
+TEST_CASE("cubic: loss cuts to beta*W and W(t) = C(t-K)^3 + W_max with K = cbrt(W_max(1-beta)/C)",
           "[cc][cubic]") {
     const cc_params p = make(cc_kind::CUBIC, 100, 100);
     {

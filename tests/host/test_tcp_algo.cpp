@@ -324,7 +324,7 @@ void sack_blocks(tcp_sender& s, ps_t at, std::vector<std::uint64_t> seg_edges,
 }  // namespace
 
 TEST_CASE(
-    "tcp sender: each retransmission is watched; an early one lost is found after a later one "
+    "tcp sender: each retransmission is watched and an early one lost is found after a later one "
     "arrives",
     "[tcp]") {
     tcp_sender s(tcp_sender_params{}, cc(), rtt());

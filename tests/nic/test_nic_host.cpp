@@ -27,7 +27,8 @@ TEST_CASE("CBR source spacing is exact at the wire rate", "[host]") {
     CHECK(tagged.next() == 100u + 1'233'600u);
 }
 
-TEST_CASE("Poisson and on/off sources hit their mean rates; frame limit stops a flow", "[host]") {
+TEST_CASE("Poisson and on/off sources hit their mean rates and a frame limit stops a flow",
+          "[host]") {
     host::flow_spec s;
     s.rate_bps = 1'000'000'000ull;
     s.process = host::arrival_process::POISSON;

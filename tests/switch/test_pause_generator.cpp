@@ -64,7 +64,7 @@ TEST_CASE("pause_generator: PFC XOFF and XON per PG's priorities", "[switch][pfc
     CHECK(g.xoff_time(0, 9000) == 0);
 }
 
-TEST_CASE("pause_generator: refresh re-sends the XOFF set; an undone change sends nothing",
+TEST_CASE("pause_generator: refresh re-sends the XOFF set and an undone change sends nothing",
           "[switch][pfc]") {
     pause_generator g(pfc(2000, 1000), G10, PGS);
     REQUIRE(g.pg_xoff(0, 0));

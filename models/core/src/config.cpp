@@ -761,4 +761,16 @@ std::string echo_yaml(const config_schema& schema, const YAML::Node& root) {
     return out.c_str();
 }
 
+std::uint8_t load_index_mask(const config_node& n, const std::string& key, unsigned max) {
+    std::uint8_t m = 0;
+    for (const std::string& s : n.str_list(key)) {
+        unsigned v = 0;
+        const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+        if (ec != std::errc() || end != s.data() + s.size() || s.empty() || v > max)
+            n.fail(key, "'" + s + "' is not an integer in 0.." + std::to_string(max));
+        m = static_cast<std::uint8_t>(m | 1u << v);
+    }
+    return m;
+}
+
 }  // namespace fabricsim

@@ -30,6 +30,8 @@ std::string_view drop_cause_name(drop_cause c) {
             return "egress_queue_limit";
         case drop_cause::EGRESS_POOL_FULL:
             return "egress_pool_full";
+        case drop_cause::PFC_WATCHDOG:
+            return "pfc_watchdog";
         case drop_cause::AQM_DROP:
             return "aqm_drop";
         case drop_cause::COUNT:

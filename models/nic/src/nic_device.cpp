@@ -23,6 +23,29 @@ const param_table<nic_config>& nic_config::params() {
         q.min = 1;
         q.max = 1 << 20;
         add_flow_control_keys(t, &nic_config::flow_control);
+        t.add("pfc_storm.priorities", value_kind::STRING_LIST, "",
+              "Fault: the NIC keeps sending PFC XOFF (0xFFFF, re-sent every 0x7FFF quanta) on "
+              "these priorities (0..7) from pfc_storm.start until pfc_storm.stop (absent: none)",
+              [](nic_config& c, const config_value& v) {
+                  if (!v.present()) return;
+                  c.pfc_storm.priorities = load_index_mask(v.section(), v.key(), 7);
+                  if (!c.pfc_storm.priorities) v.fail("lists no priority");
+              })
+            .optional = true;
+        t.add("pfc_storm.start", value_kind::TIME, "", "Storm start (absent: 0)",
+              [](nic_config& c, const config_value& v) {
+                  if (v.present()) c.pfc_storm.start = v.time();
+              })
+            .optional = true;
+        t.add("pfc_storm.stop", value_kind::TIME, "",
+              "Storm end, after start (absent: the end of the run)",
+              [](nic_config& c, const config_value& v) {
+                  if (!v.present()) return;
+                  c.pfc_storm.stop = v.time();
+                  if (c.pfc_storm.stop <= c.pfc_storm.start)
+                      v.fail("must be after pfc_storm.start");
+              })
+            .optional = true;
         return t;
     }();
     return table;
@@ -33,6 +56,20 @@ nic_device::nic_device(const sc_core::sc_module_name& name, const nic_config& cf
     : sc_core::sc_module(name), m_cfg(cfg), m_rate_bps(rate_bps) {
     if (cfg.flow_control.enabled())
         m_reaction = std::make_unique<pause_reaction>(cfg.flow_control, rate_bps);
+    if (cfg.pfc_storm.priorities) m_storm.arm_at(cfg.pfc_storm.start);
+}
+
+void nic_device::on_storm() {
+    const ps_t now = now_ps();
+    if (now >= m_cfg.pfc_storm.stop) return;
+    frame& f = frame_pool::global().acquire();
+    std::array<std::uint16_t, 8> quanta{};
+    for (unsigned p = 0; p < 8; ++p)
+        if (m_cfg.pfc_storm.priorities >> p & 1) quanta[p] = 0xffff;
+    f.set_pfc(m_cfg.pfc_storm.priorities, quanta);
+    m_storm_frames++;
+    send_control(f);
+    m_storm.arm_at(now + pause_quanta_ps(0x7fff, m_rate_bps));
 }
 
 void nic_device::send_control(frame& f) {
@@ -126,10 +163,12 @@ void nic_device::report_stats(nlohmann::json& out) const {
            {"rx_frames", m_stats.rx_frames},       {"rx_bytes", m_stats.rx_bytes},
            {"tx_queue_frames", m_queue.size()},    {"tx_queue_peak", m_stats.tx_queue_peak},
            {"drops", drops_to_json(m_stats.drops)}};
-    if (m_reaction || m_stats.rx_control_frames || m_stats.tx_control_frames) {  // else as before
+    if (m_reaction || m_stats.rx_control_frames || m_stats.tx_control_frames ||
+        m_cfg.pfc_storm.priorities) {  // else as before
         nlohmann::json fc = {{"control_frames_received", m_stats.rx_control_frames},
                              {"control_frames_sent", m_stats.tx_control_frames}};
         if (m_reaction) m_reaction->report(fc, now_ps());
+        if (m_cfg.pfc_storm.priorities) fc["storm_frames_sent"] = m_storm_frames;
         out["flow_control"] = std::move(fc);
     }
 }

@@ -165,7 +165,10 @@ enqueue_verdict egress_queues::enqueue_chain(unsigned q, frame& f, ps_t now, enq
     for (egress_policy* p : m_enqueue_policies) {
         if (!(p->enqueue_mask() >> q & 1)) continue;
         const enqueue_verdict pv = p->on_enqueue(*this, q, f, now);
-        if (pv == enqueue_verdict::DROP) return pv;
+        if (pv == enqueue_verdict::DROP) {
+            m_drop_reason = p->drop_reason();
+            return pv;
+        }
         if (pv == enqueue_verdict::MARK) v = pv;
     }
     return v;
@@ -199,6 +202,23 @@ frame* egress_queues::try_start(ps_t at) {
     const int picked = m_use_sched ? m_sched.pick(*this, at) : eligible(0, at) ? 0 : -1;
     if (picked < 0) return nullptr;
     return &start(static_cast<unsigned>(picked), at, false);
+}
+
+std::uint32_t egress_queues::discard(unsigned q, drop_cause why) {
+    queue_state& s = m_queue[q];
+    std::uint32_t n = 0;
+    while (!s.fifo.empty()) {
+        const entry e = s.fifo.pop_front();
+        count_backlog(q, e.f->frame_bytes(), false);
+        m_mmu.release(e.ticket);
+        drop(*e.f, q, why);
+        ++n;
+    }
+    if (n) {
+        m_backlogged &= static_cast<std::uint8_t>(~(1u << q));
+        if (m_use_sched) m_sched.flushed(q);
+    }
+    return n;
 }
 
 drop_counters egress_queues::drops() const {

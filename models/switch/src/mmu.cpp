@@ -131,6 +131,10 @@ bool mmu::admit_general(unsigned in_port, unsigned pg, unsigned out_port, unsign
     count& hr = m_ports[in_port].headroom[pg];
     const std::uint64_t pg_before = over(pgo.cells, pl.min_cells);
     const std::uint64_t pg_after = over(pgo.cells + s, pl.min_cells);
+    if (pl.lossless && (m_ports[in_port].watchdog_drop >> pg & 1)) {
+        why = drop_cause::PFC_WATCHDOG;
+        return false;
+    }
     bool to_headroom = pl.lossless && hr.cells > 0;
     if (!to_headroom && pg_after > pg_before) {
         const share_verdict v =

@@ -38,14 +38,6 @@ void load_map8(const config_node& n, const std::string& key, unsigned max,
         out[i] = static_cast<std::uint8_t>(parse_index(n, key, items[i], 0, max));
 }
 
-/// A set of indices ("0", "3") as a bit mask.
-std::uint8_t load_mask(const config_node& n, const std::string& key, unsigned max) {
-    std::uint8_t m = 0;
-    for (const auto& s : n.str_list(key))
-        m = static_cast<std::uint8_t>(m | 1u << parse_index(n, key, s, 0, max));
-    return m;
-}
-
 }  // namespace
 
 ps_t switch_config::clock_period() const {
@@ -191,7 +183,7 @@ void add_mmu(param_table<switch_config>& t) {
           });
     t.add("mmu.lossless_pgs", value_kind::STRING_LIST, "[]",
           "Priority groups that are lossless (0..7)", [](switch_config& c, const config_value& v) {
-              const std::uint8_t mask = load_mask(v.section(), v.key(), 7);
+              const std::uint8_t mask = load_index_mask(v.section(), v.key(), 7);
               for (unsigned g = 0; g < PRIORITY_GROUPS; ++g) c.mmu.pg[g].lossless = mask >> g & 1;
           });
     auto& pp = t.indexed(
@@ -234,7 +226,7 @@ void add_mmu(param_table<switch_config>& t) {
           "Egress queues in the lossless pool; they skip egress thresholds (held back by PFC "
           "instead)",
           [](switch_config& c, const config_value& v) {
-              const std::uint8_t mask = load_mask(v.section(), v.key(), 7);
+              const std::uint8_t mask = load_index_mask(v.section(), v.key(), 7);
               for (unsigned q = 0; q < MAX_QUEUES; ++q) c.mmu.queue[q].lossless = mask >> q & 1;
           });
     auto& qp =
@@ -332,7 +324,7 @@ void add_scheduling(param_table<switch_config>& t) {
     t.add("scheduler.strict_queues", value_kind::STRING_LIST, "[]",
           "Queues served by strict priority above the WRR/DWRR group",
           [](switch_config& c, const config_value& v) {
-              const std::uint8_t strict = load_mask(v.section(), v.key(), c.queues - 1);
+              const std::uint8_t strict = load_index_mask(v.section(), v.key(), c.queues - 1);
               c.sched.assign(c.queues, queue_sched_params{});
               for (unsigned q = 0; q < c.queues; ++q)
                   c.sched[q].strict = c.discipline == sched_discipline::SP || (strict >> q & 1);
@@ -462,7 +454,7 @@ void add_ecn(param_table<switch_config>& t) {
         [](switch_config& c, bool v) { c.ecn.drop_non_ect = v; });
     t.add("ecn.queues", value_kind::STRING_LIST, "[]", "Queues with ECN/RED (default: all)",
           [](switch_config& c, const config_value& v) {
-              const std::uint8_t mask = load_mask(v.section(), v.key(), c.queues - 1);
+              const std::uint8_t mask = load_index_mask(v.section(), v.key(), c.queues - 1);
               c.ecn.queue_mask = mask ? mask : 0xff;
           });
     auto& mb = t.add("ecn.mq_ecn.beta", value_kind::REAL, "0.75", "MQ-ECN T_round EWMA weight beta",
@@ -567,6 +559,50 @@ void add_flow_control_generation(param_table<switch_config>& t) {
              [](switch_config& c) -> std::uint64_t& { return c.flow_control_generation.q_off; });
 }
 
+/// SONiC PFC watchdog: every key optional; `enabled` turns it on.
+void add_pfc_watchdog(param_table<switch_config>& t) {
+    t.add("pfc_watchdog.enabled", value_kind::BOOL, "",
+          "PFC watchdog on every port that honours PFC (SONiC semantics; absent: off)",
+          [](switch_config& c, const config_value& v) {
+              if (v.present()) c.pfc_watchdog.enabled = v.boolean();
+          })
+        .optional = true;
+    auto time_key = [&t](const char* key, const char* help, ps_t pfc_watchdog_config::*field) {
+        auto& k = t.add(key, value_kind::TIME, "", help,
+                        [field](switch_config& c, const config_value& v) {
+                            if (v.present()) c.pfc_watchdog.*field = v.time();
+                        });
+        k.optional = true;
+        k.min = 1e6;   // 1 us
+        k.max = 6e13;  // 60 s, SONiC's largest restoration time
+    };
+    time_key("pfc_watchdog.detection_time",
+             "A watched priority paused this long without a break is stormed (absent: 200ms, "
+             "SONiC's default; SONiC's CLI allows 100ms..5s)",
+             &pfc_watchdog_config::detection);
+    time_key("pfc_watchdog.restoration_time",
+             "A stormed priority is restored this long after its last XOFF (absent: 200ms)",
+             &pfc_watchdog_config::restoration);
+    auto& a = t.add("pfc_watchdog.action", value_kind::CHOICE, "",
+                    "drop: ignore PFC, empty the queue and drop its arrivals and the ingress "
+                    "PG's; forward: ignore PFC; alert: count only (absent: drop)",
+                    [](switch_config& c, const config_value& v) {
+                        if (!v.present()) return;
+                        const std::string s = v.str();
+                        c.pfc_watchdog.action = s == "drop"      ? pfc_watchdog_action::DROP
+                                                : s == "forward" ? pfc_watchdog_action::FORWARD
+                                                                 : pfc_watchdog_action::ALERT;
+                    });
+    a.optional = true;
+    a.choices = {"drop", "forward", "alert"};
+    t.add("pfc_watchdog.priorities", value_kind::STRING_LIST, "",
+          "Watched priorities (0..7; absent: 3 and 4, SONiC's lossless ones)",
+          [](switch_config& c, const config_value& v) {
+              if (v.present()) c.pfc_watchdog.priorities = load_index_mask(v.section(), v.key(), 7);
+          })
+        .optional = true;
+}
+
 }  // namespace
 
 const param_table<switch_config>& switch_config::params() {
@@ -580,6 +616,7 @@ const param_table<switch_config>& switch_config::params() {
         add_scheduling(t);
         add_ecn(t);
         add_flow_control_generation(t);
+        add_pfc_watchdog(t);
         return t;
     }();
     return table;
@@ -708,6 +745,16 @@ void switch_config::validate(const config_node& n) const {
 }
 
 void switch_config::validate_flow_control(const config_node& n) const {
+    const config_node wn = n.child("pfc_watchdog");
+    if (!pfc_watchdog.enabled) {
+        for (const char* k : {"detection_time", "restoration_time", "action", "priorities"})
+            if (wn.has(k)) wn.fail(k, "is set but pfc_watchdog.enabled is not true");
+    } else {
+        if (!flow_control.honour_pfc.value_or(false))
+            wn.fail("enabled",
+                    "watches PFC pauses, but switch.flow_control.honour_pfc is not true");
+        if (pfc_watchdog.priorities == 0) wn.fail("priorities", "lists no priority");
+    }
     const config_node fn = n.child("flow_control");
     const pause_generation_config& g = flow_control_generation;
     if (!g.enabled()) {

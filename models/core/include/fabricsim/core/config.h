@@ -459,6 +459,9 @@ private:
 /// Applies "a.b[2].c=value" to `root` (value parsed as YAML; a repeated key in it is refused).
 /// Throws config_error.
 void apply_override(YAML::Node& root, const std::string& assignment);
+/// The list of small integers ("0", "3") at `key` of `n` as a bit mask; an entry that is not an
+/// integer in 0..max fails naming the key. For queue, PG and priority sets.
+std::uint8_t load_index_mask(const config_node& n, const std::string& key, unsigned max);
 
 /// Loads a YAML file or string; YAML syntax errors and repeated keys become config_error.
 YAML::Node load_yaml_file(const std::string& path);

@@ -85,6 +85,8 @@ public:
     /// End of priority p's pause (0 or <= t: not paused at t).
     ps_t paused_until(unsigned p) const { return m_until[p]; }
     bool paused(unsigned p, ps_t t) const { return m_until[p] > t; }
+    /// Start of priority p's current (or last) pause: paused since then if paused(p, now).
+    ps_t pause_start(unsigned p) const { return m_since[p]; }
     ps_t response_delay() const { return m_delay; }
 
     struct counters {

@@ -25,6 +25,7 @@ enum class drop_cause : std::uint8_t {
     EGRESS_QUEUE_LIMIT,  ///< egress (port, queue) shared threshold exceeded
     EGRESS_POOL_FULL,    ///< egress service pool's shared cells exhausted
     AQM_DROP,            ///< RED/ECN decision on a non-ECT frame configured to drop
+    PFC_WATCHDOG,        ///< PFC watchdog (drop action) on a stormed priority
     COUNT
 };
 

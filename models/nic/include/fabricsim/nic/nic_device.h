@@ -32,6 +32,14 @@ struct nic_config {
     ps_t rx_latency = 500 * PS_PER_NS;
     std::uint32_t tx_queue_frames = 1024;
     pause_reaction_config flow_control;  ///< PAUSE/PFC honoured by the TX
+    /// A PFC storm (a fault: a NIC that keeps sending XOFF, e.g. a stuck receive path): from
+    /// `start` until `stop` the MAC sends PFC XOFF (quanta 0xFFFF) on `priorities`, re-sent
+    /// every 0x7FFF quanta. priorities 0 = none.
+    struct pfc_storm_config {
+        std::uint8_t priorities = 0;
+        ps_t start = 0;
+        ps_t stop = ~ps_t(0);
+    } pfc_storm;
 
     /// The `nic:` keys: schema and loading (config.h).
     static const param_table<nic_config>& params();
@@ -96,6 +104,7 @@ private:
     // The control and pause paths are cold and out of line: the data path stays as it was.
     [[gnu::cold, gnu::noinline]] void receive_control(frame& f);
     [[gnu::cold, gnu::noinline]] void on_pause_due();
+    [[gnu::cold, gnu::noinline]] void on_storm();
     /// The head cannot start before `t` (a control frame holds the wire, or a pause).
     [[gnu::cold, gnu::noinline]] void wait_until(ps_t t) { m_wire_free.arm_at(t); }
 
@@ -113,6 +122,8 @@ private:
     stats m_stats;
     std::unique_ptr<pause_reaction> m_reaction;
     model_timer m_pause_due = model_timer::bind<nic_device, &nic_device::on_pause_due>(this);
+    model_timer m_storm = model_timer::bind<nic_device, &nic_device::on_storm>(this);
+    std::uint64_t m_storm_frames = 0;
 };
 
 }  // namespace fabricsim::nic

@@ -11,6 +11,9 @@
 /// next frame boundary, ahead of queued data and whatever the gates say; receive_control() takes
 /// the PAUSE/PFC frames the port's receiver got and, when the switch honours them, drives the
 /// port's pause gate (pause_reaction: response delay, quanta timers) with one more timer.
+/// PFC watchdog (optional): one more timer for its detections and restorations; a stormed
+/// priority's PFC is ignored, and with the drop action its queue is emptied and arrivals for it
+/// (here and, for its lossless PG, at this port's ingress) are dropped.
 #include <array>
 #include <cstdint>
 #include <memory>
@@ -23,6 +26,7 @@
 #include "fabricsim/core/scheduler.h"
 #include "fabricsim/core/stats.h"
 #include "fabricsim/switch/algo/egress_queues.h"
+#include "fabricsim/switch/algo/pfc_watchdog.h"
 #include "fabricsim/switch/switch_config.h"
 
 namespace fabricsim::sw {
@@ -54,6 +58,8 @@ public:
     [[gnu::cold]] void receive_control(frame& f);
     /// The pause reaction, nullptr when the switch honours neither PAUSE nor PFC.
     const pause_reaction* pause() const { return m_reaction.get(); }
+    /// The PFC watchdog, nullptr when off.
+    const pfc_watchdog* watchdog() const { return m_watchdog.get(); }
     std::uint64_t control_frames_sent() const { return m_tx_control; }
     std::uint64_t control_frames_received() const { return m_rx_control; }
     /// The plain data path (queues, gates, policies, statistics).
@@ -78,6 +84,9 @@ private:
     /// The pause gate's queues from the reaction's priorities (a queue waits for the last of
     /// the priorities that map to it).
     [[gnu::cold]] void update_pause_gate();
+    /// Tells the watchdog the pause state of its priorities and re-plans its timer.
+    [[gnu::cold]] void watch_pauses(ps_t now);
+    [[gnu::cold]] void on_watchdog();
 
     egress_queues m_queues;
     model_timer m_wake = model_timer::bind<egress_port, &egress_port::on_wake>(this);
@@ -85,6 +94,12 @@ private:
     pause_gate m_pause;
     std::array<std::uint8_t, 8> m_prio_queue{};  ///< PFC priority -> egress queue
     model_timer m_pause_due = model_timer::bind<egress_port, &egress_port::on_pause_due>(this);
+    mmu& m_mmu;
+    unsigned m_index;
+    std::array<std::uint8_t, 8> m_prio_pg{};  ///< PFC priority -> ingress PG (watchdog drops)
+    std::unique_ptr<pfc_watchdog> m_watchdog;
+    std::unique_ptr<watchdog_drop_policy> m_watchdog_drop;
+    model_timer m_watchdog_due = model_timer::bind<egress_port, &egress_port::on_watchdog>(this);
     std::uint64_t m_rx_control = 0;
     std::uint64_t m_tx_control = 0;
 };

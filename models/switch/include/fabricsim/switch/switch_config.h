@@ -14,6 +14,7 @@
 #include "fabricsim/switch/algo/egress_policy.h"
 #include "fabricsim/switch/algo/mmu.h"
 #include "fabricsim/switch/algo/pause_generator.h"
+#include "fabricsim/switch/algo/pfc_watchdog.h"
 #include "fabricsim/switch/algo/queue_scheduler.h"
 
 namespace fabricsim::sw {
@@ -98,7 +99,8 @@ struct switch_config {
     phantom_queue_config phantom;
     pause_reaction_config flow_control;               ///< PAUSE/PFC honoured by the egress ports
     pause_generation_config flow_control_generation;  ///< PAUSE/PFC the switch sends
-    std::uint32_t ports = 0;                          ///< set by the platform
+    pfc_watchdog_config pfc_watchdog;
+    std::uint32_t ports = 0;  ///< set by the platform
 
     ps_t clock_period() const;
     /// Absolute time when a frame that arrived at `now` leaves the pipeline (clock-aligned).

@@ -18,6 +18,7 @@
 
 #include "fabricsim/core/frame.h"
 #include "fabricsim/core/rng.h"
+#include "fabricsim/core/stats.h"
 #include "fabricsim/core/units.h"
 #include "fabricsim/switch/algo/aqm.h"
 
@@ -69,11 +70,16 @@ public:
     }
     /// Where frames the policy builds go (congestion points); nullptr: none.
     void set_emitter(frame_emitter* e) { m_emitter = e; }
+    /// The cause a DROP of this policy is counted as (only asked when it drops).
+    virtual drop_cause drop_reason() const { return drop_cause::AQM_DROP; }
 
 protected:
     egress_policy(std::uint8_t enqueue_mask, std::uint8_t dequeue_mask)
         : m_enqueue_mask(enqueue_mask), m_dequeue_mask(dequeue_mask) {}
     frame_emitter* emitter() const { return m_emitter; }
+    /// A policy without a bound (called for every frame of its queues) may change the queues it
+    /// sees while the port runs.
+    void set_enqueue_mask(std::uint8_t m) { m_enqueue_mask = m; }
 
 private:
     std::uint8_t m_enqueue_mask;

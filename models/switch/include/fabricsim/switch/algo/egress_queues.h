@@ -66,6 +66,9 @@ public:
                                          ps_t ready);
     /// Picks and starts the next frame at `at` if one may go (the wire is free at `at`).
     frame* try_start(ps_t at);
+    /// Drops every frame queue q holds, counted as `why` (the PFC watchdog's drop action).
+    /// Returns how many.
+    std::uint32_t discard(unsigned q, drop_cause why);
     /// Earliest time >= wire_free at which a queued frame may start (head out of the pipeline,
     /// gates open); egress_gate::UNTIL_TOLD if none will by itself. Call with frames queued.
     ps_t next_start(ps_t wire_free) const;
@@ -228,7 +231,8 @@ private:
     pool_backlog& m_pools;
     std::uint64_t m_port_bytes = 0;  ///< frame bytes queued in the port (port-scope marking only)
     std::vector<egress_gate*> m_gates;
-    std::vector<egress_policy*> m_enqueue_policies;  ///< policies without a bound, in order
+    std::vector<egress_policy*> m_enqueue_policies;   ///< policies without a bound, in order
+    drop_cause m_drop_reason = drop_cause::AQM_DROP;  ///< of the chain's last DROP
     std::vector<egress_policy*> m_dequeue_policies;
     std::vector<std::unique_ptr<egress_gate>> m_own_gates;
     std::vector<std::unique_ptr<egress_policy>> m_own_policies;
@@ -302,7 +306,8 @@ inline frame* egress_queues::accept(frame& f, unsigned in_port, unsigned pg, uns
         if (v == enqueue_verdict::DROP) {
             count_backlog(q, bytes, false);
             m_mmu.release(ticket);
-            drop(f, q, drop_cause::AQM_DROP);
+            drop(f, q, m_drop_reason);
+            m_drop_reason = drop_cause::AQM_DROP;
             return nullptr;
         }
         mark_ce(f, q);

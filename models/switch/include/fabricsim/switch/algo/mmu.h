@@ -193,6 +193,8 @@ public:
     void set_flow_listener(pg_flow_listener* l) { m_listener = l; }
     /// PGs of `port` in XOFF (bit g).
     std::uint8_t xoff_pgs(unsigned port) const { return m_ports[port].xoff_pgs; }
+    /// Lossless PGs of `port` whose arrivals are dropped as pfc_watchdog (bit g).
+    void set_watchdog_drop(unsigned port, std::uint8_t pgs) { m_ports[port].watchdog_drop = pgs; }
     /// The XON point of `pg` now (cells of the PG's total, reserve included).
     std::uint64_t pg_xon_cells(unsigned pg) const;
 
@@ -350,7 +352,8 @@ private:
         std::array<count, MAX_QUEUES> queue{};
         std::array<count, PRIORITY_GROUPS> pg{};  ///< cells outside headroom
         std::array<count, PRIORITY_GROUPS> headroom{};
-        std::uint8_t xoff_pgs = 0;  ///< PFC generation: PGs in XOFF
+        std::uint8_t xoff_pgs = 0;       ///< PFC generation: PGs in XOFF
+        std::uint8_t watchdog_drop = 0;  ///< PFC watchdog: lossless PGs whose arrivals drop
     };
     std::vector<port_accounts> m_ports;
     pg_flow_listener* m_listener = nullptr;

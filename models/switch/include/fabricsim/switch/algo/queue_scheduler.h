@@ -80,6 +80,14 @@ public:
     /// ns-2 code does).
     void served(unsigned q, std::uint32_t bytes, bool now_empty, ps_t now, ps_t tx_end);
 
+    /// q was emptied without being served (its frames were dropped): out of the active list,
+    /// as an emptying served() leaves it, with no round counted.
+    void flushed(unsigned q) {
+        queue_state& s = m_q.at(q);
+        if (s.in_list) unlink(q);
+        s.deficit = 0;
+        s.visited = false;
+    }
     /// With every queue empty, a frame of `bytes` arriving in q would be picked at once (q is
     /// strict or the frame fits one quantum): serve_alone() may then stand for backlogged(),
     /// pick() and served(now_empty = true).
