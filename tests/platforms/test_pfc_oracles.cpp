@@ -106,3 +106,42 @@ TEST_CASE("oracle PAUSE cycle: senders that ignore PAUSE overflow L", "[oracle][
     const json s = run_file("pause_cycle", "nic.flow_control.honour_pause=false");
     CHECK(switch_drops(s) > 1000);
 }
+
+// pfc_storm.yaml: h3's NIC storms XOFF on priority 3 from 5 to 30 ms; h0 sends 2G to h3 and
+// 5G to h2, h1 4G to h2. Each run is its own test case (one elaboration per process).
+namespace {
+double h0_paused_us(const json& s) {
+    return s["nics"]["h0_nic"]["flow_control"]["paused_time_us"][3].get<double>();
+}
+std::uint64_t delivered(const json& s, unsigned flow) {
+    return s["flows"][flow]["delivered_frames"].get<std::uint64_t>();
+}
+}  // namespace
+
+TEST_CASE("PFC storm with the watchdog: stormed after 10 ms and the blocked flow recovers",
+          "[oracle][pfc][watchdog]") {
+    const json s = run_file("pfc_storm");
+    const json& wd = s["switches"]["tor"]["ports"][3]["flow_control"]["watchdog"];
+    INFO(wd.dump());
+    CHECK(wd["storms"][3] == 1);
+    CHECK(wd["restorations"][3] == 1);
+    // Stormed 10 ms after the pause began (~5 ms), restored 20 ms after the last XOFF (< 30 ms).
+    CHECK(wd["stormed_time_us"][3].get<double>() > 30000);
+    CHECK(wd["stormed_time_us"][3].get<double>() < 35000);
+    CHECK(s["frames"]["dropped_by_cause"]["pfc_watchdog"].get<std::uint64_t>() > 1000);
+    // h0's NIC is paused (its PG sits behind the stormed queue) until the watchdog acts.
+    CHECK(h0_paused_us(s) > 9000);
+    CHECK(h0_paused_us(s) < 13000);
+    // h0's flow to h2, which avoids the stormed port, delivers most of its frames; h1's all.
+    CHECK(delivered(s, 1) > 19000);
+    CHECK(delivered(s, 2) == 19505);
+}
+
+TEST_CASE("PFC storm without the watchdog: the pause spreads to h0 for the whole storm",
+          "[oracle][pfc][watchdog]") {
+    const json s = run_file("pfc_storm", "switch.pfc_watchdog.enabled=false");
+    CHECK(s["frames"]["dropped_by_cause"]["pfc_watchdog"] == 0);
+    CHECK(h0_paused_us(s) > 20000);
+    CHECK(delivered(s, 1) < 16000);
+    CHECK(delivered(s, 2) == 19505);  // h1 shares no paused port
+}

@@ -294,3 +294,37 @@ TEST_CASE("switch config: PAUSE/PFC generation keys load and bad values name the
     CHECK(q.c.flow_control_generation.q_off == 80);
     CHECK(q.c.flow_control_generation.q_in_frames);
 }
+
+TEST_CASE("switch config: PFC watchdog keys and explicit off switches", "[switch][config][pfc]") {
+    const auto on = load(
+        "switch:\n  flow_control: {honour_pfc: true}\n  pfc_watchdog: {enabled: true, "
+        "detection_time: 5ms, restoration_time: 10ms, action: forward, priorities: ['3', '5']}\n");
+    REQUIRE(on.error.empty());
+    CHECK(on.c.pfc_watchdog.enabled);
+    CHECK(on.c.pfc_watchdog.detection == 5 * PS_PER_MS);
+    CHECK(on.c.pfc_watchdog.restoration == 10 * PS_PER_MS);
+    CHECK(on.c.pfc_watchdog.action == pfc_watchdog_action::FORWARD);
+    CHECK(on.c.pfc_watchdog.priorities == 0x28);
+    const auto dflt =
+        load("switch:\n  flow_control: {honour_pfc: true}\n  pfc_watchdog: {enabled: true}\n");
+    REQUIRE(dflt.error.empty());
+    CHECK(dflt.c.pfc_watchdog.detection == 200 * PS_PER_MS);
+    CHECK(dflt.c.pfc_watchdog.action == pfc_watchdog_action::DROP);
+    CHECK(dflt.c.pfc_watchdog.priorities == 0x18);
+    auto err = [](const std::string& y) { return load("switch:\n" + y).error; };
+    CHECK(err("  pfc_watchdog: {enabled: true}\n").find("switch.pfc_watchdog.enabled") !=
+          std::string::npos);  // needs honour_pfc
+    CHECK(
+        err("  pfc_watchdog: {detection_time: 5ms}\n").find("switch.pfc_watchdog.detection_time") !=
+        std::string::npos);
+    CHECK(err("  flow_control: {honour_pfc: true}\n  pfc_watchdog: {enabled: true, priorities: "
+              "['8']}\n")
+              .find("switch.pfc_watchdog.priorities") != std::string::npos);
+    CHECK(err("  pfc_watchdog: {enabled: true, detection_time: 0s}\n")
+              .find("switch.pfc_watchdog.detection_time") != std::string::npos);
+    // Turned off explicitly, the other keys may stay (a sweep sets enabled/generate only).
+    CHECK(err("  pfc_watchdog: {enabled: false, detection_time: 5ms}\n").empty());
+    CHECK(err("  flow_control: {generate: none, pause_quanta: 100}\n").empty());
+    CHECK(load("switch:\n  flow_control: {generate: none}\n").c.flow_control_generation.mode ==
+          pause_generation::OFF);
+}

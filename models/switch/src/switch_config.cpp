@@ -491,16 +491,17 @@ void add_flow_control_generation(param_table<switch_config>& t) {
         "Send PAUSE/PFC: pfc (per priority, from each lossless PG's XOFF/XON point), pause "
         "(802.3x, port level: while any lossless PG of the port is XOFF), queue_pause (802.3x "
         "ON/OFF on every other port while an egress queue is above q_on, until below q_off; "
-        "seed-003 1.9); absent: none",
+        "seed-003 1.9); none or absent: no generation",
         [](switch_config& c, const config_value& v) {
             if (!v.present()) return;
             const std::string m = v.str();
-            c.flow_control_generation.mode = m == "pfc"     ? pause_generation::PFC
-                                             : m == "pause" ? pause_generation::PAUSE
-                                                            : pause_generation::QUEUE_PAUSE;
+            c.flow_control_generation.mode = m == "pfc"           ? pause_generation::PFC
+                                             : m == "pause"       ? pause_generation::PAUSE
+                                             : m == "queue_pause" ? pause_generation::QUEUE_PAUSE
+                                                                  : pause_generation::OFF;
         });
     gen.optional = true;
-    gen.choices = {"pfc", "pause", "queue_pause"};
+    gen.choices = {"none", "pfc", "pause", "queue_pause"};
     auto& pq = t.add("flow_control.pause_quanta", value_kind::INT, "",
                      "Quanta (512 bit times) in every XOFF sent (absent: 65535)",
                      [](switch_config& c, const config_value& v) {
@@ -747,8 +748,10 @@ void switch_config::validate(const config_node& n) const {
 void switch_config::validate_flow_control(const config_node& n) const {
     const config_node wn = n.child("pfc_watchdog");
     if (!pfc_watchdog.enabled) {
-        for (const char* k : {"detection_time", "restoration_time", "action", "priorities"})
-            if (wn.has(k)) wn.fail(k, "is set but pfc_watchdog.enabled is not true");
+        // Turned off explicitly (a sweep's --set), the other keys may stay.
+        if (!wn.has("enabled"))
+            for (const char* k : {"detection_time", "restoration_time", "action", "priorities"})
+                if (wn.has(k)) wn.fail(k, "is set but pfc_watchdog.enabled is not");
     } else {
         if (!flow_control.honour_pfc.value_or(false))
             wn.fail("enabled",
@@ -758,9 +761,11 @@ void switch_config::validate_flow_control(const config_node& n) const {
     const config_node fn = n.child("flow_control");
     const pause_generation_config& g = flow_control_generation;
     if (!g.enabled()) {
-        for (const char* k :
-             {"pause_quanta", "refresh_quanta", "xon", "xon_offset", "q_on", "q_off"})
-            if (fn.has(k)) fn.fail(k, "is set but flow_control.generate is not");
+        // `generate: none` turns it off explicitly (a sweep's --set): the other keys may stay.
+        if (!fn.has("generate"))
+            for (const char* k :
+                 {"pause_quanta", "refresh_quanta", "xon", "xon_offset", "q_on", "q_off"})
+                if (fn.has(k)) fn.fail(k, "is set but flow_control.generate is not");
         return;
     }
     if (g.refresh_quanta >= g.pause_quanta)
