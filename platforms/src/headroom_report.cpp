@@ -102,7 +102,7 @@ T required(const std::optional<T>& v, const char* name, const char* why) {
 
 /// headroom_error's field as the option that set it.
 [[noreturn]] void rethrow_as_option(const sw::headroom_error& e, bool sonic, bool cable) {
-    static const std::map<std::string, std::string> MODEL{
+    static const std::map<std::string, std::string> model_names{
         {"rate_bps", "rate"},
         {"one_way_latency", "one_way_latency"},
         {"max_frame_bytes", "mtu"},
@@ -113,14 +113,15 @@ T required(const std::optional<T>& v, const char* name, const char* why) {
         {"small_packet_percent", "small_packets"},
         {"local_commit_ahead", "local_commit_ahead"},
         {"peer_commit_ahead", "peer_commit_ahead"}};
-    static const std::map<std::string, std::string> SONIC{{"rate_bps", "rate"},
-                                                          {"cable_length_m", "cable_length"},
-                                                          {"port_mtu", "mtu"},
-                                                          {"lossless_mtu", "lossless_mtu"},
-                                                          {"cell_bytes", "cell"},
-                                                          {"small_packet_percent", "small_packets"},
-                                                          {"gearbox_delay_ns", "gearbox_delay"}};
-    const auto& names = sonic ? SONIC : MODEL;
+    static const std::map<std::string, std::string> sonic_names{
+        {"rate_bps", "rate"},
+        {"cable_length_m", "cable_length"},
+        {"port_mtu", "mtu"},
+        {"lossless_mtu", "lossless_mtu"},
+        {"cell_bytes", "cell"},
+        {"small_packet_percent", "small_packets"},
+        {"gearbox_delay_ns", "gearbox_delay"}};
+    const auto& names = sonic ? sonic_names : model_names;
     auto it = names.find(e.field());
     std::string option = it == names.end() ? e.field() : it->second;
     if (option == "one_way_latency" && cable) option = "cable_length";
