@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "fabricsim/core/config.h"
+#include "fabricsim/platforms/headroom_report.h"
 #include "fabricsim/platforms/platform.h"
 #include "fabricsim/platforms/scenario_runner.h"
 
@@ -131,6 +132,32 @@ kind_info describe_kind(value_kind k) {
     return {"string", "", 1};
 }
 
+// The headroom calculator (headroom_report.h): options as text, the report as a dict.
+py::dict headroom(const std::map<std::string, std::string>& options) {
+    const nlohmann::json report = platforms::headroom_report(options);
+    return py::module_::import("json").attr("loads")(report.dump());
+}
+
+std::string format_headroom(const std::map<std::string, std::string>& options) {
+    std::ostringstream os;
+    platforms::print_headroom(platforms::headroom_report(options), os);
+    return os.str();
+}
+
+py::list headroom_options() {
+    py::list out;
+    for (const auto& o : platforms::headroom_options()) {
+        py::dict d;
+        d["name"] = o.name;
+        d["kind"] = describe_kind(o.kind).kind;
+        d["model_default"] = o.model_default;
+        d["sonic_default"] = o.sonic_default;
+        d["help"] = o.help;
+        out.append(d);
+    }
+    return out;
+}
+
 py::list schema() {
     py::list out;
     for (const auto& [path, p] : platforms::scenario_schema().params()) {
@@ -199,6 +226,15 @@ PYBIND11_MODULE(_fabricsim, m) {
     m.def("schema", &schema,
           "Every parameter: path, kind, unit (of plain numbers, min and max), default, help, "
           "range, choices.");
+    m.def("headroom", &headroom, py::arg("options"),
+          "PFC headroom from options given as text with units ({'rate': '100Gbps', "
+          "'cable_length': '5'}): method, inputs, terms (wire bytes), cells, bytes (model) or "
+          "xoff/xon/size (sonic). Raises ConfigError naming the option.");
+    m.def("format_headroom", &format_headroom, py::arg("options"),
+          "The headroom report as the CLI's table.");
+    m.def("headroom_options", &headroom_options,
+          "The headroom options: name, kind, model_default, sonic_default ('-': not an input), "
+          "help.");
     m.def(
         "has_run", [] { return g_elaborated.load(); },
         "Whether this process has elaborated a simulation.");

@@ -1,4 +1,5 @@
-// fabricsim-sim: run a scenario, validate it, or explain the configuration schema.
+// fabricsim-sim: run a scenario, validate it, explain the configuration schema, or size PFC
+// headroom.
 #include <unistd.h>
 
 #include <cerrno>
@@ -7,6 +8,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <iostream>
+#include <map>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -14,6 +16,7 @@
 #include <systemc>
 
 #include "fabricsim/core/config.h"
+#include "fabricsim/platforms/headroom_report.h"
 #include "fabricsim/platforms/platform.h"
 #include "fabricsim/platforms/scenario.h"
 #include "fabricsim/platforms/scenario_runner.h"
@@ -25,6 +28,7 @@ const char* const USAGE =
     "                     [--quiet] [--progress] [--lockstep]\n"
     "       fabricsim-sim validate SCENARIO.yaml [--set key=value]... [--seed N]\n"
     "       fabricsim-sim explain [key]\n"
+    "       fabricsim-sim headroom --rate RATE --cable-length M [option VALUE]... [--json]\n"
     "       fabricsim-sim --version\n";
 
 /// Writes `text` to standard output. A reader that went away (`| head`) is not an error: the
@@ -35,6 +39,75 @@ bool print_stdout(const std::string& text) {
     if (errno == EPIPE) return true;
     std::cerr << "fabricsim-sim: cannot write standard output: " << std::strerror(errno) << "\n";
     return false;
+}
+
+/// "--cable-length" for the option "cable_length".
+std::string option_flag(const std::string& name) {
+    std::string f = "--" + name;
+    for (char& c : f)
+        if (c == '_') c = '-';
+    return f;
+}
+
+std::string headroom_usage() {
+    std::ostringstream u;
+    u << "usage: fabricsim-sim headroom --rate RATE --cable-length M [option VALUE]... [--json]\n"
+         "PFC headroom (XOFF_TH) of one lossless port and priority group (docs/models/pfc.md).\n"
+         "Options (default for method model / sonic; '-' = not an input of that method):\n";
+    for (const auto& o : fabricsim::platforms::headroom_options()) {
+        const std::string m = *o.model_default ? o.model_default : "none";
+        const std::string s = *o.sonic_default ? o.sonic_default : "none";
+        u << "  " << option_flag(o.name) << " [" << m << " / " << s << "]\n      " << o.help
+          << "\n";
+    }
+    u << "  --json\n      print the result as JSON\n";
+    return u.str();
+}
+
+/// `fabricsim-sim headroom ...`: exit 0, or 2 on a bad option or value.
+int headroom_command(const std::vector<std::string>& args) {
+    std::map<std::string, std::string> options;
+    bool json = false;
+    for (std::size_t i = 1; i < args.size(); ++i) {
+        const std::string& a = args[i];
+        if (a == "-h" || a == "--help") return print_stdout(headroom_usage()) ? 0 : 1;
+        if (a == "--json") {
+            json = true;
+            continue;
+        }
+        if (a.rfind("--", 0) != 0) {
+            std::cerr << "fabricsim-sim headroom: unexpected argument '" << a << "'\n"
+                      << headroom_usage();
+            return 2;
+        }
+        std::string name = a.substr(2), value;
+        const auto eq = name.find('=');
+        if (eq != std::string::npos) {
+            value = name.substr(eq + 1);
+            name.resize(eq);
+        } else if (i + 1 < args.size()) {
+            value = args[++i];
+        } else {
+            std::cerr << "fabricsim-sim headroom: " << a << " needs a value\n";
+            return 2;
+        }
+        for (char& c : name)
+            if (c == '-') c = '_';
+        options[name] = value;
+    }
+    try {
+        const nlohmann::json report = fabricsim::platforms::headroom_report(options);
+        std::ostringstream text;
+        if (json)
+            text << report.dump(2) << "\n";
+        else
+            fabricsim::platforms::print_headroom(report, text);
+        return print_stdout(text.str()) ? 0 : 1;
+    } catch (const fabricsim::config_error& e) {
+        std::cerr << "fabricsim-sim headroom: " << option_flag(e.key()) << ": " << e.reason()
+                  << "\n";
+        return 2;
+    }
 }
 
 }  // namespace
@@ -63,6 +136,7 @@ int sc_main(int argc, char* argv[]) {
         }
         return print_stdout(text.str()) ? 0 : 1;
     }
+    if (args[0] == "headroom") return headroom_command(args);
     bool validate_only = false;
     std::size_t i = 0;
     if (args[0] == "validate") {

@@ -32,10 +32,6 @@ config_schema make_schema() {
     return s;
 }
 
-ps_t cable_delay(double metres) {
-    return static_cast<ps_t>(std::llround(metres * 5000.0));
-}
-
 }  // namespace
 
 const config_schema& scenario_schema() {
@@ -230,7 +226,7 @@ const param_table<topology_params>& topology_params::params() {
 void build_topology(scenario& sc, const topology_params& t) {
     topology& topo = sc.topo;
     const std::uint64_t host_rate = t.host_rate;
-    const ps_t delay = t.cable_length ? cable_delay(*t.cable_length) : t.link_delay;
+    const ps_t delay = t.cable_length ? phy::cable_propagation(*t.cable_length) : t.link_delay;
     auto link = [&](std::uint32_t a, std::uint32_t ap, std::uint32_t b, std::uint32_t bp,
                     std::uint64_t rate, const std::string& key) {
         link_desc l;
@@ -291,7 +287,7 @@ void build_topology(scenario& sc, const topology_params& t) {
             d.a = topo.parse_endpoint(l.a, l.at + ".a");
             d.b = topo.parse_endpoint(l.b, l.at + ".b");
             d.cfg.rate_bps = l.rate.value_or(host_rate);
-            d.cfg.propagation = l.cable_length ? cable_delay(*l.cable_length)
+            d.cfg.propagation = l.cable_length ? phy::cable_propagation(*l.cable_length)
                                 : l.delay      ? *l.delay
                                                : delay;
             topo.links.push_back(d);

@@ -32,3 +32,45 @@ def make_config_error(message, key="", reason=""):
     err.key = key
     err.reason = reason or message
     return err
+
+
+# Unit of a plain number per headroom option kind (Python convention: times in seconds).
+_HEADROOM_UNITS = {"bit_rate": "bps", "time": "s", "bytes": "B"}
+
+
+def _headroom_text(name, value, kind):
+    if isinstance(value, bool):
+        why = "must be a number or a string with a unit, not a bool"
+        raise make_config_error(f"{name}: {why}", name, why)
+    if isinstance(value, str):
+        return value
+    if isinstance(value, (int, float)):
+        if kind == "bytes" and isinstance(value, int):
+            return str(value)
+        return repr(value) + _HEADROOM_UNITS.get(kind, "")
+    why = f"must be a number or a string, not {type(value).__name__}"
+    raise make_config_error(f"{name}: {why}", name, why)
+
+
+def headroom(rate, cable_length=None, *, method="model", **options):
+    """PFC headroom (XOFF_TH) one lossless (port, priority group) needs, as a dict.
+
+    method "model" (default): the worst case of FabricSim's own PFC physics, per term in wire
+    bytes (`terms`), the total `wire_bytes`, `cells` and `bytes` (= cells x cell). method
+    "sonic": the Mellanox/SONiC formula (`xoff`, `xon`, `size`, 1 KiB steps).
+    Values are strings with units ("100Gbps", "3us", "9216B") or numbers (rates in bit/s, times
+    in seconds, sizes in bytes, cable_length in metres, small_packets in percent). Options:
+    one_way_latency (instead of cable_length), mtu, lossless_mtu, cell, cell_overhead,
+    response_delay, small_packets, local_commit_ahead, peer_commit_ahead, gearbox_delay (sonic);
+    see `fabricsim headroom --help` or docs/models/pfc.md. Raises ConfigError naming the option.
+    """
+    kinds = {o["name"]: o["kind"] for o in native.headroom_options()}
+    given = dict(options, rate=rate, cable_length=cable_length, method=method)
+    text = {}
+    for name, value in given.items():
+        if value is None:
+            continue
+        if name not in kinds:
+            raise make_config_error(f"{name}: unknown option", name, "unknown option")
+        text[name] = _headroom_text(name, value, kinds[name])
+    return native.headroom(text)

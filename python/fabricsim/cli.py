@@ -1,4 +1,4 @@
-"""`fabricsim` command line: run, sweep, explain, validate, plot (mirrors the Python API).
+"""`fabricsim` command line: run, sweep, explain, validate, plot, headroom (mirrors the Python API).
 
 Exit status: 0 success, 1 a run failed (or frames were not conserved; for sweep: any point
 failed), 2 bad configuration or usage, as fabricsim-sim; 130 interrupted (Ctrl-C).
@@ -68,6 +68,15 @@ def _parser():
 
     p = sub.add_parser("explain", help="print parameters with default, unit, range and help")
     p.add_argument("key", nargs="?", default="")
+
+    p = sub.add_parser("headroom", help="PFC headroom (XOFF_TH) of one lossless port and priority group",
+                       description="Options take units as in scenarios (100Gbps, 3us, 9216B); defaults are "
+                                   "given as [model / sonic], '-' = not an input of that method.")
+    for o in native.headroom_options():
+        flag = "--" + o["name"].replace("_", "-")
+        model, sonic = o["model_default"] or "none", o["sonic_default"] or "none"
+        p.add_argument(flag, dest="hr_" + o["name"], metavar="VALUE", help=f"{o['help']} [{model} / {sonic}]")
+    p.add_argument("--json", action="store_true", help="print the result as JSON")
 
     p = sub.add_parser("validate", help="check a scenario without running it")
     _add_config_args(p)
@@ -169,6 +178,20 @@ def cmd_validate(a):
     return 0
 
 
+def cmd_headroom(a):
+    from ._native import ConfigError, native
+    options = {k[3:]: v for k, v in vars(a).items() if k.startswith("hr_") and v is not None}
+    try:
+        if a.json:
+            print(json.dumps(native.headroom(options), indent=2))
+        else:
+            print(native.format_headroom(options), end="")
+    except ConfigError as e:
+        print(f"{PROG} headroom: --{e.key.replace('_', '-')}: {e.reason}", file=sys.stderr)
+        return 2
+    return 0
+
+
 def cmd_plot(a):
     from . import plot
     from .results import load_result
@@ -214,7 +237,7 @@ def _main(argv):
     from .errors import RunError
     try:
         return {"run": cmd_run, "sweep": cmd_sweep, "explain": cmd_explain, "validate": cmd_validate,
-                "plot": cmd_plot}[a.cmd](a)
+                "plot": cmd_plot, "headroom": cmd_headroom}[a.cmd](a)
     except ConfigError as e:
         return _config_error(e)
     except RunError as e:

@@ -37,6 +37,10 @@ ps_t default_fec_latency(fec_mode fec, std::uint64_t rate) {
     return 0;
 }
 
+ps_t cable_propagation(double metres) {
+    return static_cast<ps_t>(std::llround(metres * 5000.0));
+}
+
 const char* fec_name(fec_mode f) {
     switch (f) {
         case fec_mode::NONE:

@@ -23,6 +23,8 @@ enum class fec_mode { NONE, RS_528_514, RS_544_514 };
 fec_mode default_fec(std::uint64_t rate_bps);
 ps_t default_encoding_latency(std::uint64_t rate_bps);
 ps_t default_fec_latency(fec_mode fec, std::uint64_t rate_bps);
+/// Propagation over `metres` of cable at 5 ns/m (a scenario's cable_length), rounded to a ps.
+ps_t cable_propagation(double metres);
 const char* fec_name(fec_mode f);
 
 struct link_config {
