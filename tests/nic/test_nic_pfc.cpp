@@ -1,6 +1,8 @@
 // PAUSE / PFC reaction of the NIC TX and its MAC-control path (issue 13).
 #include <catch2/catch.hpp>
 
+#include <vector>
+
 #include <nlohmann/json.hpp>
 
 #include "fabricsim/nic/nic_device.h"
@@ -23,6 +25,8 @@ struct poster : sc_core::sc_module {
     nic::nic_device* nic = nullptr;
     unsigned count = 0;
     std::uint8_t dscp = 0;
+    std::vector<std::uint8_t> dscps;  ///< per frame, when given
+    ps_t at = 0;                      ///< post time
     explicit poster(const sc_core::sc_module_name& n) : sc_core::sc_module(n) {
         SC_HAS_PROCESS(poster);
         SC_METHOD(run);
@@ -30,8 +34,8 @@ struct poster : sc_core::sc_module {
     void run() {
         for (unsigned k = 0; k < count; ++k) {
             frame& f = test::make_frame(1500, 0x0a000002, k);
-            f.dscp = dscp;
-            nic->post(f, 0);
+            f.dscp = k < dscps.size() ? dscps[k] : dscp;
+            nic->post(f, at);
         }
     }
 };
@@ -50,8 +54,11 @@ struct bench {
         c.propagation = US;
         return c;
     }
-    explicit bench(const nic::nic_config& cfg, unsigned count, std::uint8_t dscp = 0)
+    explicit bench(const nic::nic_config& cfg, unsigned count, std::uint8_t dscp = 0,
+                   std::vector<std::uint8_t> dscps = {}, ps_t post_at = 0)
         : dut("dut", cfg, G10), link("l", lc(), 1) {
+        host.dscps = std::move(dscps);
+        host.at = post_at;
         dut.tx.socket.bind(link.ab.in);
         link.ab.out.bind(out.rx.socket);
         ctl.tx.socket.bind(link.ba.in);
@@ -158,4 +165,35 @@ TEST_CASE("NIC: a control frame goes ahead of queued data with its exact wire ti
     b.dut.report_stats(j);
     CHECK(j["flow_control"]["control_frames_sent"] == 1);
     CHECK(j["tx_frames"] == 12);
+}
+
+TEST_CASE("NIC TX: per-priority queues let other priorities pass a paused one", "[pfc][nic][tb]") {
+    // Priority 3 is paused before anything is posted; at 5 us the host posts three priority-3
+    // frames, then three priority-0 frames. The priority-0 frames go at once, back to back; the
+    // priority-3 frames wait for the XON at 50 us and then go in their order.
+    frame& xoff = frame_pool::global().acquire();
+    std::array<std::uint16_t, 8> q{};
+    q[3] = 0xffff;
+    xoff.set_pfc(0x08, q);
+    frame& xon = frame_pool::global().acquire();
+    xon.set_pfc(0x08, {});
+    nic::nic_config cfg = honouring(false, true);
+    cfg.flow_control.response_delay = 0;
+    bench b(cfg, 6, 0, {24, 24, 24, 0, 0, 0}, 5 * US);
+    b.ctl.items = {{0, &xoff}, {50 * US, &xon}};
+    sc_core::sc_start(to_sc_time(100 * US));
+    REQUIRE(b.out.got.size() == 6);
+    const ps_t ready = 5 * US + 500'000;  // post + tx_latency
+    for (unsigned k = 0; k < 3; ++k) {
+        CHECK(b.out.got[k].flow == 3 + k);
+        CHECK(b.start_of(k) == ready + k * FRAME_1500);
+    }
+    for (unsigned k = 3; k < 6; ++k) {
+        CHECK(b.out.got[k].flow == k - 3);
+        CHECK(b.start_of(k) == 50 * US + CTL_LAST_BIT + (k - 3) * FRAME_1500);
+    }
+    nlohmann::json j;
+    b.dut.report_stats(j);
+    CHECK(j["flow_control"]["paused_time_us"][3] == Approx(50.0));
+    CHECK(j["tx_queue_peak"] == 6);
 }

@@ -82,7 +82,8 @@ void nic_device::post(frame& f, ps_t at) {
     const ps_t now = now_ps();
     const ps_t ready = at + m_cfg.tx_latency;
     // Honouring pauses, nothing is committed ahead of its time (a pause may come first).
-    if (m_queue.empty() && m_busy_until <= ready && !m_reaction) {
+    if (m_reaction) return post_class(f, ready);
+    if (m_queue.empty() && m_busy_until <= ready) {
         start(f, ready, now);
         return;
     }
@@ -98,19 +99,58 @@ void nic_device::post(frame& f, ps_t at) {
 
 void nic_device::on_wire_free() {
     const ps_t now = now_ps();
+    if (m_reaction) return serve_classes(now);
     if (m_queue.empty()) return;
-    // A control frame may have taken the wire; a paused priority holds the FIFO's head.
-    ps_t next = std::max(m_busy_until, m_queue.front().ready);
-    if (m_reaction)
-        next = std::max(next, m_reaction->paused_until(priority_of(*m_queue.front().f)));
+    // A control frame may have taken the wire.
+    const ps_t next = std::max(m_busy_until, m_queue.front().ready);
     if (next > now) return wait_until(next);
     entry e = m_queue.pop_front();
     start(*e.f, std::max(now, e.ready), now);
     if (!m_queue.empty()) m_wire_free.arm_at(std::max(m_busy_until, m_queue.front().ready));
-    if (m_notify_host && m_queue.size() <= m_cfg.tx_queue_frames / 2) {
+    tell_host_if_drained();
+}
+
+void nic_device::tell_host_if_drained() {
+    if (m_notify_host && queued() <= m_cfg.tx_queue_frames / 2) {
         m_notify_host = false;
         if (m_host) m_host->nic_tx_ready();
     }
+}
+
+void nic_device::post_class(frame& f, ps_t ready) {
+    if (m_class_frames >= m_cfg.tx_queue_frames) {
+        m_stats.drops.add(drop_cause::NIC_TX_QUEUE_FULL);
+        frame_pool::global().release(f);
+        return;
+    }
+    m_class[priority_of(f)].push_back({&f, ready, m_class_seq++});
+    if (++m_class_frames > m_stats.tx_queue_peak) m_stats.tx_queue_peak = m_class_frames;
+    m_wire_free.arm_at(std::max(m_busy_until, ready));  // the earliest wake-up stays
+}
+
+void nic_device::serve_classes(ps_t now) {
+    if (m_class_frames == 0) return;
+    if (m_busy_until > now) return wait_until(m_busy_until);  // a control frame took the wire
+    int best = -1;
+    std::uint64_t best_seq = 0;
+    ps_t next = pause_reaction::NEVER;
+    for (unsigned p = 0; p < 8; ++p) {
+        if (m_class[p].empty()) continue;
+        const class_entry& head = m_class[p].front();
+        const ps_t at = std::max(head.ready, m_reaction->paused_until(p));
+        if (at > now) {
+            next = std::min(next, at);
+        } else if (best < 0 || head.seq < best_seq) {
+            best = int(p);
+            best_seq = head.seq;
+        }
+    }
+    if (best < 0) return wait_until(next);
+    const class_entry e = m_class[unsigned(best)].pop_front();
+    --m_class_frames;
+    start(*e.f, now, now);
+    if (m_class_frames) m_wire_free.arm_at(m_busy_until);
+    tell_host_if_drained();
 }
 
 void nic_device::start(frame& f, ps_t at, ps_t now) {
@@ -127,7 +167,7 @@ void nic_device::receive_control(frame& f) {
         if (m_reaction->next_apply() <= now) m_reaction->apply(now, m_busy_until);
         if (m_reaction->next_apply() != pause_reaction::NEVER)
             m_pause_due.arm_at(m_reaction->next_apply());
-        if (!m_queue.empty()) m_wire_free.arm_at(now);  // re-plan the head (XON: at once)
+        if (queued()) m_wire_free.arm_at(now);  // re-plan the heads (XON: at once)
     }
     frame_pool::global().release(f);
 }
@@ -137,7 +177,7 @@ void nic_device::on_pause_due() {
     m_reaction->apply(now, m_busy_until);
     if (m_reaction->next_apply() != pause_reaction::NEVER)
         m_pause_due.arm_at(m_reaction->next_apply());
-    if (!m_queue.empty()) m_wire_free.arm_at(now);
+    if (queued()) m_wire_free.arm_at(now);
 }
 
 void nic_device::receive(unsigned, frame& f) {
@@ -161,7 +201,7 @@ void nic_device::receive(unsigned, frame& f) {
 void nic_device::report_stats(nlohmann::json& out) const {
     out = {{"tx_frames", m_stats.tx_frames},       {"tx_bytes", m_stats.tx_bytes},
            {"rx_frames", m_stats.rx_frames},       {"rx_bytes", m_stats.rx_bytes},
-           {"tx_queue_frames", m_queue.size()},    {"tx_queue_peak", m_stats.tx_queue_peak},
+           {"tx_queue_frames", queued()},          {"tx_queue_peak", m_stats.tx_queue_peak},
            {"drops", drops_to_json(m_stats.drops)}};
     if (m_reaction || m_stats.rx_control_frames || m_stats.tx_control_frames ||
         m_cfg.pfc_storm.priorities) {  // else as before

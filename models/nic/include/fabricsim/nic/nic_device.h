@@ -10,8 +10,9 @@
 /// never to the host; send_control() puts a control frame on the wire at the next frame
 /// boundary, ahead of queued data. With flow control honoured, frames the host posts ahead are
 /// not committed to the wire before their time (they wait in the TX queue, one event each), so
-/// a pause can hold them; the TX queue is one FIFO, so a paused priority at its head blocks the
-/// frames behind it (per-priority TX queues are later work).
+/// a pause can hold them; the TX queue is then one FIFO per priority (PCP, else DSCP / 8, the
+/// switch's default map), served oldest head first among the priorities not paused.
+#include <array>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -70,7 +71,7 @@ public:
     void post(frame& f, ps_t at);
     std::uint64_t rate_bps() const { return m_rate_bps; }
     /// Frames the TX queue can still take.
-    std::size_t tx_queue_free() const { return m_cfg.tx_queue_frames - m_queue.size(); }
+    std::size_t tx_queue_free() const { return m_cfg.tx_queue_frames - queued(); }
     std::size_t tx_queue_capacity() const { return m_cfg.tx_queue_frames; }
     /// Call the host's nic_tx_ready() once the TX queue has drained to half its size.
     void request_tx_ready() { m_notify_host = true; }
@@ -96,7 +97,7 @@ public:
     const stats& get_stats() const { return m_stats; }
     void report_stats(nlohmann::json& out) const override;
     void add_drops(drop_counters& d) const override { d += m_stats.drops; }
-    std::uint64_t frames_held() const override { return m_queue.size(); }
+    std::uint64_t frames_held() const override { return queued(); }
 
 private:
     void on_wire_free();
@@ -105,6 +106,11 @@ private:
     [[gnu::cold, gnu::noinline]] void receive_control(frame& f);
     [[gnu::cold, gnu::noinline]] void on_pause_due();
     [[gnu::cold, gnu::noinline]] void on_storm();
+    /// With flow control: per-priority TX queues (below).
+    [[gnu::cold, gnu::noinline]] void post_class(frame& f, ps_t ready);
+    [[gnu::cold, gnu::noinline]] void serve_classes(ps_t now);
+    std::size_t queued() const { return m_reaction ? m_class_frames : m_queue.size(); }
+    void tell_host_if_drained();
     /// The head cannot start before `t` (a control frame holds the wire, or a pause).
     [[gnu::cold, gnu::noinline]] void wait_until(ps_t t) { m_wire_free.arm_at(t); }
 
@@ -112,10 +118,20 @@ private:
         frame* f;
         ps_t ready;
     };
+    struct class_entry {
+        frame* f;
+        ps_t ready;
+        std::uint64_t seq;  ///< post order across the classes
+    };
     nic_config m_cfg;
     std::uint64_t m_rate_bps;
     nic_host_if* m_host = nullptr;
-    ring<entry> m_queue;
+    ring<entry> m_queue;  ///< without flow control: one FIFO
+    /// With flow control: one FIFO per priority; the oldest head whose priority is not paused
+    /// goes first, so a paused priority does not block the others.
+    std::array<ring<class_entry>, 8> m_class;
+    std::size_t m_class_frames = 0;
+    std::uint64_t m_class_seq = 0;
     ps_t m_busy_until = 0;
     bool m_notify_host = false;
     model_timer m_wire_free = model_timer::bind<nic_device, &nic_device::on_wire_free>(this);
