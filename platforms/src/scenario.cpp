@@ -15,6 +15,7 @@
 #include "fabricsim/host/algo/flow_size_distribution.h"
 #include "fabricsim/host/algo/workload_generator.h"
 #include "fabricsim/platforms/output_estimate.h"
+#include "fabricsim/switch/algo/headroom.h"
 
 namespace fabricsim::platforms {
 
@@ -1420,6 +1421,58 @@ void build_traffic(scenario& sc, const traffic_params& tr, const host::tcp_optio
 
 }  // namespace
 
+/// Lossless headroom from the calculator for every switch that asks (calculated or check):
+/// per port from its link (speed, one-way latency) and its peer (response delay; a switch peer
+/// commits a frame up to its pipeline latency + one clock ahead), for each lossless PG.
+void size_headroom(scenario& sc, const std::vector<profile_rule>& rules) {
+    for (const std::uint32_t n : sc.topo.switches()) {
+        const sw::switch_config& c = sc.switch_config_of(n);
+        if (!c.headroom.enabled() || !c.flow_control_generation.enabled()) continue;
+        const std::uint32_t prof = sc.profile_of_node[n];
+        const std::string at = prof ? rules[prof - 1].at : "switch";
+        const std::string& sw_name = sc.topo.nodes[n].name;
+        auto& ports = sc.pg_headroom[n];
+        ports.assign(sc.topo.nodes[n].ports, {});
+        for (std::uint32_t p = 0; p < sc.topo.nodes[n].ports; ++p) {
+            const int li = sc.topo.link_at(n, p);
+            if (li < 0) continue;
+            const link_desc& ld = sc.topo.links[std::size_t(li)];
+            const std::uint32_t peer = ld.a.node == n && ld.a.port == p ? ld.b.node : ld.a.node;
+            sw::headroom_inputs in;
+            in.rate_bps = ld.cfg.rate_bps;
+            in.one_way_latency = ld.cfg.one_way_latency();
+            in.max_frame_bytes = c.headroom.mtu;
+            in.lossless_frame_bytes = c.headroom.mtu;
+            in.cell_bytes = c.mmu.cell_bytes;
+            in.cell_overhead_bytes = c.mmu.cell_overhead_bytes;
+            in.local_commit_ahead = c.pipeline_latency + c.clock_period();
+            in.crossing_frame_in_headroom = true;
+            if (sc.topo.nodes[peer].kind == node_kind::SWITCH) {
+                const sw::switch_config& pc = sc.switch_config_of(peer);
+                in.response_delay = pc.flow_control.response_delay;
+                in.peer_commit_ahead = pc.pipeline_latency + pc.clock_period();
+            } else {
+                in.response_delay = sc.nic_config_of(peer).flow_control.response_delay;
+            }
+            const sw::headroom_result r = sw::headroom_needed(in);
+            for (unsigned g = 0; g < sw::PRIORITY_GROUPS; ++g) {
+                if (!c.mmu.pg[g].lossless) continue;
+                ports[p][g] = r.bytes;
+                const std::uint64_t given = c.mmu.pg[g].headroom_cells * c.mmu.cell_bytes;
+                if (!c.headroom.calculated && given < r.bytes)
+                    throw config_error(
+                        at + ".mmu.pg_headroom",
+                        "PG " + std::to_string(g) + " has " + format_bytes(given) +
+                            " of headroom, but switch '" + sw_name + "' port " +
+                            std::to_string(p) + " (" + format_rate(ld.cfg.rate_bps) + ", " +
+                            format_time(in.one_way_latency) + " one way, to '" +
+                            sc.topo.nodes[peer].name + "') needs " + format_bytes(r.bytes) +
+                            " (fabricsim headroom; flow_control.headroom_check is on)");
+            }
+        }
+    }
+}
+
 scenario load_scenario(const YAML::Node& root_in, const std::string& name,
                        const std::string& base_dir,
                        const std::map<std::string, std::string>& files) {
@@ -1460,6 +1513,7 @@ scenario load_scenario(const YAML::Node& root_in, const std::string& name,
             throw config_error(p ? rules.switches[p - 1].at + ".mmu" : "switch.mmu",
                                "switch '" + sc.topo.nodes[n].name + "': " + why);
     }
+    size_headroom(sc, rules.switches);
     file_reader reader{base_dir, files, sc.files_read};
     const config_node tcp_section = top.child("tcp");
     const host::tcp_options tcp = tcp_params().load(tcp_section);

@@ -31,9 +31,9 @@ TEST_CASE("headroom options: cable length gives the scenario loader's link laten
     CHECK(link == 165'000u);  // 25 ns + 40 ns PCS + 100 ns RS(528,514)
     const auto r = headroom_report({{"rate", "100Gbps"}, {"cable_length", "5"}});
     CHECK(r["inputs"]["one_way_latency_ps"] == link);
-    CHECK(r["bytes"] == 44928u);
+    CHECK(r["bytes"] == 43264u);
     CHECK(headroom_report({{"rate", "100Gbps"}, {"cable_length", "5m"}}) == r);
-    CHECK(headroom_report({{"rate", "100Gbps"}, {"one_way_latency", "165ns"}})["bytes"] == 44928u);
+    CHECK(headroom_report({{"rate", "100Gbps"}, {"one_way_latency", "165ns"}})["bytes"] == 43264u);
 }
 
 TEST_CASE("headroom options: units, defaults per method, table", "[headroom]") {
@@ -50,7 +50,7 @@ TEST_CASE("headroom options: units, defaults per method, table", "[headroom]") {
     CHECK(s["size"] == 91136u);
     std::ostringstream table;
     print_headroom(headroom_report(base), table);
-    CHECK(table.str().find("headroom (XOFF_TH): 96 cells = 19968 B") != std::string::npos);
+    CHECK(table.str().find("headroom (XOFF_TH): 88 cells = 18304 B") != std::string::npos);
 }
 
 TEST_CASE("headroom options: bad values name the option", "[headroom]") {

@@ -10,7 +10,7 @@ import fabricsim
 
 # 100G, 5 m: one way 25 ns cable + 40 ns PCS + 100 ns RS(528,514) = 165 ns, 4125 B round trip;
 # 9236 (9216-B frame + 20) + 72 (PFC) + 4125 + 25216 (394 quanta) + 1538 (1518 + 20) = 40187 B
-# -> 27 frames of 1518 B x 8 cells of 208 B = 216 cells = 44928 B.
+# -> floor(26.13) = 26 frames of 1518 B x 8 cells of 208 B = 208 cells = 43264 B.
 G100_5M = {"max_frame": 9236, "pause_frame": 72, "propagation": 4125, "response": 25216,
            "lossless_frame": 1538}
 
@@ -27,7 +27,7 @@ def test_model_headroom_at_100g_5m():
     assert r["terms"] == G100_5M
     assert r["inputs"]["one_way_latency_ps"] == 165_000
     assert r["inputs"]["response_quanta"] == 394
-    assert (r["wire_bytes"], r["lossless_frames"], r["cells"], r["bytes"]) == (40187, 27, 216, 44928)
+    assert (r["wire_bytes"], r["lossless_frames"], r["cells"], r["bytes"]) == (40187, 26, 208, 43264)
 
 
 def test_numbers_take_the_python_units():
@@ -65,10 +65,10 @@ def test_python_cli_mirrors_fabricsim_sim(sim):
     args = ["headroom", "--rate", "100Gbps", "--cable-length", "5"]
     p, q = fs(*args), sim(*args)
     assert p.returncode == 0 and p.stdout == q.stdout
-    assert "headroom (XOFF_TH): 216 cells = 44928 B" in p.stdout
+    assert "headroom (XOFF_TH): 208 cells = 43264 B" in p.stdout
     assert "D-Resp" in p.stdout and "25216" in p.stdout
     assert json.loads(fs(*args, "--json").stdout) == json.loads(sim(*args, "--json").stdout)
-    assert json.loads(sim(*args, "--json").stdout)["bytes"] == 44928
+    assert json.loads(sim(*args, "--json").stdout)["bytes"] == 43264
 
 
 def test_cli_bad_value_exits_2_naming_the_option(sim):

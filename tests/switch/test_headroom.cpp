@@ -36,8 +36,9 @@ std::string rejected_field(F&& f) {
 TEST_CASE("headroom terms at 10G: Annex 31B response, 1 us and 5 us one way", "[headroom]") {
     // 10G: 1.25 B/ns. Response 60 quanta = 3.072 us = 3840 B; max 9216+20; PFC 8+64;
     // lossless 1518+20. 1 us one way: 2 us round trip = 2500 B.
-    // W = 9236 + 72 + 2500 + 3840 + 1538 = 17186 B -> ceil(17186 / 1538) = 12 frames of
-    // ceil(1518 / 208) = 8 cells = 96 cells = 19968 B.
+    // W = 9236 + 72 + 2500 + 3840 + 1538 = 17186 B -> floor(17186 / 1538) = 11 frames (the
+    // crossing frame completed at t0, the next ones come a frame time apart) of
+    // ceil(1518 / 208) = 8 cells = 88 cells = 18304 B.
     headroom_result r = headroom_needed(at(G10, 1 * PS_PER_US));
     CHECK(r.response_delay == 3'072'000u);
     CHECK(r.max_frame == 9236u);
@@ -48,39 +49,39 @@ TEST_CASE("headroom terms at 10G: Annex 31B response, 1 us and 5 us one way", "[
     CHECK(r.lossless_frame == 1538u);
     CHECK(r.peer_commit_ahead == 0u);
     CHECK(r.wire_bytes == 17186u);
-    CHECK(r.lossless_frames == 12u);
+    CHECK(r.lossless_frames == 11u);
     CHECK(r.small_frames == 0u);
     CHECK(r.cells_per_frame == 8u);
-    CHECK(r.cells == 96u);
-    CHECK(r.bytes == 19968u);
-    // 5 us: 12500 B round trip; W = 27186 -> ceil(17.68) = 18 frames = 144 cells = 29952 B.
+    CHECK(r.cells == 88u);
+    CHECK(r.bytes == 18304u);
+    // 5 us: 12500 B round trip; W = 27186 -> floor(17.68) = 17 frames = 136 cells = 28288 B.
     r = headroom_needed(at(G10, 5 * PS_PER_US));
     CHECK(r.propagation == 12500u);
     CHECK(r.wire_bytes == 27186u);
-    CHECK(r.lossless_frames == 18u);
-    CHECK(r.cells == 144u);
-    CHECK(r.bytes == 29952u);
+    CHECK(r.lossless_frames == 17u);
+    CHECK(r.cells == 136u);
+    CHECK(r.bytes == 28288u);
 }
 
 TEST_CASE("headroom terms at 100G: Annex 31B response, 1 us and 5 us one way", "[headroom]") {
     // 100G: 12.5 B/ns. Response 394 quanta = 2.01728 us = 394 x 64 = 25216 B.
     // 1 us: 25000 B round trip; W = 9236 + 72 + 25000 + 25216 + 1538 = 61062 ->
-    // ceil(39.70) = 40 frames = 320 cells = 66560 B.
+    // floor(39.70) = 39 frames = 312 cells = 64896 B.
     headroom_result r = headroom_needed(at(G100, 1 * PS_PER_US));
     CHECK(r.response_delay == 2'017'280u);
     CHECK(r.response == 25216u);
     CHECK(r.propagation == 25000u);
     CHECK(r.wire_bytes == 61062u);
-    CHECK(r.lossless_frames == 40u);
-    CHECK(r.cells == 320u);
-    CHECK(r.bytes == 66560u);
-    // 5 us: 125000 B; W = 161062 -> ceil(104.72) = 105 frames = 840 cells = 174720 B.
+    CHECK(r.lossless_frames == 39u);
+    CHECK(r.cells == 312u);
+    CHECK(r.bytes == 64896u);
+    // 5 us: 125000 B; W = 161062 -> floor(104.72) = 104 frames = 832 cells = 173056 B.
     r = headroom_needed(at(G100, 5 * PS_PER_US));
     CHECK(r.propagation == 125000u);
     CHECK(r.wire_bytes == 161062u);
-    CHECK(r.lossless_frames == 105u);
-    CHECK(r.cells == 840u);
-    CHECK(r.bytes == 174720u);
+    CHECK(r.lossless_frames == 104u);
+    CHECK(r.cells == 832u);
+    CHECK(r.bytes == 173056u);
 }
 
 TEST_CASE("headroom: a given response delay replaces Annex 31B", "[headroom]") {
@@ -120,25 +121,25 @@ TEST_CASE("headroom: commit-ahead terms of FabricSim switch ports", "[headroom]"
 TEST_CASE("headroom: cells as the MMU charges them", "[headroom]") {
     headroom_inputs in = at(G10, 1 * PS_PER_US);
     SECTION("1456-B frames fill 7 cells exactly; one byte of overhead makes them 8") {
-        // W = 9236 + 72 + 2500 + 3840 + 1476 = 17124 -> ceil(17124 / 1476) = 12 frames.
+        // W = 9236 + 72 + 2500 + 3840 + 1476 = 17124 -> floor(17124 / 1476) = 11 frames.
         in.lossless_frame_bytes = 1456;
         headroom_result r = headroom_needed(in);
         CHECK(r.wire_bytes == 17124u);
-        CHECK(r.lossless_frames == 12u);
+        CHECK(r.lossless_frames == 11u);
         CHECK(r.cells_per_frame == 7u);
-        CHECK(r.cells == 84u);
-        CHECK(r.bytes == 84u * 208);
+        CHECK(r.cells == 77u);
+        CHECK(r.bytes == 77u * 208);
         in.cell_overhead_bytes = 1;
         r = headroom_needed(in);
         CHECK(r.cells_per_frame == 8u);
-        CHECK(r.cells == 96u);
+        CHECK(r.cells == 88u);
     }
     SECTION("96-B cells") {
-        in.cell_bytes = 96;  // ceil(1518 / 96) = 16 cells; 12 frames -> 192 cells = 18432 B
+        in.cell_bytes = 96;  // ceil(1518 / 96) = 16 cells; 11 frames -> 176 cells = 16896 B
         const headroom_result r = headroom_needed(in);
         CHECK(r.cells_per_frame == 16u);
-        CHECK(r.cells == 192u);
-        CHECK(r.bytes == 18432u);
+        CHECK(r.cells == 176u);
+        CHECK(r.bytes == 16896u);
     }
     SECTION("small_packet_percent 100: every byte in 64-B frames") {
         // 17186 / 84 = 204.6 -> 205 frames of 1 cell = 42640 B

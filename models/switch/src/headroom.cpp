@@ -70,12 +70,18 @@ headroom_result headroom_needed(const headroom_inputs& in) {
     r.response = bytes_in(r.response_delay, in.rate_bps);
     r.lossless_frame = lossless_wire;
     r.peer_commit_ahead = std::min(bytes_in(in.peer_commit_ahead, in.rate_bps), lossless_wire);
+    r.crossing_frame = in.crossing_frame_in_headroom ? lossless_wire : 0;
     r.wire_bytes = r.max_frame + r.local_commit_ahead + r.pause_frame + r.propagation + r.response +
-                   r.lossless_frame + r.peer_commit_ahead;
+                   r.lossless_frame + r.peer_commit_ahead + r.crossing_frame;
 
     const auto small = static_cast<std::uint64_t>(std::llround(in.small_packet_percent * 1e6));
     const std::uint64_t whole = 100 * PERCENT_SCALE;
-    r.lossless_frames = ceil_div(u128(r.wire_bytes) * (whole - small), u128(whole) * lossless_wire);
+    // All lossless frames: they come over this one link, at least a frame time apart, and the
+    // frame that crossed the XOFF point completed at t0, so at most floor(W / frame) more
+    // complete in the window. Mixed with small frames the phases are free: round up.
+    r.lossless_frames =
+        small == 0 ? r.wire_bytes / lossless_wire
+                   : ceil_div(u128(r.wire_bytes) * (whole - small), u128(whole) * lossless_wire);
     r.small_frames =
         ceil_div(u128(r.wire_bytes) * small, u128(whole) * (SMALL_FRAME + FRAME_EXTRA));
     r.cells_per_frame = cells_of(in.lossless_frame_bytes, in.cell_overhead_bytes, in.cell_bytes);
@@ -101,6 +107,9 @@ std::vector<headroom_term> headroom_terms(const headroom_result& r) {
         t.push_back({"peer_commit_ahead", "D-Commit-Peer",
                      "a frame the peer committed ahead starts after its stop",
                      r.peer_commit_ahead});
+    if (r.crossing_frame)
+        t.push_back({"crossing_frame", "D-Crossing-Frame",
+                     "the frame that sent the XOFF went to headroom itself", r.crossing_frame});
     return t;
 }
 

@@ -95,6 +95,8 @@ mmu::mmu(const mmu_config& cfg) : m_ports(cfg.ports) {
         m_pg[g].xon_offset_cells = clamp32(p.xon_offset_cells);
         m_hot.plain = m_hot.plain && p.min_cells == 0 && !p.lossless && m_pg[g].pool == LOSSY_POOL;
     }
+    for (auto& port : m_ports)
+        for (unsigned g = 0; g < PRIORITY_GROUPS; ++g) port.headroom_limit[g] = m_pg[g].headroom_cells;
     for (unsigned q = 0; q < MAX_QUEUES; ++q) {
         const auto& qp = cfg.queue[q];
         m_queue[q] = limits(qp.shared, qp.min_cells, qp.service_pool(), qp.lossless);
@@ -111,6 +113,10 @@ std::uint64_t mmu::queue_limit_cells(unsigned queue) const {
 std::uint64_t mmu::pg_limit_cells(unsigned pg) const {
     const share_limits& l = m_pg[pg];
     return limit(l, m_hot.pool_cells[l.pool], ingress_pool(l.pool).cells);
+}
+
+void mmu::set_pg_headroom(unsigned port, unsigned pg, std::uint64_t cells) {
+    m_ports[port].headroom_limit[pg] = m_pg[pg].lossless ? clamp32(cells) : 0;
 }
 
 std::uint64_t mmu::pg_xon_cells(unsigned pg) const {
@@ -148,7 +154,7 @@ bool mmu::admit_general(unsigned in_port, unsigned pg, unsigned out_port, unsign
         }
     }
     if (to_headroom) {
-        if (hr.cells + s > pl.headroom_cells) {
+        if (hr.cells + s > m_ports[in_port].headroom_limit[pg]) {
             why = drop_cause::HEADROOM_EXHAUSTED;
             return false;
         }

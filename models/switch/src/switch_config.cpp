@@ -552,6 +552,32 @@ void add_flow_control_generation(param_table<switch_config>& t) {
                         });
         k.optional = true;
     };
+    auto& hs = t.add("flow_control.headroom", value_kind::CHOICE, "",
+                     "configured: mmu.pg_headroom as given; calculated: each port's lossless PG "
+                     "headroom from the headroom calculator for its link (speed, latency), "
+                     "headroom_mtu, the peer's response delay and the cell size (absent: "
+                     "configured)",
+                     [](switch_config& c, const config_value& v) {
+                         if (v.present()) c.headroom.calculated = v.str() == "calculated";
+                     });
+    hs.optional = true;
+    hs.choices = {"configured", "calculated"};
+    t.add("flow_control.headroom_check", value_kind::BOOL, "",
+          "Refuse a configured mmu.pg_headroom below the calculator's minimum for any port "
+          "(absent: false)",
+          [](switch_config& c, const config_value& v) {
+              if (v.present()) c.headroom.check = v.boolean();
+          })
+        .optional = true;
+    auto& hm = t.add("flow_control.headroom_mtu", value_kind::BYTES, "",
+                     "Largest frame (FCS included) of any class on the links, for the headroom "
+                     "calculator (absent: 1518B)",
+                     [](switch_config& c, const config_value& v) {
+                         if (v.present()) c.headroom.mtu = static_cast<std::uint32_t>(v.bytes());
+                     });
+    hm.optional = true;
+    hm.min = 64;
+    hm.max = 16384;
     size_key("flow_control.q_on",
              "queue_pause: a queue above this (frames with 'pkt', or bytes) sends PAUSE ON",
              [](switch_config& c) -> std::uint64_t& { return c.flow_control_generation.q_on; });
@@ -763,8 +789,8 @@ void switch_config::validate_flow_control(const config_node& n) const {
     if (!g.enabled()) {
         // `generate: none` turns it off explicitly (a sweep's --set): the other keys may stay.
         if (!fn.has("generate"))
-            for (const char* k :
-                 {"pause_quanta", "refresh_quanta", "xon", "xon_offset", "q_on", "q_off"})
+            for (const char* k : {"pause_quanta", "refresh_quanta", "xon", "xon_offset", "q_on",
+                              "q_off", "headroom", "headroom_check", "headroom_mtu"})
                 if (fn.has(k)) fn.fail(k, "is set but flow_control.generate is not");
         return;
     }
@@ -781,7 +807,7 @@ void switch_config::validate_flow_control(const config_node& n) const {
             fn.fail("q_off", "must be in the same unit as q_on (frames with 'pkt', or bytes)");
         if (off.value >= on.value)
             fn.fail("q_off", "must be below q_on (the PAUSE OFF point is under the ON point)");
-        for (const char* k : {"xon", "xon_offset"})
+        for (const char* k : {"xon", "xon_offset", "headroom", "headroom_check", "headroom_mtu"})
             if (fn.has(k))
                 fn.fail(k, "applies to PG-triggered generation (pfc, pause), not queue_pause");
         return;

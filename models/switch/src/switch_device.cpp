@@ -295,7 +295,10 @@ void switch_device::report_stats(nlohmann::json& out) const {
                           {"peak_cells", o.peak_cells},
                           {"headroom_cells", h.cells},
                           {"headroom_peak_cells", h.peak_cells}});
-            if (!m_generators.empty()) pg.back()["xoff"] = bool(m_mmu.xoff_pgs(p) >> g & 1);
+            if (!m_generators.empty()) {
+                pg.back()["xoff"] = bool(m_mmu.xoff_pgs(p) >> g & 1);
+                pg.back()["headroom_limit_cells"] = m_mmu.pg_headroom_limit(p, g);
+            }
         }
         nlohmann::json pj = {{"port", p},
                              {"rate_bps", e.rate_bps()},

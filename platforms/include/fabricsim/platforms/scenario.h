@@ -2,6 +2,7 @@
 /// A scenario: everything one run needs, loaded from YAML (file, string or Python dict) through
 /// the single schema, validated before elaboration.
 #include <cstdint>
+#include <array>
 #include <map>
 #include <string>
 #include <vector>
@@ -43,6 +44,9 @@ struct scenario {
     std::vector<device_profile<sw::switch_config>> switch_profiles;  ///< [0] = default
     std::vector<device_profile<nic::nic_config>> nic_profiles;       ///< [0] = default
     std::vector<std::uint32_t> profile_of_node;  ///< node -> its switch or NIC profile index
+    /// switch node -> per port, per PG: lossless headroom in bytes from the calculator
+    /// (switch.flow_control.headroom: calculated); the platform gives it to the MMU.
+    std::map<std::uint32_t, std::vector<std::array<std::uint64_t, 8>>> pg_headroom;
     std::vector<host::flow_spec> flows;
     std::vector<host::incast_spec>
         incast;  ///< partition/aggregate groups (their flows are in `flows`)

@@ -82,6 +82,14 @@ struct shaper_config {
     std::uint64_t burst_bytes = 0;
 };
 
+/// Lossless headroom from the calculator (algo/headroom.h), per port from its link.
+struct headroom_sizing {
+    bool calculated = false;  ///< pg_headroom of each port from the calculator
+    bool check = false;       ///< refuse a configured pg_headroom below the calculator's
+    std::uint32_t mtu = 1518;  ///< largest frame (FCS included) on the links, any class
+    bool enabled() const { return calculated || check; }
+};
+
 struct switch_config {
     double core_clock_hz = 1e9;
     ps_t pipeline_latency = 300 * PS_PER_NS;  ///< ingress pipeline + MMU + egress pipeline
@@ -100,6 +108,7 @@ struct switch_config {
     pause_reaction_config flow_control;               ///< PAUSE/PFC honoured by the egress ports
     pause_generation_config flow_control_generation;  ///< PAUSE/PFC the switch sends
     pfc_watchdog_config pfc_watchdog;
+    headroom_sizing headroom;
     std::uint32_t ports = 0;  ///< set by the platform
 
     ps_t clock_period() const;

@@ -68,6 +68,11 @@ public:
     void emit(frame& f, unsigned from_port, ps_t at) override;
     /// Frames the switch built and sent into its forwarding path (emit()).
     std::uint64_t generated_frames() const { return m_generated; }
+    /// Headroom of lossless PG `pg` at port `port`, in bytes (rounded up to cells); replaces
+    /// mmu.pg_headroom for that port (headroom sized per link). Before the simulation starts.
+    void set_pg_headroom(unsigned port, unsigned pg, std::uint64_t bytes) {
+        m_mmu.set_pg_headroom(port, pg, (bytes + m_mmu.cell_bytes() - 1) / m_mmu.cell_bytes());
+    }
     /// Port p's PAUSE/PFC generator, nullptr when the switch generates none.
     const pause_generator* generator(unsigned p) const {
         return m_generators.empty() ? nullptr : &m_generators[p];

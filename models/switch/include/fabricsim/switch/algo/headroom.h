@@ -23,11 +23,15 @@
 /// it stops); in other phases up to one lossless frame fewer arrives.
 /// Cells as the MMU charges them: share small_packet_percent of W comes as 64-B frames
 /// (ceil((64 + overhead) / cell) cells per 84 wire bytes), the rest as lossless_frame frames
-/// (ceil((f + overhead) / cell) cells per f + 20 wire bytes); each frame count is rounded up.
+/// (ceil((f + overhead) / cell) cells per f + 20 wire bytes). With lossless frames only, their
+/// count is floor(W / (f + 20)): they come over this one link at least a frame time apart and
+/// the crossing frame completed at t0 (so the bound is attained, not one frame above it); mixed
+/// with small frames each count is rounded up.
 /// Other frame sizes are not searched for a worse cell fill (use small_packet_percent).
-/// Assumes the XOFF is generated at the crossing frame's admission with no further delay; if it
-/// is generated only once that frame did not fit (so the frame itself is in headroom), add one
-/// lossless frame.
+/// Assumes the XOFF is generated at the crossing frame's admission with no further delay. When
+/// it is generated as that frame does not fit (so the frame itself is in headroom, as
+/// FabricSim's MMU does unless the threshold is a whole number of frames),
+/// crossing_frame_in_headroom adds it (D-Crossing-Frame: lossless_frame + 20).
 #include <cstdint>
 #include <optional>
 #include <stdexcept>
@@ -71,6 +75,8 @@ struct headroom_inputs {
     /// pipeline_latency + one core clock; a NIC with flow control: 0), our side and the peer's.
     ps_t local_commit_ahead = 0;
     ps_t peer_commit_ahead = 0;
+    /// The frame whose admission sends the XOFF is in headroom itself (above).
+    bool crossing_frame_in_headroom = false;
 };
 
 /// Each term in wire bytes arriving at the congested port, and the total in bytes and cells.
@@ -82,6 +88,7 @@ struct headroom_result {
     std::uint64_t response = 0;            ///< D-Resp: response_delay at the line rate
     std::uint64_t lossless_frame = 0;      ///< D-Max-No-Drop-Frame: lossless_frame + 20
     std::uint64_t peer_commit_ahead = 0;   ///< one more frame a switch peer committed ahead
+    std::uint64_t crossing_frame = 0;      ///< the crossing frame, when in headroom
     std::uint64_t wire_bytes = 0;          ///< sum of the terms
     std::uint64_t lossless_frames = 0;     ///< frames of lossless_frame_bytes in wire_bytes
     std::uint64_t small_frames = 0;        ///< 64-B frames in wire_bytes

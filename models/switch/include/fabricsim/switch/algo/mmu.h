@@ -193,6 +193,11 @@ public:
     void set_flow_listener(pg_flow_listener* l) { m_listener = l; }
     /// PGs of `port` in XOFF (bit g).
     std::uint8_t xoff_pgs(unsigned port) const { return m_ports[port].xoff_pgs; }
+    /// Headroom of lossless PG `pg` at ingress `port` (default: the PG's headroom_cells).
+    void set_pg_headroom(unsigned port, unsigned pg, std::uint64_t cells);
+    std::uint32_t pg_headroom_limit(unsigned port, unsigned pg) const {
+        return m_ports[port].headroom_limit[pg];
+    }
     /// Lossless PGs of `port` whose arrivals are dropped as pfc_watchdog (bit g).
     void set_watchdog_drop(unsigned port, std::uint8_t pgs) { m_ports[port].watchdog_drop = pgs; }
     /// The XON point of `pg` now (cells of the PG's total, reserve included).
@@ -352,6 +357,7 @@ private:
         std::array<count, MAX_QUEUES> queue{};
         std::array<count, PRIORITY_GROUPS> pg{};  ///< cells outside headroom
         std::array<count, PRIORITY_GROUPS> headroom{};
+        std::array<std::uint32_t, PRIORITY_GROUPS> headroom_limit{};  ///< lossless PGs' headroom
         std::uint8_t xoff_pgs = 0;       ///< PFC generation: PGs in XOFF
         std::uint8_t watchdog_drop = 0;  ///< PFC watchdog: lossless PGs whose arrivals drop
     };
