@@ -145,3 +145,41 @@ TEST_CASE("PFC storm without the watchdog: the pause spreads to h0 for the whole
     CHECK(delivered(s, 1) < 16000);
     CHECK(delivered(s, 2) == 19505);  // h1 shares no paused port
 }
+
+// pfc_spreading.yaml: a 3:1 lossless incast onto leaf1's port to h4 pauses the spine and leaf0;
+// the victim h3 -> h5 (5 Gbps, same class, never crossing that port) is held behind it.
+namespace {
+const json& victim(const json& s) {
+    return s["flows"][3];
+}
+}  // namespace
+
+TEST_CASE("oracle congestion spreading: PFC holds a victim flow behind an incast it avoids",
+          "[oracle][pfc]") {
+    const json s = run_file("pfc_spreading");
+    CHECK(s["frames"]["dropped"] == 0);  // lossless
+    const auto sent = victim(s)["sent_frames"].get<double>();
+    const auto got = victim(s)["delivered_frames"].get<double>();
+    CHECK(got < 0.8 * sent);                                  // its throughput falls
+    CHECK(victim(s)["latency_mean_us"].get<double>() > 300);  // queued behind the incast
+    // The pause spreads hop by hop: leaf1 pauses the spine, the spine pauses leaf0, leaf0 the
+    // victim's NIC.
+    const json& sw = s["switches"];
+    CHECK(sw["leaf1"]["ports"][4]["flow_control"]["xoff_sent"][3].get<int>() > 0);
+    CHECK(sw["spine0"]["ports"][0]["flow_control"]["xoff_sent"][3].get<int>() > 0);
+    CHECK(s["nics"]["h3_nic"]["flow_control"]["paused_time_us"][3].get<double>() > 1000);
+}
+
+TEST_CASE("oracle congestion spreading: in a lossy class the victim is untouched",
+          "[oracle][pfc]") {
+    const std::string dir = std::string(FABRICSIM_SOURCE_DIR) + "/platforms/scenarios";
+    YAML::Node root = load_yaml_file(dir + "/pfc_spreading.yaml");
+    for (const char* set : {"switch.flow_control.generate=none", "switch.mmu.lossless_pgs=[]",
+                            "switch.mmu.lossless_queues=[]", "switch.mmu.pg_threshold=dynamic"})
+        apply_override(root, set);
+    const json s = run_scenario(load_scenario(root, "pfc_spreading", dir), "").summary;
+    CHECK(s["frames"]["dropped"].get<std::uint64_t>() > 1000);  // the incast drops at leaf1
+    CHECK(victim(s)["delivered_frames"].get<double>() >
+          0.99 * victim(s)["sent_frames"].get<double>());
+    CHECK(victim(s)["latency_mean_us"].get<double>() < 20);
+}
