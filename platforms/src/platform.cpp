@@ -71,7 +71,8 @@ void platform::build_devices() {
                 it != m_sc.pg_headroom.end() && m_sc.switch_config_of(n).headroom.calculated)
                 for (std::uint32_t p = 0; p < nd.ports; ++p)
                     for (unsigned g = 0; g < sw::PRIORITY_GROUPS; ++g)
-                        if (it->second[p][g]) m_switches.back()->set_pg_headroom(p, g, it->second[p][g]);
+                        if (it->second[p][g])
+                            m_switches.back()->set_pg_headroom(p, g, it->second[p][g]);
         } else {
             const std::string nic_name = nd.name + "_nic";
             m_nics.push_back(std::make_unique<nic::nic_device>(

@@ -1463,8 +1463,8 @@ void size_headroom(scenario& sc, const std::vector<profile_rule>& rules) {
                     throw config_error(
                         at + ".mmu.pg_headroom",
                         "PG " + std::to_string(g) + " has " + format_bytes(given) +
-                            " of headroom, but switch '" + sw_name + "' port " +
-                            std::to_string(p) + " (" + format_rate(ld.cfg.rate_bps) + ", " +
+                            " of headroom, but switch '" + sw_name + "' port " + std::to_string(p) +
+                            " (" + format_rate(ld.cfg.rate_bps) + ", " +
                             format_time(in.one_way_latency) + " one way, to '" +
                             sc.topo.nodes[peer].name + "') needs " + format_bytes(r.bytes) +
                             " (fabricsim headroom; flow_control.headroom_check is on)");

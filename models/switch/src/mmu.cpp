@@ -96,7 +96,8 @@ mmu::mmu(const mmu_config& cfg) : m_ports(cfg.ports) {
         m_hot.plain = m_hot.plain && p.min_cells == 0 && !p.lossless && m_pg[g].pool == LOSSY_POOL;
     }
     for (auto& port : m_ports)
-        for (unsigned g = 0; g < PRIORITY_GROUPS; ++g) port.headroom_limit[g] = m_pg[g].headroom_cells;
+        for (unsigned g = 0; g < PRIORITY_GROUPS; ++g)
+            port.headroom_limit[g] = m_pg[g].headroom_cells;
     for (unsigned q = 0; q < MAX_QUEUES; ++q) {
         const auto& qp = cfg.queue[q];
         m_queue[q] = limits(qp.shared, qp.min_cells, qp.service_pool(), qp.lossless);

@@ -790,7 +790,7 @@ void switch_config::validate_flow_control(const config_node& n) const {
         // `generate: none` turns it off explicitly (a sweep's --set): the other keys may stay.
         if (!fn.has("generate"))
             for (const char* k : {"pause_quanta", "refresh_quanta", "xon", "xon_offset", "q_on",
-                              "q_off", "headroom", "headroom_check", "headroom_mtu"})
+                                  "q_off", "headroom", "headroom_check", "headroom_mtu"})
                 if (fn.has(k)) fn.fail(k, "is set but flow_control.generate is not");
         return;
     }

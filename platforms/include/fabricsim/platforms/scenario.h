@@ -1,8 +1,8 @@
 #pragma once
 /// A scenario: everything one run needs, loaded from YAML (file, string or Python dict) through
 /// the single schema, validated before elaboration.
-#include <cstdint>
 #include <array>
+#include <cstdint>
 #include <map>
 #include <string>
 #include <vector>

@@ -84,8 +84,8 @@ struct shaper_config {
 
 /// Lossless headroom from the calculator (algo/headroom.h), per port from its link.
 struct headroom_sizing {
-    bool calculated = false;  ///< pg_headroom of each port from the calculator
-    bool check = false;       ///< refuse a configured pg_headroom below the calculator's
+    bool calculated = false;   ///< pg_headroom of each port from the calculator
+    bool check = false;        ///< refuse a configured pg_headroom below the calculator's
     std::uint32_t mtu = 1518;  ///< largest frame (FCS included) on the links, any class
     bool enabled() const { return calculated || check; }
 };
