@@ -122,6 +122,10 @@ struct frame_totals {
     std::uint64_t acks_sent = 0;
     drop_counters drops;
     std::uint64_t held = 0;
+    /// MAC-control frames (PAUSE/PFC) the devices sent and took in: they are counted in held
+    /// (on a wire) and drops (corrupted) like data, so they join the balance.
+    std::uint64_t control_sent = 0;
+    std::uint64_t control_received = 0;
 };
 
 /// Fills `s`'s switches, nics, hosts and links (in that order: the hosts first export their flow
@@ -137,11 +141,17 @@ std::uint64_t report_devices(const std::vector<std::unique_ptr<sw::switch_device
     for (const auto& sw : switches) {
         sw->add_drops(totals.drops);
         totals.held += sw->frames_held();
+        for (unsigned p = 0; p < sw->port_count(); ++p) {
+            totals.control_sent += sw->port(p).control_frames_sent();
+            totals.control_received += sw->port(p).control_frames_received();
+        }
         sw->report_stats(sw_json[sw->basename()]);
     }
     for (const auto& n : nics) {
         n->add_drops(totals.drops);
         totals.held += n->frames_held();
+        totals.control_sent += n->get_stats().tx_control_frames;
+        totals.control_received += n->get_stats().rx_control_frames;
         n->report_stats(nic_json[n->basename()]);
     }
     for (const auto& h : hosts) {
@@ -170,14 +180,20 @@ json frames_json(const host::flow_table& flows, frame_totals& t) {
         t.acks_sent += f.ack_sent;
     }
     const std::uint64_t dropped = t.drops.total();
-    return {{"sent", t.sent},
-            {"delivered", t.delivered},
-            {"dropped", dropped},
-            {"dropped_by_cause", drops_to_json(t.drops)},
-            {"in_flight", t.held},
-            {"pool_outstanding", frame_pool::global().outstanding()},
-            {"tcp_acks_sent", t.acks_sent},
-            {"conserved", t.sent == t.delivered + dropped + t.held}};
+    json j = {{"sent", t.sent},
+              {"delivered", t.delivered},
+              {"dropped", dropped},
+              {"dropped_by_cause", drops_to_json(t.drops)},
+              {"in_flight", t.held},
+              {"pool_outstanding", frame_pool::global().outstanding()},
+              {"tcp_acks_sent", t.acks_sent},
+              {"conserved",
+               t.sent + t.control_sent == t.delivered + t.control_received + dropped + t.held}};
+    if (t.control_sent) {  // else as before
+        j["control_sent"] = t.control_sent;
+        j["control_received"] = t.control_received;
+    }
+    return j;
 }
 
 json kernel_json(std::uint64_t hops) {

@@ -43,8 +43,11 @@ void print_summary(const nlohmann::json& s, std::ostream& os) {
     if (!causes.empty()) drops += " (" + causes + ")";
     row("frames dropped", drops);
     row("frames in flight at end", num(fr["in_flight"].get<double>()));
-    row("conservation",
-        fr["conserved"].get<bool>() ? "sent = delivered + dropped + in flight" : "VIOLATED");
+    const bool control = fr.contains("control_sent");
+    row("conservation", !fr["conserved"].get<bool>() ? "VIOLATED"
+                        : control ? "sent + control sent = delivered + control received + "
+                                    "dropped + in flight"
+                                  : "sent = delivered + dropped + in flight");
     row("goodput", num(s["goodput_bps"].get<double>() / 1e9, "%.3f Gbps"));
     const auto& lat = s["latency_us"];
     row("one-way latency (us)", "mean " + num(lat["mean"].get<double>(), "%.2f") + "  p50 " +
