@@ -346,6 +346,47 @@ TEST_CASE("dcqcn: waking only at next_rate_change gives the same result as every
     }
 }
 
+TEST_CASE("dcqcn: rate set on the first CNP, alpha at its fixed point over a long idle",
+          "[nic][dcqcn]") {
+    SECTION("paper: RC = RT = 10G at the first CNP, then the cut: RT 10G, RC 5G") {
+        dcqcn_params p = dcqcn_params::paper(G40);
+        p.first_cnp_rate_bps = 10'000'000'000ull;
+        dcqcn_rp rp(p);
+        rp.on_cnp(0);
+        CHECK(rp.target_bps() == 10e9);
+        CHECK(rp.rate_bps() == 5e9);
+        rp.on_cnp(1 * US);  // only the first CNP sets the rate: RT 5G, RC 2.5G
+        CHECK(rp.target_bps() == 5e9);
+        CHECK(rp.rate_bps() == 2.5e9);
+    }
+    SECTION("mellanox: RC = RT = 10G at once, the cut waits for the check") {
+        dcqcn_params p = dcqcn_params::mellanox(G100);
+        p.first_cnp_rate_bps = 10'000'000'000ull;
+        dcqcn_rp rp(p);
+        rp.on_cnp(0);
+        CHECK(rp.rate_bps() == 10e9);
+        CHECK(rp.target_bps() == 10e9);
+        CHECK(rp.cut_pending());
+    }
+    SECTION("g = 1: alpha is 0 after one period and stays; the idle periods are skipped") {
+        dcqcn_params p = dcqcn_params::paper(G40);
+        p.g = 1;
+        dcqcn_rp rp(p);
+        rp.on_cnp(0);  // alpha = 0 x 1 + 1 = 1
+        rp.on_timer(55 * US);
+        CHECK(rp.alpha() == 0.0);
+        // RC is back at the line rate long before; the last alpha period due by 1 s ended at
+        // 18181 x 55 us = 999955 us, the next ends at 1000010 us.
+        rp.on_timer(1'000'000 * US);
+        CHECK(rp.next_rate_change() == dcqcn_rp::NEVER);
+        CHECK(rp.next_timer() == 1'000'010 * US);
+        CHECK(rp.alpha() == 0.0);
+        rp.on_cnp(1'000'010 * US);  // the cut uses alpha 0: RC stays 40G, alpha becomes 1
+        CHECK(rp.rate_bps() == 40e9);
+        CHECK(rp.alpha() == 1.0);
+    }
+}
+
 TEST_CASE("dcqcn_params: presets validate, bad fields are named", "[nic][dcqcn]") {
     CHECK_FALSE(dcqcn_params::paper(G40).validate());
     CHECK_FALSE(dcqcn_params::mellanox(G100).validate());
