@@ -426,7 +426,7 @@ TEST_CASE("dcqcn_params: presets validate, bad fields are named", "[nic][dcqcn]"
     CHECK_THROWS_WITH(dcqcn_rp(p), "dcqcn_params.g: must be in (0, 1]");
 }
 
-TEST_CASE("cnp_pacer: one CNP per 50 us, a mark inside the window is sent at its end",
+TEST_CASE("dcqcn cnp_pacer: one CNP per 50 us, a mark inside the window is sent at its end",
           "[nic][dcqcn]") {
     cnp_pacer np;  // N = 50 us, remember marks (HTDCQCN)
     CHECK(np.next_due() == cnp_pacer::NEVER);
@@ -449,7 +449,7 @@ TEST_CASE("cnp_pacer: one CNP per 50 us, a mark inside the window is sent at its
     CHECK(np.stats().coalesced == 1);
 }
 
-TEST_CASE("cnp_pacer: marks inside the window dropped, or no pacing at all", "[nic][dcqcn]") {
+TEST_CASE("dcqcn cnp_pacer: marks inside the window dropped, or no pacing at all", "[nic][dcqcn]") {
     SECTION("remember_marks false") {
         cnp_pacer np(50 * US, false);
         CHECK(np.on_marked_packet(0));

@@ -9,8 +9,8 @@
 /// a CNP at the same ps as a timer belongs to the next period), then handles the input. Timers
 /// are exact deadlines, not polled; next_timer() says when the next one is due. Nothing is
 /// modelled on the wire here: the caller passes a CNP at its arrival and the bytes of each
-/// frame when it is sent. Rates are double bit/s (halving and alpha cuts stay exact to the
-/// double's precision; the caller's rate limiter rounds when it turns a rate into time).
+/// frame when it is sent. Rates are double bit/s, not rounded to whole bit/s (halving and
+/// alpha cuts make fractions); the caller's rate limiter rounds when it turns a rate into time.
 ///
 /// Variants (dcqcn_params):
 ///  - alpha: paper (alpha <- (1-g)alpha + g at each CNP, the K timer restarts at each CNP and
