@@ -54,8 +54,10 @@ const param_table<nic_config>& nic_config::params() {
 nic_device::nic_device(const sc_core::sc_module_name& name, const nic_config& cfg,
                        std::uint64_t rate_bps)
     : sc_core::sc_module(name), m_cfg(cfg), m_rate_bps(rate_bps) {
-    if (cfg.flow_control.enabled())
+    if (cfg.flow_control.enabled()) {
         m_reaction = std::make_unique<pause_reaction>(cfg.flow_control, rate_bps);
+        m_class = std::make_unique<std::array<ring<class_entry>, 8>>();
+    }
     if (cfg.pfc_storm.priorities) m_storm.arm_at(cfg.pfc_storm.start);
 }
 
@@ -123,7 +125,7 @@ void nic_device::post_class(frame& f, ps_t ready) {
         frame_pool::global().release(f);
         return;
     }
-    m_class[priority_of(f)].push_back({&f, ready, m_class_seq++});
+    (*m_class)[priority_of(f)].push_back({&f, ready, m_class_seq++});
     if (++m_class_frames > m_stats.tx_queue_peak) m_stats.tx_queue_peak = m_class_frames;
     m_wire_free.arm_at(std::max(m_busy_until, ready));  // the earliest wake-up stays
 }
@@ -135,8 +137,8 @@ void nic_device::serve_classes(ps_t now) {
     std::uint64_t best_seq = 0;
     ps_t next = pause_reaction::NEVER;
     for (unsigned p = 0; p < 8; ++p) {
-        if (m_class[p].empty()) continue;
-        const class_entry& head = m_class[p].front();
+        if ((*m_class)[p].empty()) continue;
+        const class_entry& head = (*m_class)[p].front();
         const ps_t at = std::max(head.ready, m_reaction->paused_until(p));
         if (at > now) {
             next = std::min(next, at);
@@ -146,7 +148,7 @@ void nic_device::serve_classes(ps_t now) {
         }
     }
     if (best < 0) return wait_until(next);
-    const class_entry e = m_class[unsigned(best)].pop_front();
+    const class_entry e = (*m_class)[unsigned(best)].pop_front();
     --m_class_frames;
     start(*e.f, now, now);
     if (m_class_frames) m_wire_free.arm_at(m_busy_until);

@@ -129,7 +129,8 @@ private:
     ring<entry> m_queue;  ///< without flow control: one FIFO
     /// With flow control: one FIFO per priority; the oldest head whose priority is not paused
     /// goes first, so a paused priority does not block the others.
-    std::array<ring<class_entry>, 8> m_class;
+    /// Allocated only with flow control (a NIC without it pays no memory for it).
+    std::unique_ptr<std::array<ring<class_entry>, 8>> m_class;
     std::size_t m_class_frames = 0;
     std::uint64_t m_class_seq = 0;
     ps_t m_busy_until = 0;
