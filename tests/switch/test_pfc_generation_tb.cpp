@@ -18,7 +18,6 @@ namespace {
 constexpr std::uint64_t G10 = 10'000'000'000ull;
 constexpr std::uint32_t DST = 0x0a000002;
 constexpr ps_t US = PS_PER_US;
-constexpr ps_t NS = PS_PER_NS;
 constexpr ps_t FRAME_1500 = 1'230'400;  // 1538 wire bytes at 10G
 constexpr ps_t LAST_BIT = 1'220'800;    // first to last bit of a 1518 B frame (+ preamble)
 constexpr ps_t CTL = 57'600 + US;       // a control frame's first bit to its last at the peer
