@@ -16,6 +16,12 @@ from conftest import ROOT
         and df.loc[(df["fan_in"] == 32) & (df["switch.buffer"] == "16MiB"), "frames.dropped"].item() == 0),
     ("ecn_threshold_sweep.py", lambda df: df["queue_mean_kb"].is_monotonic_increasing
         and (df["throughput_gbps"] > 5).all()),
+    # The calculator's bound is reached and nothing is lost; it grows with cable and speed.
+    ("headroom_sweep.py", lambda df: (df["peak_bytes"] == df["calculated_bytes"]).all()
+        and (df["lossless_drops"] == 0).all() and (df["frames.dropped"] == 0).all()
+        and df.groupby("speed")["calculated_bytes"].apply(lambda c: c.is_monotonic_increasing).all()
+        and df.loc[df["speed"] == "100Gbps", "calculated_bytes"].min()
+        > df.loc[df["speed"] == "10Gbps", "calculated_bytes"].max()),
 ])
 def test_example_runs_and_writes_png(script, check, tmp_path):
     ex = tmp_path / "examples"
