@@ -19,10 +19,9 @@ import fabricsim
 from fabricsim import plot
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.dirname(HERE)
 OUT = os.path.join(HERE, "out")
 QUICK = os.environ.get("QUICK") == "1"
-SCENARIO = os.path.join(ROOT, "platforms", "scenarios", "headroom_incast.yaml")
+SCENARIO = fabricsim.scenarios.path("headroom_incast")  # shipped with the package
 CELL = 208
 
 
