@@ -99,6 +99,7 @@ bench-py: build
 examples: build
 	PYTHONPATH=$(PYPATH) $(PY) examples/incast_buffer_sweep.py
 	PYTHONPATH=$(PYPATH) $(PY) examples/ecn_threshold_sweep.py
+	PYTHONPATH=$(PYPATH) $(PY) examples/headroom_sweep.py
 
 # The wheel, built by scikit-build-core from the same CMake project (tests and bench off).
 wheel: deps
