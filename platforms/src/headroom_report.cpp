@@ -180,6 +180,10 @@ nlohmann::json model_report(const option_values& o) {
     in.small_packet_percent = *o.real("small_packets");
     in.local_commit_ahead = *o.time("local_commit_ahead");
     in.peer_commit_ahead = *o.time("peer_commit_ahead");
+    const std::string crossing = *o.text("crossing_frame");
+    if (crossing != "fits" && crossing != "in_headroom")
+        throw config_error("crossing_frame", "'" + crossing + "' is not one of fits, in_headroom");
+    in.crossing_frame_in_headroom = crossing == "in_headroom";
     sw::headroom_result r;
     try {
         r = sw::headroom_needed(in);
@@ -197,6 +201,7 @@ nlohmann::json model_report(const option_values& o) {
     inputs["small_packet_percent"] = in.small_packet_percent;
     inputs["local_commit_ahead_ps"] = in.local_commit_ahead;
     inputs["peer_commit_ahead_ps"] = in.peer_commit_ahead;
+    inputs["crossing_frame"] = crossing;
 
     nlohmann::json j;
     j["method"] = "model";
@@ -366,6 +371,10 @@ const std::vector<headroom_option>& headroom_options() {
          "+ one clock)"},
         {"peer_commit_ahead", value_kind::TIME, "0ns", NOT_USED,
          "model: the same for the peer (a switch peer; 0 for a NIC)"},
+        {"crossing_frame", value_kind::CHOICE, "fits", NOT_USED,
+         "model: in_headroom adds the frame whose admission sent the XOFF (FabricSim's MMU puts "
+         "it in headroom unless the threshold is a whole number of frames; a scenario's "
+         "`headroom: calculated` counts it)"},
         {"gearbox_delay", value_kind::TIME, NOT_USED, "0ns", "sonic: gearbox delay per side"},
     };
     return options;

@@ -61,7 +61,8 @@ def headroom(rate, cable_length=None, *, method="model", **options):
     Values are strings with units ("100Gbps", "3us", "9216B") or numbers (rates in bit/s, times
     in seconds, sizes in bytes, cable_length in metres, small_packets in percent). Options:
     one_way_latency (instead of cable_length), mtu, lossless_mtu, cell, cell_overhead,
-    response_delay, small_packets, local_commit_ahead, peer_commit_ahead, gearbox_delay (sonic);
+    response_delay, small_packets, local_commit_ahead, peer_commit_ahead, crossing_frame
+    ("fits" or "in_headroom"), gearbox_delay (sonic);
     see `fabricsim headroom --help` or docs/models/pfc.md. Raises ConfigError naming the option.
     """
     kinds = {o["name"]: o["kind"] for o in native.headroom_options()}

@@ -98,11 +98,13 @@ TEST_CASE("PFC pauses the enabled priorities only and unhonoured kinds are ignor
     q[5] = 77;  // not enabled: ignored
     f.set_pfc(0x08, q);
     r.receive(f, 1000);
+    CHECK(r.last_xoff() == 0x08);  // what a PFC watchdog counts
     r.apply(1000, 0);
     CHECK(r.paused_until(3) == 1000 + 10 * 51'200);
     for (unsigned p : {0u, 1u, 2u, 4u, 5u, 6u, 7u}) CHECK(r.paused_until(p) == 0);
     frame& pause = pause_frame(100);
     r.receive(pause, 2000);
+    CHECK(r.last_xoff() == 0);  // not honoured
     CHECK(r.next_apply() == pause_reaction::NEVER);
     CHECK(r.stats().ignored_frames == 1);
     CHECK(r.stats().pfc_frames == 1);

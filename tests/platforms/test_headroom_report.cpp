@@ -53,6 +53,32 @@ TEST_CASE("headroom options: units, defaults per method, table", "[headroom]") {
     CHECK(table.str().find("headroom (XOFF_TH): 88 cells = 18304 B") != std::string::npos);
 }
 
+TEST_CASE("headroom options: the scenario's calculated headroom from the command line",
+          "[headroom]") {
+    // headroom_incast.yaml at 10G/100 m (560 ns one way): 1518-B frames both ways, the switch
+    // commits 301 ns ahead, the crossing frame in headroom. W = 1538 + 377 + 72 + 1400 + 3840 +
+    // 1538 + 1538 = 10303 -> floor(6.7) = 6 frames x 8 cells = 9984 B, the scenario's
+    // headroom_limit_cells (48) x 208.
+    std::map<std::string, std::string> o{{"rate", "10Gbps"},
+                                         {"one_way_latency", "560ns"},
+                                         {"mtu", "1518"},
+                                         {"lossless_mtu", "1518"},
+                                         {"local_commit_ahead", "301ns"},
+                                         {"crossing_frame", "in_headroom"}};
+    const auto r = headroom_report(o);
+    CHECK(r["terms"]["crossing_frame"] == 1538u);
+    CHECK(r["bytes"] == 9984u);
+    o["crossing_frame"] = "fits";
+    CHECK(headroom_report(o)["bytes"] == 8320u);
+    o["crossing_frame"] = "maybe";
+    try {
+        headroom_report(o);
+        FAIL("accepted");
+    } catch (const config_error& e) {
+        CHECK(std::string(e.what()).find("crossing_frame") != std::string::npos);
+    }
+}
+
 TEST_CASE("headroom options: bad values name the option", "[headroom]") {
     const options base{{"rate", "100Gbps"}, {"cable_length", "5"}};
     auto with = [&](const std::string& k, const std::string& v) {

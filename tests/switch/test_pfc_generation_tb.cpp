@@ -7,16 +7,12 @@
 
 #include <nlohmann/json.hpp>
 
-#include "fabricsim/phy/link.h"
-#include "fabricsim/switch/switch_device.h"
-#include "tb.h"
+#include "switch_pair_bench.h"
 
 using namespace fabricsim;
 
 namespace {
 
-constexpr std::uint64_t G10 = 10'000'000'000ull;
-constexpr std::uint32_t DST = 0x0a000002;
 constexpr ps_t US = PS_PER_US;
 constexpr ps_t FRAME_1500 = 1'230'400;  // 1538 wire bytes at 10G
 constexpr ps_t LAST_BIT = 1'220'800;    // first to last bit of a 1518 B frame (+ preamble)
@@ -36,50 +32,10 @@ constexpr ps_t arrival(unsigned k) {
     return START + k * FRAME_1500 + LAST_BIT + US;
 }
 
-struct control_sink final : sc_core::sc_module, frame_receiver {
-    eth_rx_port rx{"rx", *this, 0};
-    struct got_frame {
-        ps_t at;
-        frame_kind kind;
-        std::uint8_t enable;
-        std::array<std::uint16_t, 8> quanta;
-    };
-    std::vector<got_frame> got;
-    explicit control_sink(const sc_core::sc_module_name& n) : sc_core::sc_module(n) {}
-    void receive(unsigned, frame& f) override {
-        got.push_back({now_ps(), f.kind, f.pfc_enable, f.pause_quanta});
-        frame_pool::global().release(f);
-    }
-};
-
-/// One 10G source on port 0 (its reverse direction into `back`), output port 1 into `out`, and
-/// `far` sending PAUSE into port 1 from the output's far end. 1 us cables.
-struct bench {
-    test::tb_source src{"src"};
-    control_sink back{"back"};
-    control_sink out{"out"};
-    test::tb_source far{"far"};
-    std::vector<std::unique_ptr<phy::link>> links;
-    std::unique_ptr<sw::switch_device> dut;
-
-    explicit bench(const sw::switch_config& cfg, unsigned frames) {
-        dut = std::make_unique<sw::switch_device>("dut", cfg, std::vector<std::uint64_t>{G10, G10},
-                                                  1);
-        dut->routes().add_route(DST, {1});
-        for (unsigned i = 0; i < 2; ++i) {
-            phy::link_config lc;
-            lc.rate_bps = G10;
-            lc.propagation = US;
-            links.push_back(std::make_unique<phy::link>(("l" + std::to_string(i)).c_str(), lc, 1));
-        }
-        src.tx.socket.bind(links[0]->ab.in);
-        links[0]->ab.out.bind(dut->rx_socket(0));
-        dut->tx_socket(0).bind(links[0]->ba.in);
-        links[0]->ba.out.bind(back.rx.socket);
-        dut->tx_socket(1).bind(links[1]->ab.in);
-        links[1]->ab.out.bind(out.rx.socket);
-        far.tx.socket.bind(links[1]->ba.in);
-        links[1]->ba.out.bind(dut->rx_socket(1));
+/// The two-port bench with `frames` frames from the source at START, and the output held by its
+/// far end from 0 until XON_AT.
+struct bench : test::switch_pair_bench {
+    bench(const sw::switch_config& cfg, unsigned frames) : switch_pair_bench(cfg) {
         for (unsigned k = 0; k < frames; ++k)
             src.items.push_back({START, &test::make_frame(1500, DST)});
         frame& hold = frame_pool::global().acquire();
@@ -90,11 +46,6 @@ struct bench {
     }
     /// First bit of the j-th frame the released output sends.
     static ps_t departure(unsigned j) { return XON_AT + CTL + j * FRAME_1500; }
-    nlohmann::json port_stats(unsigned p) const {
-        nlohmann::json s;
-        dut->report_stats(s);
-        return s["ports"][p];
-    }
 };
 
 /// PG 0 lossless: static limit 80 cells (10 frames of 1518 B, 8 cells each), headroom 40 cells

@@ -5,19 +5,15 @@
 
 #include <nlohmann/json.hpp>
 
-#include "fabricsim/phy/link.h"
 #include "fabricsim/switch/algo/mmu.h"
 #include "fabricsim/switch/algo/pfc_watchdog.h"
-#include "fabricsim/switch/switch_device.h"
-#include "tb.h"
+#include "switch_pair_bench.h"
 
 using namespace fabricsim;
 using sw::pfc_watchdog;
 
 namespace {
 
-constexpr std::uint64_t G10 = 10'000'000'000ull;
-constexpr std::uint32_t DST = 0x0a000002;
 constexpr ps_t US = PS_PER_US;
 constexpr ps_t MS = PS_PER_MS;
 constexpr ps_t FRAME_1500 = 1'230'400;  // 1538 wire bytes at 10G
@@ -103,46 +99,10 @@ TEST_CASE("mmu: the watchdog drops a lossless PG's arrivals at its ingress",
 
 namespace {
 
-struct sink final : sc_core::sc_module, frame_receiver {
-    eth_rx_port rx{"rx", *this, 0};
-    std::vector<ps_t> got;
-    explicit sink(const sc_core::sc_module_name& n) : sc_core::sc_module(n) {}
-    void receive(unsigned, frame& f) override {
-        got.push_back(now_ps());
-        frame_pool::global().release(f);
-    }
-};
-
-/// A source on port 0 sends priority-3 frames (DSCP 24) to port 1, whose far end storms PFC
-/// XOFF on priority 3 from 0 to 4 ms (re-sent every 1 ms). 10G, 1 us cables.
-struct storm_bench {
-    test::tb_source src{"src"};
-    sink out{"out"};
-    test::tb_source far{"far"};
-    std::vector<std::unique_ptr<phy::link>> links;
-    std::unique_ptr<sw::switch_device> dut;
-
-    explicit storm_bench(sw::pfc_watchdog_action action) {
-        sw::switch_config cfg;
-        cfg.qos.dscp_to_tc[24] = 3;
-        cfg.flow_control.honour_pfc = true;
-        cfg.flow_control.response_delay = 0;
-        cfg.pfc_watchdog = watching_3(action);
-        dut = std::make_unique<sw::switch_device>("dut", cfg, std::vector<std::uint64_t>{G10, G10},
-                                                  1);
-        dut->routes().add_route(DST, {1});
-        for (unsigned i = 0; i < 2; ++i) {
-            phy::link_config lc;
-            lc.rate_bps = G10;
-            lc.propagation = US;
-            links.push_back(std::make_unique<phy::link>(("l" + std::to_string(i)).c_str(), lc, 1));
-        }
-        src.tx.socket.bind(links[0]->ab.in);
-        links[0]->ab.out.bind(dut->rx_socket(0));
-        dut->tx_socket(1).bind(links[1]->ab.in);
-        links[1]->ab.out.bind(out.rx.socket);
-        far.tx.socket.bind(links[1]->ba.in);
-        links[1]->ba.out.bind(dut->rx_socket(1));
+/// The two-port bench: priority-3 frames (DSCP 24) from the source, and the output's far end
+/// storming PFC XOFF on priority 3 from 0 to 4 ms (re-sent every 1 ms).
+struct storm_bench : test::switch_pair_bench {
+    explicit storm_bench(sw::pfc_watchdog_action action) : switch_pair_bench(config(action)) {
         for (unsigned k = 0; k < 5; ++k) {
             frame& x = frame_pool::global().acquire();
             std::array<std::uint16_t, 8> q{};
@@ -151,17 +111,20 @@ struct storm_bench {
             far.items.push_back({k * MS, &x});
         }
     }
+    static sw::switch_config config(sw::pfc_watchdog_action action) {
+        sw::switch_config cfg;
+        cfg.qos.dscp_to_tc[24] = 3;
+        cfg.flow_control.honour_pfc = true;
+        cfg.flow_control.response_delay = 0;
+        cfg.pfc_watchdog = watching_3(action);
+        return cfg;
+    }
     void send(ps_t at, unsigned frames) {
         for (unsigned k = 0; k < frames; ++k) {
             frame& f = test::make_frame(1500, DST);
             f.dscp = 24;
             src.items.push_back({at, &f});
         }
-    }
-    nlohmann::json port1() const {
-        nlohmann::json s;
-        dut->report_stats(s);
-        return s["ports"][1];
     }
 };
 
@@ -176,9 +139,9 @@ TEST_CASE("PFC watchdog forward: a stormed priority is served again after detect
     // 1.0576 us + 1 ms; the held queue then drains back to back.
     const ps_t stormed = CTL + MS;
     REQUIRE(b.out.got.size() == 20);
-    CHECK(b.out.got[0] == stormed + LAST_BIT + US);
-    CHECK(b.out.got[19] == stormed + 19 * FRAME_1500 + LAST_BIT + US);
-    const nlohmann::json fc = b.port1()["flow_control"];
+    CHECK(b.out.got[0].at == stormed + LAST_BIT + US);
+    CHECK(b.out.got[19].at == stormed + 19 * FRAME_1500 + LAST_BIT + US);
+    const nlohmann::json fc = b.port_stats(1)["flow_control"];
     CHECK(fc["watchdog"]["storms"][3] == 1);
     // Restored 4 ms after the last XOFF (sent at 4 ms).
     CHECK(fc["watchdog"]["restorations"][3] == 1);
@@ -196,8 +159,8 @@ TEST_CASE("PFC watchdog drop: the stormed queue is emptied and its arrivals drop
     b.send(9 * MS, 5);   // restored at 8.0010576 ms: delivered
     sc_core::sc_start(to_sc_time(12 * MS));
     REQUIRE(b.out.got.size() == 5);
-    CHECK(b.out.got[0] > 9 * MS);
-    const nlohmann::json p1 = b.port1();
+    CHECK(b.out.got[0].at > 9 * MS);
+    const nlohmann::json p1 = b.port_stats(1);
     CHECK(p1["drops"]["pfc_watchdog"] == 30);
     CHECK(p1["flow_control"]["watchdog"]["storms"][3] == 1);
     CHECK(p1["flow_control"]["watchdog"]["restorations"][3] == 1);

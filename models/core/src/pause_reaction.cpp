@@ -42,6 +42,7 @@ pause_reaction::pause_reaction(const pause_reaction_config& cfg, std::uint64_t r
 std::uint8_t pause_reaction::receive(const frame& f, ps_t now) {
     const bool pfc = f.kind == frame_kind::PFC;
     (pfc ? m_stats.pfc_frames : m_stats.pause_frames)++;
+    m_last_xoff = 0;
     if (!(pfc ? m_pfc : m_pause)) {
         m_stats.ignored_frames++;
         return 0;
@@ -60,6 +61,7 @@ std::uint8_t pause_reaction::receive(const frame& f, ps_t now) {
             }
         } else {
             m_stats.xoff[p]++;
+            m_last_xoff = static_cast<std::uint8_t>(m_last_xoff | 1u << p);
             m_pending_at[p] = now + m_delay;
             m_pending_len[p] = pause_quanta_ps(q, m_rate_bps);
         }

@@ -50,13 +50,10 @@ void egress_port::receive_control(frame& f) {
     m_rx_control++;
     if (m_reaction && (f.kind == frame_kind::PAUSE || f.kind == frame_kind::PFC)) {
         const ps_t now = now_ps();
-        if (m_watchdog) {
-            const bool pfc = f.kind == frame_kind::PFC;
-            for (unsigned p = 0; p < 8; ++p)
-                if ((pfc ? (f.pfc_enable >> p & 1) && f.pause_quanta[p] : f.pause_quanta[0] != 0))
-                    m_watchdog->xoff_received(p, now);
-        }
         const std::uint8_t released = m_reaction->receive(f, now);
+        if (m_watchdog)
+            for (unsigned p = 0; p < 8; ++p)
+                if (m_reaction->last_xoff() >> p & 1) m_watchdog->xoff_received(p, now);
         if (m_reaction->next_apply() <= now) m_reaction->apply(now, m_queues.busy_until());
         if (m_reaction->next_apply() != pause_reaction::NEVER)
             m_pause_due.arm_at(m_reaction->next_apply());

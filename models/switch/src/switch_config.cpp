@@ -1,6 +1,7 @@
 #include "fabricsim/switch/switch_config.h"
 
 #include <cmath>
+#include <initializer_list>
 #include <stdexcept>
 
 namespace fabricsim::sw {
@@ -667,6 +668,13 @@ std::string element_key(const config_node& n, const std::string& key, unsigned i
                : key + "[" + std::to_string(i) + "]";
 }
 
+/// Fails naming the first of `keys` given in `n`: they do not apply (`why`).
+void refuse_given(const config_node& n, std::initializer_list<const char*> keys,
+                  const std::string& why) {
+    for (const char* k : keys)
+        if (n.has(k)) n.fail(k, why);
+}
+
 const char* unit_name(bool packets) {
     return packets ? "pkt" : "bytes";
 }
@@ -776,8 +784,8 @@ void switch_config::validate_flow_control(const config_node& n) const {
     if (!pfc_watchdog.enabled) {
         // Turned off explicitly (a sweep's --set), the other keys may stay.
         if (!wn.has("enabled"))
-            for (const char* k : {"detection_time", "restoration_time", "action", "priorities"})
-                if (wn.has(k)) wn.fail(k, "is set but pfc_watchdog.enabled is not");
+            refuse_given(wn, {"detection_time", "restoration_time", "action", "priorities"},
+                         "is set but pfc_watchdog.enabled is not");
     } else {
         if (!flow_control.honour_pfc.value_or(false))
             wn.fail("enabled",
@@ -789,9 +797,10 @@ void switch_config::validate_flow_control(const config_node& n) const {
     if (!g.enabled()) {
         // `generate: none` turns it off explicitly (a sweep's --set): the other keys may stay.
         if (!fn.has("generate"))
-            for (const char* k : {"pause_quanta", "refresh_quanta", "xon", "xon_offset", "q_on",
-                                  "q_off", "headroom", "headroom_check", "headroom_mtu"})
-                if (fn.has(k)) fn.fail(k, "is set but flow_control.generate is not");
+            refuse_given(fn,
+                         {"pause_quanta", "refresh_quanta", "xon", "xon_offset", "q_on", "q_off",
+                          "headroom", "headroom_check", "headroom_mtu"},
+                         "is set but flow_control.generate is not");
         return;
     }
     if (g.refresh_quanta >= g.pause_quanta)
@@ -807,13 +816,11 @@ void switch_config::validate_flow_control(const config_node& n) const {
             fn.fail("q_off", "must be in the same unit as q_on (frames with 'pkt', or bytes)");
         if (off.value >= on.value)
             fn.fail("q_off", "must be below q_on (the PAUSE OFF point is under the ON point)");
-        for (const char* k : {"xon", "xon_offset", "headroom", "headroom_check", "headroom_mtu"})
-            if (fn.has(k))
-                fn.fail(k, "applies to PG-triggered generation (pfc, pause), not queue_pause");
+        refuse_given(fn, {"xon", "xon_offset", "headroom", "headroom_check", "headroom_mtu"},
+                     "applies to PG-triggered generation (pfc, pause), not queue_pause");
         return;
     }
-    for (const char* k : {"q_on", "q_off"})
-        if (fn.has(k)) fn.fail(k, "applies to generate: queue_pause only");
+    refuse_given(fn, {"q_on", "q_off"}, "applies to generate: queue_pause only");
     std::uint8_t lossless = 0;
     for (unsigned g2 = 0; g2 < PRIORITY_GROUPS; ++g2)
         if (mmu.pg[g2].lossless) lossless = static_cast<std::uint8_t>(lossless | 1u << g2);

@@ -77,6 +77,8 @@ public:
     /// A PAUSE or PFC frame received (last bit) at `now`. XONs take effect at once; XOFFs are
     /// pending until now + response delay (apply()). Returns the priorities released now.
     std::uint8_t receive(const frame& f, ps_t now);
+    /// Priorities the last receive() paused (XOFF, honoured): what a PFC watchdog counts.
+    std::uint8_t last_xoff() const { return m_last_xoff; }
     /// Earliest time a pending XOFF takes effect, NEVER if none.
     ps_t next_apply() const { return m_next_apply; }
     /// Applies the XOFFs due at or before `now`; the wire carries a started frame until
@@ -116,6 +118,7 @@ private:
     std::array<ps_t, 8> m_pending_at{};    ///< when a pending XOFF applies (NEVER: none)
     std::array<ps_t, 8> m_pending_len{};
     ps_t m_next_apply = NEVER;
+    std::uint8_t m_last_xoff = 0;
     ps_t m_delay;
     std::uint64_t m_rate_bps;
     bool m_pause;
