@@ -156,6 +156,7 @@ std::uint64_t report_devices(const std::vector<std::unique_ptr<sw::switch_device
     }
     for (const auto& h : hosts) {
         h->export_flow_results();
+        h->add_drops(totals.drops);
         totals.held += h->frames_held();
         h->report_stats(host_json[h->basename()]);
     }
@@ -560,6 +561,25 @@ void platform::write_queries_csv(const std::string& path) const {
     f.close();
 }
 
+namespace {
+/// A RoCE flow's DCQCN trace: CNPs sent by the receiver, CNPs and rate changes at the sender.
+void write_roce_trace(output_file& f, const host::flow_record& r) {
+    static const char* const EVENTS[] = {"cnp_sent", "cnp", "timer", "bytes"};
+    f.write("time_us,event,rate_gbps,target_gbps,alpha\n");
+    csv_row row;
+    for (const auto& t : r.roce_trace) {
+        row.clear();
+        row.time(t.at);
+        row.text(EVENTS[static_cast<unsigned>(t.what)]);
+        row.real(t.rate_bps / 1e9);
+        row.real(t.target_bps / 1e9);
+        row.real(t.alpha);
+        f.write(row.end());
+    }
+    f.close();
+}
+}  // namespace
+
 void platform::write_traces(const std::string& dir) const {
     bool any = false;
     csv_row row;
@@ -568,6 +588,10 @@ void platform::write_traces(const std::string& dir) const {
         if (!any) std::filesystem::create_directories(dir);
         any = true;
         output_file f(dir + "/flow" + std::to_string(r.spec.id) + ".csv");
+        if (r.spec.transport == host::transport_kind::ROCE) {
+            write_roce_trace(f, r);
+            continue;
+        }
         f.write(
             "time_us,cwnd_bytes,ssthresh_bytes,flight_bytes,acked_bytes,alpha,marked_fraction,"
             "srtt_us,rtt_sample_us,ece\n");

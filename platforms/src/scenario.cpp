@@ -773,6 +773,41 @@ void check_tcp(const host::tcp_options& o, const config_node& t) {
     if (o.sender.rwnd < o.cc.mss) t.fail("rwnd", "is smaller than one segment (tcp.mss)");
 }
 
+// ---------------------------------------------------------------- roce.*
+
+/// The `roce:` section: queue-pair parameters of every RoCE flow (DCQCN is the NICs', nic.dcqcn).
+const param_table<host::roce_params>& roce_params_table() {
+    static const param_table<host::roce_params> table = [] {
+        using rp = host::roce_params;
+        param_table<rp> t;
+        t.choice<std::uint32_t>(
+            "mtu", "1024",
+            "IB path MTU: payload bytes per packet (RoCE packets add 58 B of "
+            "Ethernet/IP/UDP/BTH/ICRC headers and the FCS)",
+            {{"256", 256}, {"512", 512}, {"1024", 1024}, {"2048", 2048}, {"4096", 4096}}, &rp::mtu);
+        auto& ae = t.add("ack_every", value_kind::INT, "1",
+                         "Responder ACKs every n-th in-order packet and each message's last",
+                         [](rp& o, const config_value& v) {
+                             o.ack_every = static_cast<std::uint32_t>(v.integer());
+                         });
+        ae.min = 1;
+        ae.max = 1024;
+        t.add("timeout", value_kind::TIME, "1ms",
+              "Requester retransmission timeout (go-back-N from the oldest unacknowledged PSN); "
+              "IB: 4.096us x 2^local_ack_timeout",
+              [](rp& o, const config_value& v) { o.timeout = v.time(); })
+            .min = 1;
+        return t;
+    }();
+    return table;
+}
+
+/// The options of every transport that takes them, from their top-level sections.
+struct transport_options {
+    host::tcp_options tcp;
+    host::roce_params roce;
+};
+
 // ---------------------------------------------------------------- traffic.*
 
 /// An element of a traffic list; errors name its keys below `at` ("traffic.flows[2]").
@@ -790,7 +825,8 @@ struct flow_keys : list_entry {
     host::flow_spec spec;  ///< what the keys set directly (process, packet size, start ...)
     std::optional<ps_t> stop;
     std::optional<host::cc_kind> cc;
-    std::vector<std::string> udp_only, tcp_only;  ///< set keys, in declaration order
+    /// Set keys that apply to UDP, TCP, or TCP and RoCE flows only, in declaration order.
+    std::vector<std::string> udp_only, tcp_only, reliable_only;
 };
 
 /// traffic.flows[]
@@ -816,6 +852,7 @@ struct workload_entry : list_entry {
     std::uint64_t pareto_mean = 0;
     std::optional<host::cc_kind> cc;
     std::uint8_t dscp = 0;
+    host::transport_kind transport = host::transport_kind::TCP;
 };
 
 /// traffic.incast[]
@@ -865,7 +902,7 @@ std::vector<std::string> names_of(const std::vector<std::pair<std::string, V>>& 
 }
 
 /// Which flows a key of flows[] / generate[] applies to; the others refuse it when it is set.
-enum class applies_to { ALL, UDP, TCP };
+enum class applies_to { ALL, UDP, TCP, RELIABLE };
 
 /// Declares a key of flows[] / generate[] stored by `store`.
 template <class E>
@@ -876,7 +913,10 @@ param_spec& flow_key(param_table<E>& t, applies_to only, const std::string& path
                  [only, default_value, store](E& e, const config_value& v) {
                      store(e, v);
                      if (only != applies_to::ALL && set_apart_from_default(v, default_value))
-                         (only == applies_to::UDP ? e.udp_only : e.tcp_only).push_back(v.key());
+                         (only == applies_to::UDP   ? e.udp_only
+                          : only == applies_to::TCP ? e.tcp_only
+                                                    : e.reliable_only)
+                             .push_back(v.key());
                  });
 }
 
@@ -901,7 +941,9 @@ void add_flow_keys(param_table<E>& t) {
         {"exponential", host::period_distribution::EXPONENTIAL},
         {"pareto", host::period_distribution::PARETO}};
     static const std::vector<std::pair<std::string, host::transport_kind>> transports = {
-        {"udp", host::transport_kind::UDP}, {"tcp", host::transport_kind::TCP}};
+        {"udp", host::transport_kind::UDP},
+        {"tcp", host::transport_kind::TCP},
+        {"roce", host::transport_kind::ROCE}};
     auto& ps = flow_key(t, applies_to::UDP, "packet_size", value_kind::BYTES, "1500B",
                         "IPv4 packet size (IP + UDP headers + payload); the frame adds 18 B of "
                         "Ethernet header and FCS (22 B with a VLAN tag)",
@@ -957,11 +999,12 @@ void add_flow_keys(param_table<E>& t) {
     pcp.min = 0;
     pcp.max = 7;
     flow_key(t, applies_to::ALL, "transport", value_kind::CHOICE, "udp",
-             "udp: open-loop source (process/rate/packet_size); tcp: a TCP connection (see tcp.*)",
+             "udp: open-loop source (process/rate/packet_size); tcp: a TCP connection (see tcp.*); "
+             "roce: a RoCEv2 reliable connection (see roce.*, nic.dcqcn.*)",
              [](E& f, const config_value& v) { f.spec.transport = named(v, transports); })
         .choices = names_of(transports);
-    auto& sz = flow_key(t, applies_to::TCP, "size", value_kind::BYTES, "",
-                        "tcp: bytes to transfer (default: long-lived, never ends)",
+    auto& sz = flow_key(t, applies_to::RELIABLE, "size", value_kind::BYTES, "",
+                        "tcp, roce: bytes to transfer (default: long-lived, never ends)",
                         [](E& f, const config_value& v) {
                             if (v.present()) f.spec.size_bytes = v.bytes();
                         });
@@ -974,8 +1017,9 @@ void add_flow_keys(param_table<E>& t) {
                         });
     cc.optional = true;
     cc.choices = names_of(cc_names());
-    flow_key(t, applies_to::TCP, "trace", value_kind::BOOL, "false",
-             "tcp: record cwnd, ssthresh, alpha, RTT and ECE at every ACK (traces/flow<id>.csv)",
+    flow_key(t, applies_to::RELIABLE, "trace", value_kind::BOOL, "false",
+             "tcp: record cwnd, ssthresh, alpha, RTT and ECE at every ACK; roce: every CNP and "
+             "DCQCN rate change (traces/flow<id>.csv)",
              [](E& f, const config_value& v) { f.spec.trace = v.boolean(); });
 }
 
@@ -1067,6 +1111,12 @@ const param_table<workload_entry>& workload_params() {
         t.add("start", value_kind::TIME, "0s", "Arrivals start",
               [](we& w, const config_value& v) { w.params.start = v.time(); });
         t.add("stop", value_kind::TIME, "Arrivals stop (default: run end)", &we::stop);
+        t.choice<host::transport_kind>(
+            "transport", "tcp",
+            "tcp: one TCP connection per flow (tcp.*); roce: one RoCEv2 queue pair per flow "
+            "(roce.*, nic.dcqcn.*)",
+            {{"tcp", host::transport_kind::TCP}, {"roce", host::transport_kind::ROCE}},
+            &we::transport);
         add_group_cc(t);
         auto& dscp = t.add("dscp", value_kind::INT, "0", "IPv4 DSCP of the flows", &we::dscp);
         dscp.min = 0;
@@ -1136,10 +1186,11 @@ const param_table<traffic_params>& traffic_params::params() {
                               append_to(&tp::flows));
         t.list<flow_pattern>("generate", "", "Flow patterns over all hosts", flow_pattern_params(),
                              append_to(&tp::generate));
-        t.list<workload_entry>("workload", "",
-                               "Open-loop TCP flows: Poisson arrivals per sending host at a target "
-                               "load, sizes from a distribution",
-                               workload_params(), append_to(&tp::workload));
+        t.list<workload_entry>(
+            "workload", "",
+            "Open-loop TCP or RoCE flows: Poisson arrivals per sending host at a target "
+            "load, sizes from a distribution",
+            workload_params(), append_to(&tp::workload));
         t.list<incast_entry>("incast", "",
                              "Partition/aggregate groups: an aggregator queries workers over "
                              "persistent TCP connections (tcp.*)",
@@ -1159,6 +1210,7 @@ void describe_top_level(config_schema& s) {
     sw::switch_config::params().describe(s, "switch");
     nic::nic_config::params().describe(s, "nic");
     tcp_params().describe(s, "tcp");
+    roce_params_table().describe(s, "roce");
     traffic_params::params().describe(s, "traffic");
 }
 
@@ -1181,21 +1233,44 @@ void make_tcp(host::flow_spec& f, const host::tcp_options& o) {
                                                            : host::ecn_feedback::NONE;
 }
 
+/// Makes `f` a RoCE flow with queue-pair options `o`.
+void make_roce(host::flow_spec& f, const host::roce_params& o) {
+    f.transport = host::transport_kind::ROCE;
+    f.roce = o;
+    f.packet_bytes = o.mtu + IPV4_HEADER + UDP_HEADER + roce::udp_payload(roce::SEND_MIDDLE, 0);
+}
+
 /// The flow that the keys of a flows[] or generate[] entry describe (endpoints and rate aside):
-/// its stop time (default: the run's end) after its start, and no key of the other transport
+/// its stop time (default: the run's end) after its start, and no key of another transport
 /// set.
-host::flow_spec flow_of(const flow_keys& k, ps_t duration, const host::tcp_options& tcp) {
+host::flow_spec flow_of(const flow_keys& k, ps_t duration, const transport_options& opt) {
     host::flow_spec f = k.spec;
     f.stop = k.stop.value_or(duration);
     if (f.stop <= f.start) k.fail("stop", "must be after start (" + format_time(f.start) + ")");
-    if (f.transport == host::transport_kind::TCP) {
-        if (!k.udp_only.empty())
-            k.fail(k.udp_only.front(),
-                   "applies to UDP flows only (a TCP flow's segments follow tcp.mss and its "
-                   "congestion control)");
-        make_tcp(f, with_cc(tcp, k.cc));
-    } else if (!k.tcp_only.empty()) {
-        k.fail(k.tcp_only.front(), "applies to TCP flows only (set transport: tcp)");
+    switch (f.transport) {
+        case host::transport_kind::TCP:
+            if (!k.udp_only.empty())
+                k.fail(k.udp_only.front(),
+                       "applies to UDP flows only (a TCP flow's segments follow tcp.mss and its "
+                       "congestion control)");
+            make_tcp(f, with_cc(opt.tcp, k.cc));
+            break;
+        case host::transport_kind::ROCE:
+            if (!k.udp_only.empty())
+                k.fail(k.udp_only.front(),
+                       "applies to UDP flows only (a RoCE flow's packets follow roce.mtu and its "
+                       "rate nic.dcqcn)");
+            if (!k.tcp_only.empty())
+                k.fail(k.tcp_only.front(), "applies to TCP flows only (set transport: tcp)");
+            make_roce(f, opt.roce);
+            break;
+        case host::transport_kind::UDP:
+            if (!k.tcp_only.empty())
+                k.fail(k.tcp_only.front(), "applies to TCP flows only (set transport: tcp)");
+            if (!k.reliable_only.empty())
+                k.fail(k.reliable_only.front(),
+                       "applies to TCP and RoCE flows only (set transport: tcp or roce)");
+            break;
     }
     return f;
 }
@@ -1280,9 +1355,9 @@ host::flow_size_distribution size_distribution(const workload_entry& w, file_rea
 
 /// traffic.flows[]: explicit flows.
 void add_explicit_flows(scenario& sc, const std::vector<explicit_flow>& flows,
-                        const host::tcp_options& tcp) {
+                        const transport_options& opt) {
     for (const auto& e : flows) {
-        host::flow_spec spec = flow_of(e, sc.duration, tcp);
+        host::flow_spec spec = flow_of(e, sc.duration, opt);
         spec.src = host_named(sc, e.src, e, "src");
         spec.dst = host_named(sc, e.dst, e, "dst");
         if (spec.src == spec.dst) e.fail("dst", "is the same host as src");
@@ -1293,7 +1368,7 @@ void add_explicit_flows(scenario& sc, const std::vector<explicit_flow>& flows,
 /// traffic.generate[]: one flow per (source, destination) pair of a pattern over all hosts;
 /// each source's load is split evenly over its flows.
 void add_generated_flows(scenario& sc, const std::vector<flow_pattern>& patterns,
-                         const host::tcp_options& tcp) {
+                         const transport_options& opt) {
     const auto hosts = sc.topo.hosts();
     for (std::size_t gi = 0; gi < patterns.size(); ++gi) {
         const flow_pattern& g = patterns[gi];
@@ -1305,7 +1380,7 @@ void add_generated_flows(scenario& sc, const std::vector<flow_pattern>& patterns
         const auto pairs = host::flow_pairs(
             g.pattern, hosts, target, rng(sc.seed, "traffic.generate[" + std::to_string(gi) + "]"));
         if (pairs.empty()) continue;
-        const host::flow_spec common = flow_of(g, sc.duration, tcp);
+        const host::flow_spec common = flow_of(g, sc.duration, opt);
         std::map<std::uint32_t, std::uint32_t> per_src;
         for (auto [s, d] : pairs) per_src[s]++;
         for (auto [s, d] : pairs) {
@@ -1323,7 +1398,7 @@ void add_generated_flows(scenario& sc, const std::vector<flow_pattern>& patterns
 /// traffic.workload[]: open-loop TCP flows from the workload generator, one fresh connection
 /// per flow.
 void add_workloads(scenario& sc, const std::vector<workload_entry>& workloads,
-                   const host::tcp_options& tcp, file_reader& files) {
+                   const transport_options& opt, file_reader& files) {
     const auto hosts = sc.topo.hosts();
     std::vector<host::workload_host> endpoints;
     for (const auto h : hosts)
@@ -1333,7 +1408,9 @@ void add_workloads(scenario& sc, const std::vector<workload_entry>& workloads,
         std::string csv_path;
         host::flow_size_distribution sizes = size_distribution(w, files, csv_path);
         if (!csv_path.empty()) sc.echo["traffic"]["workload"][index]["sizes"] = csv_path;
-        const host::tcp_options o = with_cc(tcp, w.cc);
+        const bool roce_flows = w.transport == host::transport_kind::ROCE;
+        if (roce_flows && w.cc) w.fail("cc", "applies to TCP workloads only (transport: tcp)");
+        const host::tcp_options o = with_cc(opt.tcp, w.cc);
         host::workload_params p = w.params;
         p.stop = w.stop.value_or(sc.duration);
         if (p.stop <= p.start) w.fail("stop", "must be after start (" + format_time(p.start) + ")");
@@ -1341,6 +1418,11 @@ void add_workloads(scenario& sc, const std::vector<workload_entry>& workloads,
         p.wire_per_byte = double(o.cc.mss + IPV4_HEADER + TCP_HEADER + ETH_HEADER + FCS_BYTES +
                                  PREAMBLE_SFD + IFG_BYTES) /
                           double(o.cc.mss);
+        if (roce_flows)
+            p.wire_per_byte =
+                double(opt.roce.mtu + roce::udp_payload(roce::SEND_MIDDLE, 0) + IPV4_HEADER +
+                       UDP_HEADER + ETH_HEADER + FCS_BYTES + PREAMBLE_SFD + IFG_BYTES) /
+                double(opt.roce.mtu);
         if (p.pattern == host::traffic_pattern::MANY_TO_ONE)
             p.target = target_host(sc, w.target, w, hosts);
         if (hosts.size() < 2) w.fail("pattern", "needs at least two hosts");
@@ -1360,7 +1442,10 @@ void add_workloads(scenario& sc, const std::vector<workload_entry>& workloads,
             host::flow_spec f;
             f.src = g.src;
             f.dst = g.dst;
-            make_tcp(f, o);
+            if (roce_flows)
+                make_roce(f, opt.roce);
+            else
+                make_tcp(f, o);
             f.size_bytes = g.size_bytes;
             f.start = g.start;
             f.stop = sc.duration;
@@ -1411,12 +1496,12 @@ void add_incast(scenario& sc, const std::vector<incast_entry>& groups,
     }
 }
 
-void build_traffic(scenario& sc, const traffic_params& tr, const host::tcp_options& tcp,
+void build_traffic(scenario& sc, const traffic_params& tr, const transport_options& opt,
                    file_reader& files) {
-    add_explicit_flows(sc, tr.flows, tcp);
-    add_generated_flows(sc, tr.generate, tcp);
-    add_workloads(sc, tr.workload, tcp, files);
-    add_incast(sc, tr.incast, tcp);
+    add_explicit_flows(sc, tr.flows, opt);
+    add_generated_flows(sc, tr.generate, opt);
+    add_workloads(sc, tr.workload, opt, files);
+    add_incast(sc, tr.incast, opt.tcp);
 }
 
 }  // namespace
@@ -1516,9 +1601,11 @@ scenario load_scenario(const YAML::Node& root_in, const std::string& name,
     size_headroom(sc, rules.switches);
     file_reader reader{base_dir, files, sc.files_read};
     const config_node tcp_section = top.child("tcp");
-    const host::tcp_options tcp = tcp_params().load(tcp_section);
-    check_tcp(tcp, tcp_section);
-    build_traffic(sc, traffic_params::params().load(top.child("traffic")), tcp, reader);
+    transport_options opt;
+    opt.tcp = tcp_params().load(tcp_section);
+    check_tcp(opt.tcp, tcp_section);
+    opt.roce = roce_params_table().load(top.child("roce"));
+    build_traffic(sc, traffic_params::params().load(top.child("traffic")), opt, reader);
     resolve_pcap(sc);
     check_output_estimate(sc);
     return sc;

@@ -165,6 +165,18 @@ std::size_t frame::to_bytes(std::uint8_t* out, std::size_t capacity) const {
     } else {
         w.u16(std::uint16_t(l4_len));
         w.u16(0);  // checksum, below
+        if (dst_port == roce::UDP_PORT && payload_bytes >= roce::BTH_BYTES + roce::ICRC_BYTES) {
+            // BTH: opcode, SE/M/pad/TVer, P_Key, reserved, dest QP, AckReq/reserved, PSN.
+            const bool ack = bth_opcode == roce::ACKNOWLEDGE;
+            const std::uint32_t psn = std::uint32_t(ack ? ack_no : seq_no) & 0xFFFFFF;
+            const std::uint32_t qp = (flow_id & 0xFFFFFF) + 1;  // QP 0/1 are special
+            w.u8(bth_opcode);
+            w.u8(0);
+            w.u16(0xFFFF);                                       // default P_Key
+            w.u32(qp);                                           // reserved byte + 24-bit QP
+            w.u32(psn);                                          // AckReq 0, reserved, 24-bit PSN
+            if (ack) w.u32(std::uint32_t(aeth_syndrome) << 24);  // MSN 0
+        }
     }
     // Pseudo-header checksum over the (zero-filled) payload.
     std::uint32_t acc = sum16(l4, l4_len);

@@ -32,6 +32,10 @@ std::string_view drop_cause_name(drop_cause c) {
             return "egress_pool_full";
         case drop_cause::PFC_WATCHDOG:
             return "pfc_watchdog";
+        case drop_cause::OUT_OF_SEQUENCE:
+            return "out_of_sequence";
+        case drop_cause::DUPLICATE:
+            return "duplicate";
         case drop_cause::AQM_DROP:
             return "aqm_drop";
         case drop_cause::COUNT:

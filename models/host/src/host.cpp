@@ -84,9 +84,8 @@ void host::app_write(std::uint32_t flow, std::uint64_t bytes, ps_t at) {
     rearm();
 }
 
-void host::wait_for_tx(transport& t) {
-    m_stats.tx_blocked++;
-    m_nic.request_tx_ready();
+void host::wait_for_tx(transport& t, std::size_t at_most) {
+    m_nic.request_tx_ready(at_most);
     if (!t.m_waiting_tx) {
         t.m_waiting_tx = true;
         m_waiting.push_back(&t);

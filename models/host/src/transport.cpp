@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "fabricsim/host/host.h"
+#include "fabricsim/host/roce_transport.h"
 #include "fabricsim/host/tcp_transport.h"
 #include "fabricsim/host/udp_transport.h"
 
@@ -22,7 +23,8 @@ std::vector<std::unique_ptr<transport>> make_transports(host& h) {
     std::vector<std::unique_ptr<transport>> t;
     t.push_back(std::make_unique<udp_transport>(h, h.flows()));
     t.push_back(std::make_unique<tcp_transport>(h, h.flows()));
-    static_assert(TRANSPORT_KINDS == 2, "one transport per transport_kind");
+    t.push_back(std::make_unique<roce_transport>(h, h.flows()));
+    static_assert(TRANSPORT_KINDS == 3, "one transport per transport_kind");
     return t;
 }
 

@@ -1,5 +1,8 @@
 #include "fabricsim/nic/nic_device.h"
 
+#include <functional>
+#include <stdexcept>
+
 #include <nlohmann/json.hpp>
 
 #include "fabricsim/core/frame_pool.h"
@@ -46,6 +49,75 @@ const param_table<nic_config>& nic_config::params() {
                       v.fail("must be after pfc_storm.start");
               })
             .optional = true;
+        using preset = nic_config::dcqcn_config::preset;
+        t.choice<preset>("dcqcn.mode", "none",
+                         "DCQCN for RoCE flows: none, paper (Zhu et al. 2015: g 1/256, K = T = "
+                         "55us, B 10MB, F 5, R_AI 40Mbps, R_HAI 200Mbps), mellanox (ConnectX "
+                         "firmware defaults), scaled (HPCC's dcqcn: mellanox-like, rates "
+                         "scaled to the line rate)",
+                         {{"none", preset::NONE},
+                          {"paper", preset::PAPER},
+                          {"mellanox", preset::MELLANOX},
+                          {"scaled", preset::SCALED}},
+                         [](nic_config& c, preset p) { c.dcqcn.mode = p; });
+        auto opt = [&t](
+                       const std::string& key, value_kind kind, const std::string& help,
+                       std::function<void(nic_config&, const config_value&)> store) -> param_spec& {
+            auto& s = t.add("dcqcn." + key, value_kind(kind), "", help + " (absent: the preset's)",
+                            [store](nic_config& c, const config_value& v) {
+                                if (v.present()) store(c, v);
+                            });
+            s.optional = true;
+            return s;
+        };
+        auto& g = opt("g", value_kind::REAL, "Alpha gain g, (0, 1]",
+                      [](nic_config& c, const config_value& v) { c.dcqcn.g = v.real(); });
+        g.min = 1e-9;
+        g.max = 1;
+        opt("alpha_period", value_kind::TIME, "Alpha update period K",
+            [](nic_config& c, const config_value& v) { c.dcqcn.alpha_period = v.time(); })
+            .min = 1;
+        opt("increase_period", value_kind::TIME, "Rate-increase timer T",
+            [](nic_config& c, const config_value& v) { c.dcqcn.increase_period = v.time(); })
+            .min = 1;
+        opt("decrease_period", value_kind::TIME,
+            "Rate-decrease check period (0: cut at every CNP, the paper)",
+            [](nic_config& c, const config_value& v) { c.dcqcn.decrease_period = v.time(); });
+        opt("byte_counter", value_kind::BYTES, "Byte counter B (0: none)",
+            [](nic_config& c, const config_value& v) { c.dcqcn.byte_counter = v.bytes(); });
+        auto& fr = opt("fast_recovery", value_kind::INT, "Fast-recovery steps F",
+                       [](nic_config& c, const config_value& v) {
+                           c.dcqcn.fast_recovery = static_cast<std::uint32_t>(v.integer());
+                       });
+        fr.min = 0;
+        fr.max = 1000;
+        opt("ai_rate", value_kind::BIT_RATE, "Additive increase R_AI",
+            [](nic_config& c, const config_value& v) { c.dcqcn.ai_rate = v.rate(); });
+        opt("hai_rate", value_kind::BIT_RATE, "Hyper increase R_HAI",
+            [](nic_config& c, const config_value& v) { c.dcqcn.hai_rate = v.rate(); });
+        opt("min_rate", value_kind::BIT_RATE, "Floor of every rate cut (at most the line rate)",
+            [](nic_config& c, const config_value& v) { c.dcqcn.min_rate = v.rate(); })
+            .min = 1;
+        t.add("dcqcn.cnp_interval", value_kind::TIME, "50us",
+              "Notification point: at most one CNP per flow per interval; a mark inside it sends "
+              "one CNP when it ends (HTDCQCN; NS3RDMA 50us, Mellanox 2-4us)",
+              [](nic_config& c, const config_value& v) { c.dcqcn.cnp_interval = v.time(); })
+            .min = 1;
+        auto& cd = t.add("dcqcn.cnp_dscp", value_kind::INT, "48", "DSCP of the CNPs (Mellanox 48)",
+                         [](nic_config& c, const config_value& v) {
+                             c.dcqcn.cnp_dscp = static_cast<std::uint8_t>(v.integer());
+                         });
+        cd.min = 0;
+        cd.max = 63;
+        auto& rl = t.add("rate_limiters", value_kind::INT, "1024",
+                         "Hardware rate limiters of the reaction points; a flow is bound to one "
+                         "at its first CNP, and shares limiter flow % rate_limiters when all "
+                         "are taken (counted as shared_bindings)",
+                         [](nic_config& c, const config_value& v) {
+                             c.rate_limiters = static_cast<std::uint32_t>(v.integer());
+                         });
+        rl.min = 1;
+        rl.max = 1 << 20;
         return t;
     }();
     return table;
@@ -59,6 +131,38 @@ nic_device::nic_device(const sc_core::sc_module_name& name, const nic_config& cf
         m_class = std::make_unique<std::array<ring<class_entry>, 8>>();
     }
     if (cfg.pfc_storm.priorities) m_storm.arm_at(cfg.pfc_storm.start);
+    if (cfg.dcqcn.enabled()) {
+        m_dcqcn = cfg.dcqcn.params(rate_bps);
+        if (auto e = m_dcqcn->validate())
+            throw std::invalid_argument(std::string(name) + ": nic.dcqcn: " + e->field + " " +
+                                        e->reason);
+        m_limiters = std::make_unique<rate_limiter_bank>(cfg.rate_limiters);
+    }
+}
+
+dcqcn_params nic_config::dcqcn_config::params(std::uint64_t line_rate_bps) const {
+    dcqcn_params p;
+    switch (mode) {
+        case preset::MELLANOX:
+            p = dcqcn_params::mellanox(line_rate_bps);
+            break;
+        case preset::SCALED:
+            p = dcqcn_params::scaled(line_rate_bps);
+            break;
+        default:
+            p = dcqcn_params::paper(line_rate_bps);
+            break;
+    }
+    if (g) p.g = *g;
+    if (alpha_period) p.alpha_period = *alpha_period;
+    if (increase_period) p.increase_period = *increase_period;
+    if (decrease_period) p.decrease_period = *decrease_period;
+    if (byte_counter) p.byte_counter = *byte_counter;
+    if (ai_rate) p.ai_rate_bps = *ai_rate;
+    if (hai_rate) p.hai_rate_bps = *hai_rate;
+    if (min_rate) p.min_rate_bps = *min_rate;
+    if (fast_recovery) p.fast_recovery_steps = *fast_recovery;
+    return p;
 }
 
 void nic_device::on_storm() {
@@ -113,7 +217,7 @@ void nic_device::on_wire_free() {
 }
 
 void nic_device::tell_host_if_drained() {
-    if (m_notify_host && queued() <= m_cfg.tx_queue_frames / 2) {
+    if (m_notify_host && queued() <= m_notify_at_most) {
         m_notify_host = false;
         if (m_host) m_host->nic_tx_ready();
     }

@@ -179,8 +179,8 @@ bool mmu::admit_general(unsigned in_port, unsigned pg, unsigned out_port, unsign
             return false;
         }
     }
-    // 4. Static per-port cap.
-    if (over_port_cap(out, s)) {
+    // 4. Static per-port cap, lossy queues only (a lossless queue is held back by PFC).
+    if (!ql.lossless && over_port_cap(out, s)) {
         why = drop_cause::PORT_CAP;
         return false;
     }

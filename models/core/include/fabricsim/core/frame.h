@@ -47,6 +47,25 @@ constexpr std::uint32_t MIN_FRAME_WITH_FCS = 64;
 constexpr std::uint32_t PREAMBLE_SFD = 8;
 constexpr std::uint32_t IFG_BYTES = 12;
 
+/// RoCEv2: InfiniBand transport over UDP (IBTA Annex A17).
+namespace roce {
+constexpr std::uint16_t UDP_PORT = 4791;
+constexpr std::uint32_t BTH_BYTES = 12;     ///< base transport header
+constexpr std::uint32_t AETH_BYTES = 4;     ///< ACK extended transport header
+constexpr std::uint32_t ICRC_BYTES = 4;     ///< invariant CRC trailer
+constexpr std::uint32_t CNP_RESERVED = 16;  ///< a CNP's reserved payload
+// BTH opcodes (RC transport, and the RoCEv2 CNP)
+constexpr std::uint8_t SEND_FIRST = 0x00, SEND_MIDDLE = 0x01, SEND_LAST = 0x02, SEND_ONLY = 0x04,
+                       ACKNOWLEDGE = 0x11, CNP = 0x81;
+constexpr std::uint8_t AETH_ACK = 0x1F;      ///< ACK, credit count invalid
+constexpr std::uint8_t AETH_NAK_SEQ = 0x60;  ///< NAK: PSN sequence error
+/// UDP payload of an RC packet with `data` bytes (BTH [+ AETH] + data + ICRC).
+constexpr std::uint32_t udp_payload(std::uint8_t opcode, std::uint32_t data) {
+    return BTH_BYTES + (opcode == ACKNOWLEDGE ? AETH_BYTES : 0) +
+           (opcode == CNP ? CNP_RESERVED : data) + ICRC_BYTES;
+}
+}  // namespace roce
+
 // Hot fields first: a switch hop (route hash, classification, MMU, link timing) and the
 // pool touch only the first cache line; TCP options and MAC control fields come last.
 struct alignas(64) frame {
@@ -84,6 +103,10 @@ struct alignas(64) frame {
     std::uint8_t tcp_flags = 0;
     std::uint16_t tcp_window = 0;
     std::uint8_t sack_blocks = 0;  ///< TCP SACK option blocks (RFC 2018), 0..3
+    // RoCEv2 (IPV4_UDP to port 4791): BTH opcode; the PSN is seq_no (data, CNP: 0) or ack_no
+    // (ACK/NAK: the PSN it acknowledges up to), 24 bits on the wire.
+    std::uint8_t bth_opcode = 0;
+    std::uint8_t aeth_syndrome = 0;  ///< ACK 0x1F (no credit count), NAK 0x60 (PSN sequence error)
 
     // Simulation metadata
     std::uint64_t seq_no =

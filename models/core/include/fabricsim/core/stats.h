@@ -26,6 +26,8 @@ enum class drop_cause : std::uint8_t {
     EGRESS_POOL_FULL,    ///< egress service pool's shared cells exhausted
     AQM_DROP,            ///< RED/ECN decision on a non-ECT frame configured to drop
     PFC_WATCHDOG,        ///< PFC watchdog (drop action) on a stormed priority
+    OUT_OF_SEQUENCE,     ///< go-back-N receiver (RoCE): discarded after a missing packet
+    DUPLICATE,           ///< go-back-N receiver (RoCE): discarded, it had arrived before
     COUNT
 };
 

@@ -51,6 +51,34 @@ struct tcp_flow_result {
     ps_t min_rtt = 0;
 };
 
+/// One row of a RoCE flow's DCQCN trace: a CNP sent by the receiver's notification point, or
+/// a CNP reaching the sender's reaction point or a rate change there (the rates after it).
+struct roce_trace_row {
+    enum class event : std::uint8_t { CNP_SENT, CNP, TIMER, BYTES };
+    ps_t at;
+    event what;
+    double rate_bps;    ///< RC (0 for CNP_SENT)
+    double target_bps;  ///< RT
+    double alpha;
+};
+
+/// End-of-run state of a RoCE flow (filled by the hosts when the run ends).
+struct roce_flow_result {
+    std::uint64_t packets = 0;        ///< data packets sent, resent ones included
+    std::uint64_t retransmitted = 0;  ///< of which resent (go-back-N)
+    std::uint64_t acked_bytes = 0;
+    std::uint64_t naks_received = 0;
+    std::uint64_t timeouts = 0;
+    std::uint64_t out_of_sequence = 0;  ///< receiver: dropped, a PSN was missing
+    std::uint64_t duplicates = 0;       ///< receiver: dropped, seen before
+    std::uint64_t marked = 0;           ///< receiver: CE-marked packets
+    std::uint64_t cnps_sent = 0;        ///< receiver (notification point)
+    std::uint64_t cnps_received = 0;    ///< sender (reaction point)
+    std::int64_t limiter = -1;          ///< the rate limiter the flow is bound to (-1: none)
+    bool shared_limiter = false;        ///< bound to a limiter other flows use too
+    double rate_bps = 0;                ///< the limiter's DCQCN rate at the end (0: none)
+};
+
 struct flow_record {
     flow_spec spec;
     std::uint64_t sent_frames = 0;
@@ -72,6 +100,8 @@ struct flow_record {
     ps_t completed = 0;               ///< when the last byte reached the receiver (0 = not yet)
     tcp_flow_result tcp;
     std::vector<tcp_trace_row> trace;
+    roce_flow_result roce;
+    std::vector<roce_trace_row> roce_trace;
     // Application messages (app-driven flows): one outstanding message per flow.
     message_listener* listener = nullptr;
     std::uint64_t app_written = 0;  ///< bytes the application has written so far

@@ -72,6 +72,9 @@ public:
     };
     const stats& get_stats() const { return m_stats; }
     void report_stats(nlohmann::json& out) const override;
+    void add_drops(drop_counters& d) const override {
+        for (const auto& t : m_transports) t->add_drops(d);
+    }
     /// Frames received by the NIC and waiting for their host-memory time.
     std::uint64_t frames_held() const override { return m_rx_fifo.size(); }
 
@@ -102,8 +105,16 @@ public:
     }
     /// The NIC TX queue has room for a data frame beyond the slots kept for ACKs.
     bool tx_room_for_data() const { return m_nic.tx_queue_free() > m_data_reserve; }
-    /// `t` stopped sending data on a full NIC queue: its on_tx_ready runs when there is room.
-    void wait_for_tx(transport& t);
+    /// `t` stopped sending data on a full NIC queue (counted as tx_blocked): its on_tx_ready
+    /// runs when the queue has drained to half.
+    void wait_for_tx(transport& t) {
+        m_stats.tx_blocked++;
+        wait_for_tx(t, m_nic.tx_queue_capacity() / 2);
+    }
+    /// `t`'s on_tx_ready runs when the TX queue holds at most `at_most` frames (a transport
+    /// that keeps the NIC fed a few frames ahead; not counted).
+    void wait_for_tx(transport& t, std::size_t at_most);
+    nic::nic_device& nic() const { return m_nic; }
     /// Queues a timer of transport kind `kind`: order among equal times is (kind, timer_kind,
     /// slot).
     void push_timer(ps_t at, transport_kind kind, std::uint8_t timer_kind, std::uint32_t slot) {

@@ -8,6 +8,7 @@
 #include "fabricsim/core/rng.h"
 #include "fabricsim/core/units.h"
 #include "fabricsim/host/algo/congestion_control.h"
+#include "fabricsim/host/algo/roce_qp.h"
 #include "fabricsim/host/algo/rtt_estimator.h"
 #include "fabricsim/host/algo/tcp_receiver.h"
 #include "fabricsim/host/algo/tcp_sender.h"
@@ -17,8 +18,8 @@ namespace fabricsim::host {
 enum class arrival_process { CBR, POISSON, ON_OFF };
 /// The transport of a flow; also the index of its `transport` in every host (the order of
 /// make_transports) and the rank of its timers among those due at the same time.
-enum class transport_kind : std::uint8_t { UDP, TCP };
-inline constexpr std::size_t TRANSPORT_KINDS = 2;
+enum class transport_kind : std::uint8_t { UDP, TCP, ROCE };
+inline constexpr std::size_t TRANSPORT_KINDS = 3;
 
 /// Everything one TCP connection is configured with.
 struct tcp_options {
@@ -48,10 +49,11 @@ struct flow_spec {
     double pareto_shape = 1.5;
 
     transport_kind transport = transport_kind::UDP;
-    std::uint64_t size_bytes = 0;  ///< TCP: bytes to transfer (0 = long-lived)
+    std::uint64_t size_bytes = 0;  ///< TCP, RoCE: bytes to transfer (0 = long-lived)
     bool app_driven = false;       ///< TCP: an application writes messages (size/start unused)
     tcp_options tcp;               ///< TCP: connection parameters
-    bool trace = false;            ///< TCP: record cwnd/alpha/RTT per ACK
+    roce_params roce;              ///< RoCE: queue-pair parameters
+    bool trace = false;            ///< TCP: record cwnd/alpha/RTT per ACK; RoCE: DCQCN events
 
     /// Wire bytes of one frame of this flow.
     std::uint32_t wire_bytes() const;

@@ -13,6 +13,7 @@
 #include <nlohmann/json_fwd.hpp>
 
 #include "fabricsim/core/frame.h"
+#include "fabricsim/core/stats.h"
 #include "fabricsim/core/units.h"
 #include "fabricsim/host/flow_table.h"
 #include "fabricsim/host/traffic_source.h"
@@ -77,6 +78,8 @@ public:
     }
     /// Copies end-of-run per-flow state into the flow table.
     virtual void export_flow_results() const {}
+    /// Adds the frames this transport's receivers discarded, by cause.
+    virtual void add_drops(drop_counters& d) const { (void)d; }
     /// Adds this transport's counters to the host's summary object.
     virtual void report_stats(nlohmann::json& out) const { (void)out; }
 

@@ -15,6 +15,7 @@
 #include <array>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include <systemc>
@@ -25,6 +26,8 @@
 #include "fabricsim/core/ring.h"
 #include "fabricsim/core/scheduler.h"
 #include "fabricsim/core/stats.h"
+#include "fabricsim/nic/algo/dcqcn.h"
+#include "fabricsim/nic/algo/rate_limiter.h"
 
 namespace fabricsim::nic {
 
@@ -41,6 +44,23 @@ struct nic_config {
         ps_t start = 0;
         ps_t stop = ~ps_t(0);
     } pfc_storm;
+    /// DCQCN on this NIC's RoCE queue pairs: reaction point on the rate-limiter bank for the
+    /// QPs it sends, notification point (CNPs) for those it receives. Overrides are applied to
+    /// the preset; absent ones keep the preset's value.
+    struct dcqcn_config {
+        enum class preset : std::uint8_t { NONE, PAPER, MELLANOX, SCALED } mode = preset::NONE;
+        std::optional<double> g;
+        std::optional<ps_t> alpha_period, increase_period, decrease_period;
+        std::optional<std::uint64_t> byte_counter, ai_rate, hai_rate, min_rate;
+        std::optional<std::uint32_t> fast_recovery;
+        ps_t cnp_interval = 50 * PS_PER_US;  ///< NP: at most one CNP per flow per interval
+        std::uint8_t cnp_dscp = 48;          ///< Mellanox cnp_dscp
+        bool enabled() const { return mode != preset::NONE; }
+        /// The preset at `line_rate_bps` with the overrides (not validated).
+        dcqcn_params params(std::uint64_t line_rate_bps) const;
+    } dcqcn;
+    /// Hardware rate limiters the reaction points share (flows are bound on their first CNP).
+    std::uint32_t rate_limiters = 1024;
 
     /// The `nic:` keys: schema and loading (config.h).
     static const param_table<nic_config>& params();
@@ -73,8 +93,20 @@ public:
     /// Frames the TX queue can still take.
     std::size_t tx_queue_free() const { return m_cfg.tx_queue_frames - queued(); }
     std::size_t tx_queue_capacity() const { return m_cfg.tx_queue_frames; }
-    /// Call the host's nic_tx_ready() once the TX queue has drained to half its size.
-    void request_tx_ready() { m_notify_host = true; }
+    /// Call the host's nic_tx_ready() once the TX queue holds at most `at_most` frames (when
+    /// several ask, the largest bound wins; a caller whose bound is not met asks again).
+    void request_tx_ready(std::size_t at_most) {
+        m_notify_at_most = m_notify_host ? std::max(m_notify_at_most, at_most) : at_most;
+        m_notify_host = true;
+    }
+    /// Frames in the TX queue (posted, not yet on the wire).
+    std::size_t tx_queued() const { return queued(); }
+    const nic_config& config() const { return m_cfg; }
+    /// DCQCN reaction-point parameters at this NIC's rate; nullptr when DCQCN is off.
+    const dcqcn_params* dcqcn() const { return m_dcqcn ? &*m_dcqcn : nullptr; }
+    /// The rate-limiter bank; nullptr when no reaction point uses it (DCQCN off).
+    rate_limiter_bank* limiters() { return m_limiters.get(); }
+    const rate_limiter_bank* limiters() const { return m_limiters.get(); }
 
     void receive(unsigned port, frame& f) override;
     /// Sends control frame `f` at max(now, wire free), before queued data, also while paused.
@@ -135,6 +167,9 @@ private:
     std::uint64_t m_class_seq = 0;
     ps_t m_busy_until = 0;
     bool m_notify_host = false;
+    std::size_t m_notify_at_most = 0;
+    std::optional<dcqcn_params> m_dcqcn;
+    std::unique_ptr<rate_limiter_bank> m_limiters;  ///< only with a reaction point
     model_timer m_wire_free = model_timer::bind<nic_device, &nic_device::on_wire_free>(this);
     stats m_stats;
     std::unique_ptr<pause_reaction> m_reaction;

@@ -24,7 +24,8 @@
 ///     queue's shared threshold (egress_queue_limit). Lossless queues skip the egress
 ///     thresholds (vendor set-ups give them a static limit as large as the pool: they are held
 ///     back by PFC at ingress, never dropped at egress).
-///  4. egress port cap (static, bytes or frames; optional) -> port_cap.
+///  4. egress port cap (static, bytes or frames; optional; lossy queues only: a lossless queue
+///     is held back by PFC) -> port_cap.
 /// Threshold test: "fit" (default, as the ns-2/ns-3 models) admits if shared + s <= T;
 /// "cross" (CH1, "last packet accept") admits while shared < T, so the crossing frame enters.
 /// Release (when the frame's first bit leaves): ingress headroom first, then the PG; egress
