@@ -71,9 +71,23 @@ output_estimate estimate_output(const scenario& sc) {
         IPV4_HEADER + TCP_HEADER + ETH_HEADER + FCS_BYTES + PREAMBLE_SFD + IFG_BYTES;
     for (const auto& f : sc.flows) {
         e.table_bytes += TABLE_BYTES_PER_FLOW;
-        if (!f.trace || f.transport != host::transport_kind::TCP) continue;
+        if (!f.trace || f.transport == host::transport_kind::UDP) continue;
         const double active_s =
             duration_s - std::min(duration_s, double(f.start) / double(PS_PER_S));
+        if (f.transport == host::transport_kind::ROCE) {
+            // At most a CNP sent and received per CNP interval, and a rate change per increase
+            // period and per byte-counter event at line rate.
+            const auto& nic = sc.nic_config_of(f.src);
+            if (!nic.dcqcn.enabled()) continue;
+            const std::uint64_t rate = sc.topo.port_rate(f.src, 0);
+            const auto p = nic.dcqcn.params(rate);
+            const auto& np = sc.nic_config_of(f.dst).dcqcn;
+            double per_s = 1 / (double(p.increase_period) / double(PS_PER_S));
+            if (np.enabled()) per_s += 2 / (double(np.cnp_gap()) / double(PS_PER_S));
+            if (p.byte_counter) per_s += double(rate) / 8 / double(p.byte_counter);
+            e.trace_bytes += std::ceil(per_s * active_s) * TRACE_ROW_BYTES;
+            continue;
+        }
         const double segments =
             double(sc.topo.port_rate(f.src, 0)) / 8 * active_s / (f.tcp.cc.mss + overhead);
         e.trace_bytes += std::ceil(segments) * TRACE_ROW_BYTES;

@@ -93,6 +93,14 @@ bool is_tcp(const host::flow_spec& sp) {
     return sp.transport == host::transport_kind::TCP;
 }
 
+bool is_roce(const host::flow_spec& sp) {
+    return sp.transport == host::transport_kind::ROCE;
+}
+
+const char* transport_name(const host::flow_spec& sp) {
+    return is_tcp(sp) ? "tcp" : is_roce(sp) ? "roce" : "udp";
+}
+
 /// A TCP flow of a given size that starts on its own (it has an FCT and an ideal FCT).
 bool is_sized_tcp(const host::flow_spec& sp) {
     return is_tcp(sp) && !sp.app_driven && sp.size_bytes != 0;
@@ -100,7 +108,7 @@ bool is_sized_tcp(const host::flow_spec& sp) {
 
 /// Payload bytes the application received: in order for TCP, every delivered one for UDP.
 std::uint64_t goodput_bytes(const host::flow_record& f) {
-    return is_tcp(f.spec) ? f.rx_bytes : f.payload_bytes;
+    return is_tcp(f.spec) || is_roce(f.spec) ? f.rx_bytes : f.payload_bytes;
 }
 
 double mean_latency_us(const host::flow_record& f) {
@@ -286,6 +294,20 @@ json flows_json(const host::flow_table& flows, const topology& topo) {
             j["fct_us"] = f.completed ? us(f.completed - f.started) : -1.0;
             j["ack_frames"] = f.ack_sent;
             j["tcp"] = tcp_flow_json(f);
+        } else if (is_roce(sp)) {
+            const host::roce_flow_result& r = f.roce;
+            j["transport"] = "roce";
+            j["size_bytes"] = sp.size_bytes;
+            j["rx_bytes"] = f.rx_bytes;
+            j["fct_us"] = f.completed ? us(f.completed - f.started) : -1.0;
+            j["ack_frames"] = f.ack_sent;
+            j["roce"] = {{"packets", r.packets},         {"retransmitted", r.retransmitted},
+                         {"acked_bytes", r.acked_bytes}, {"naks_received", r.naks_received},
+                         {"timeouts", r.timeouts},       {"out_of_sequence", r.out_of_sequence},
+                         {"duplicates", r.duplicates},   {"marked", r.marked},
+                         {"cnps_sent", r.cnps_sent},     {"cnps_received", r.cnps_received},
+                         {"limiter", r.limiter},         {"shared_limiter", r.shared_limiter},
+                         {"rate_gbps", r.rate_bps / 1e9}};
         }
         out.push_back(std::move(j));
     }
@@ -324,6 +346,39 @@ json tcp_json(const host::flow_table& flows) {
             {"timeouts", timeouts},
             {"peak_concurrent_flows", peak},
             {"mean_concurrent_flows", now ? active_ps / double(now) : 0.0}};
+}
+
+/// RoCE queue pairs together: completions, go-back-N, CNPs, rate limiters. Null without RoCE.
+json roce_json(const host::flow_table& flows) {
+    std::uint64_t n = 0, sized = 0, done = 0, packets = 0, resent = 0, timeouts = 0, naks = 0,
+                  cnps_sent = 0, cnps_received = 0, limited = 0, shared = 0;
+    for (const auto& f : flows.all()) {
+        if (!is_roce(f.spec)) continue;
+        const host::roce_flow_result& r = f.roce;
+        ++n;
+        if (f.spec.size_bytes) ++sized;
+        if (f.completed) ++done;
+        packets += r.packets;
+        resent += r.retransmitted;
+        timeouts += r.timeouts;
+        naks += r.naks_received;
+        cnps_sent += r.cnps_sent;
+        cnps_received += r.cnps_received;
+        if (r.limiter >= 0) ++limited;
+        if (r.shared_limiter) ++shared;
+    }
+    if (n == 0) return nullptr;
+    return {{"flows", n},
+            {"sized_flows", sized},
+            {"completed", done},
+            {"packets", packets},
+            {"retransmitted", resent},
+            {"timeouts", timeouts},
+            {"naks", naks},
+            {"cnps_sent", cnps_sent},
+            {"cnps_received", cnps_received},
+            {"rate_limited_flows", limited},
+            {"shared_limiter_flows", shared}};
 }
 
 /// Query completion times of each partition/aggregate group.
@@ -427,6 +482,7 @@ nlohmann::json platform::summary(double wall_seconds, double cpu_seconds) const 
     s["latency_us"] = latency_json(m_flows);
     if (json p = pcap_json(m_links); !p.empty()) s["pcap"] = std::move(p);
     if (json t = tcp_json(m_flows); !t.is_null()) s["tcp"] = std::move(t);
+    if (json r = roce_json(m_flows); !r.is_null()) s["roce"] = std::move(r);
     if (json f = fct_json(); !f.is_null()) s["fct"] = std::move(f);
     if (!m_incast.empty()) s["incast"] = incast_json(m_incast, m_sc.topo);
     s["flows"] = flows_json(m_flows, m_sc.topo);
@@ -505,11 +561,11 @@ void platform::write_flows_csv(const std::string& path) const {
         row.real(mean_latency_us(r));
         row.time(r.latency_max);
         row.uint(r.ce_frames);
-        row.text(tcp ? "tcp" : "udp");
+        row.text(transport_name(sp));
         row.uint(sp.size_bytes);
         row.uint(goodput_bytes(r));
         row.real(bps(goodput_bytes(r)));
-        if (tcp && r.completed)
+        if ((tcp || is_roce(sp)) && r.completed)
             row.time(r.completed - r.started);
         else
             row.empty();

@@ -135,6 +135,19 @@ void print_summary(const nlohmann::json& s, std::ostream& os) {
                  num(t["sized_flows"].get<double>()) + " sized flows completed";
         row("TCP", v);
     }
+    if (s.contains("roce")) {
+        const auto& r = s["roce"];
+        if (!s.contains("tcp")) os << "\n";
+        std::string v = num(r["flows"].get<double>()) + " queue pairs, " +
+                        num(r["retransmitted"].get<double>()) + " packets resent, " +
+                        num(r["timeouts"].get<double>()) + " timeouts, " +
+                        num(r["cnps_received"].get<double>()) + " CNPs, " +
+                        num(r["rate_limited_flows"].get<double>()) + " rate-limited";
+        if (r["sized_flows"].get<std::uint64_t>() > 0)
+            v += "; " + num(r["completed"].get<double>()) + " of " +
+                 num(r["sized_flows"].get<double>()) + " sized flows completed";
+        row("RoCE", v);
+    }
     if (s.contains("fct")) {
         os << "\n  flow completion time by size (us; slowdown = FCT / idle-network FCT)\n";
         std::snprintf(line, sizeof line, "  %-12s %7s %7s %10s %10s %10s %9s %9s\n", "size",

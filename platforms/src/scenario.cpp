@@ -1599,6 +1599,25 @@ scenario load_scenario(const YAML::Node& root_in, const std::string& name,
                                "switch '" + sc.topo.nodes[n].name + "': " + why);
     }
     size_headroom(sc, rules.switches);
+    // DCQCN parameters against each NIC's line rate (min_rate above it, say).
+    for (const std::uint32_t h : sc.topo.hosts()) {
+        const std::uint32_t p = sc.profile_of_node[h];
+        const auto& d = sc.nic_config_of(h).dcqcn;
+        if (!d.enabled()) continue;
+        const auto e = d.params(sc.topo.port_rate(h, 0)).validate();
+        if (!e) continue;
+        static const std::map<std::string, std::string> KEY = {
+            {"g", "g"},
+            {"alpha_period", "alpha_period"},
+            {"increase_period", "increase_period"},
+            {"fast_recovery_steps", "fast_recovery"},
+            {"min_rate_bps", "min_rate"}};
+        const auto k = KEY.find(e->field);
+        throw config_error((p ? rules.nics[p - 1].at : std::string("nic")) + ".dcqcn." +
+                               (k == KEY.end() ? std::string("mode") : k->second),
+                           "host '" + sc.topo.nodes[h].name + "' (" +
+                               format_rate(sc.topo.port_rate(h, 0)) + "): " + e->reason);
+    }
     file_reader reader{base_dir, files, sc.files_read};
     const config_node tcp_section = top.child("tcp");
     transport_options opt;

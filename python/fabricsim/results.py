@@ -147,6 +147,11 @@ class Result:
         """flows.csv: one row per flow (empty if results.flows_csv was off)."""
         return self._csv("flows.csv")
 
+    def trace(self, flow):
+        """traces/flow<flow>.csv: a traced flow's rows (TCP: per ACK; RoCE: CNPs and DCQCN rate
+        changes), empty if the flow was not traced."""
+        return self._csv(f"traces/flow{int(flow)}.csv")
+
     @property
     def timeseries(self):
         """timeseries.csv: time_us, then buffer/pool/port/queue bytes columns per switch."""

@@ -26,7 +26,7 @@ void roce_transport::add_sink(std::uint32_t flow, const flow_path& from) {
     flow_record& rec = m_flows[flow];
     rec.rx_slot = static_cast<std::uint32_t>(m_rx.size());
     m_rx.push_back({flow, roce_responder(rec.spec.roce), from.peer_ip, from.next_hop,
-                    nic::cnp_pacer(m_host.nic().config().dcqcn.cnp_interval)});
+                    nic::cnp_pacer(m_host.nic().config().dcqcn.cnp_gap())});
 }
 
 void roce_transport::start() {

@@ -98,10 +98,11 @@ const param_table<nic_config>& nic_config::params() {
         opt("min_rate", value_kind::BIT_RATE, "Floor of every rate cut (at most the line rate)",
             [](nic_config& c, const config_value& v) { c.dcqcn.min_rate = v.rate(); })
             .min = 1;
-        t.add("dcqcn.cnp_interval", value_kind::TIME, "50us",
-              "Notification point: at most one CNP per flow per interval; a mark inside it sends "
-              "one CNP when it ends (HTDCQCN; NS3RDMA 50us, Mellanox 2-4us)",
-              [](nic_config& c, const config_value& v) { c.dcqcn.cnp_interval = v.time(); })
+        opt("cnp_interval", value_kind::TIME,
+            "Notification point: at most one CNP per flow per interval; a mark inside it sends "
+            "one CNP when it ends (HTDCQCN). Presets: 50us (paper: NS3RDMA, HTDCQCN), 4us "
+            "(mellanox, scaled: ConnectX min_time_between_cnps)",
+            [](nic_config& c, const config_value& v) { c.dcqcn.cnp_interval = v.time(); })
             .min = 1;
         auto& cd = t.add("dcqcn.cnp_dscp", value_kind::INT, "48", "DSCP of the CNPs (Mellanox 48)",
                          [](nic_config& c, const config_value& v) {

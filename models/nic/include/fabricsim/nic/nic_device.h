@@ -53,11 +53,18 @@ struct nic_config {
         std::optional<ps_t> alpha_period, increase_period, decrease_period;
         std::optional<std::uint64_t> byte_counter, ai_rate, hai_rate, min_rate;
         std::optional<std::uint32_t> fast_recovery;
-        ps_t cnp_interval = 50 * PS_PER_US;  ///< NP: at most one CNP per flow per interval
-        std::uint8_t cnp_dscp = 48;          ///< Mellanox cnp_dscp
+        std::optional<ps_t> cnp_interval;  ///< NP: at most one CNP per flow per interval
+        std::uint8_t cnp_dscp = 48;        ///< Mellanox cnp_dscp
         bool enabled() const { return mode != preset::NONE; }
         /// The preset at `line_rate_bps` with the overrides (not validated).
         dcqcn_params params(std::uint64_t line_rate_bps) const;
+        /// The notification point's CNP interval: given, else 50 us for paper (NS3RDMA,
+        /// HTDCQCN), else 4 us (mellanox and scaled: the min_time_between_cnps of a ConnectX
+        /// default table, 2 us in a ConnectX dump; their 1-us alpha timer decays alpha between
+        /// CNPs, so it expects them that often).
+        ps_t cnp_gap() const {
+            return cnp_interval ? *cnp_interval : (mode == preset::PAPER ? 50 : 4) * PS_PER_US;
+        }
     } dcqcn;
     /// Hardware rate limiters the reaction points share (flows are bound on their first CNP).
     std::uint32_t rate_limiters = 1024;
