@@ -3,7 +3,7 @@
 SystemC kernel wake-ups per frame-hop, and peak memory for (a) a line-rate dumbbell and (b) a
 4x8x16 leaf-spine at 70% Poisson load (also in lock-step, and with 8 queues per port, DWRR
 and MQ-ECN marking), (c) the same leaf-spine with open-loop web-search DCTCP flows at 60% load
-(ACKs count as frames), against the SystemC kernel floor
+(ACKs count as frames), (d) that workload at 100G over RoCEv2 with PFC and DCQCN, against the SystemC kernel floor
 measured in the same run. Prints JSON (stdlib only)."""
 import argparse
 import json
@@ -40,7 +40,9 @@ SCENARIOS = [("dumbbell_line_rate", "dumbbell_line_rate.yaml", ()),
              # The lock-step run wakes the model scheduler from the SystemC kernel for every
              # expiry (no run-ahead): same results, and it shows what the kernel round trip costs.
              ("leaf_spine_poisson_70_lockstep", "leaf_spine_poisson.yaml", ("--lockstep",)),
-             ("leaf_spine_websearch_dctcp_60", "leaf_spine_websearch_dctcp.yaml", ())]
+             ("leaf_spine_websearch_dctcp_60", "leaf_spine_websearch_dctcp.yaml", ()),
+             # (d) the same fabric at 100G with RoCEv2, PFC and DCQCN on a lossless class.
+             ("leaf_spine_websearch_roce_dcqcn_60", "leaf_spine_websearch_roce.yaml", ())]
 
 
 def main():

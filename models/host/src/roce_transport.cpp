@@ -228,6 +228,9 @@ void roce_transport::on_cnp_due(std::uint32_t slot, ps_t at, ps_t now) {
 void roce_transport::post_response(qp_rx& r, bool nak, std::uint64_t psn, ps_t now) {
     flow_record& rec = m_flows[r.flow];
     frame& f = m_host.new_frame(rec.spec, r.src_ip, r.next_hop, SERVER_PORT, roce::UDP_PORT);
+    // With DCQCN every packet of the QP is ECN-capable, ACKs too: RED in the lossless class
+    // marks them (the NP ignores marks on ACKs) instead of dropping them.
+    f.ecn = m_host.nic().dcqcn() ? ecn_codepoint::ECT0 : ecn_codepoint::NOT_ECT;
     f.bth_opcode = roce::ACKNOWLEDGE;
     f.aeth_syndrome = nak ? roce::AETH_NAK_SEQ : roce::AETH_ACK;
     f.ack_no = psn;
