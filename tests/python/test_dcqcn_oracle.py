@@ -145,3 +145,40 @@ def test_dcqcn_stops_pfc_spreading_to_the_victim(spreading):
     assert xoffs(dcqcn) < 0.05 * xoffs(pfc_only)
     assert victim_gbps(pfc_only) < 3.5  # held behind the paused incast
     assert victim_gbps(dcqcn) > 1.5 * victim_gbps(pfc_only)
+
+
+def test_a_full_rate_limiter_bank_shares_a_limiter_and_counts_it(scenarios):
+    # h0 sends two flows and h1 one into h2's port; h0's NIC has one limiter for both of its.
+    r = fabricsim.run(scenarios / "dcqcn_two_flows.yaml", overrides={
+        "duration": "3ms", "nic.rate_limiters": 1, "traffic.flows": [
+            {"src": src, "dst": "h2", "transport": "roce", "dscp": 24} for src in ("h0", "h1", "h0")]})
+    s = r.summary
+    assert s["frames"]["conserved"] and s["frames"]["dropped"] == 0
+    bank = s["hosts"]["h0"]["rate_limiters"]
+    assert bank["size"] == 1 and bank["bindings"] == 1 and bank["shared_bindings"] == 1
+    flows = {f["id"]: f["roce"] for f in s["flows"]}
+    assert flows[0]["limiter"] == flows[2]["limiter"] == 0
+    assert flows[0]["shared_limiter"] and flows[2]["shared_limiter"]
+    assert not flows[1]["shared_limiter"]
+    assert flows[0]["rate_gbps"] == flows[2]["rate_gbps"]  # one reaction point between them
+    assert s["roce"]["shared_limiter_flows"] == 2
+
+
+def test_go_back_n_delivers_sized_flows_over_a_lossy_class(scenarios):
+    # Without PFC and DCQCN, two senders at 40G overflow a 100 KB port cap: the receivers
+    # discard everything after a gap (out_of_sequence), NAK once per gap, and the requesters go
+    # back; the messages still arrive whole (and slowly: go-back-N at line rate collapses).
+    lossy = {"switch.flow_control.generate": "none", "switch.mmu.lossless_pgs": [],
+             "switch.mmu.lossless_queues": [], "switch.mmu.pg_threshold": "dynamic",
+             "switch.port_cap": "100KB", "nic.dcqcn.mode": "none", "switch.ecn.mode": "off",
+             "duration": "10ms", "traffic.flows[0].size": "300KB",
+             "traffic.flows[1].size": "300KB", "traffic.flows[1].start": "0s"}
+    s = fabricsim.run(scenarios / "dcqcn_two_flows.yaml", overrides=lossy).summary
+    f = s["frames"]
+    assert f["conserved"]
+    assert f["dropped_by_cause"]["port_cap"] > 0 and f["dropped_by_cause"]["out_of_sequence"] > 0
+    assert s["roce"]["completed"] == 2
+    for flow in s["flows"]:
+        assert flow["rx_bytes"] == flow["roce"]["acked_bytes"] == 300_000
+        assert flow["roce"]["retransmitted"] > 0 and flow["roce"]["naks_received"] > 0
+        assert 0 < flow["fct_us"] < 10_000

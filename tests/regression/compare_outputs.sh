@@ -3,7 +3,9 @@
 # a scratch worktree and of this tree in BUILD (default build/), runs every shipped and bench
 # scenario with both (run-ahead and --lockstep; long scenarios shortened), and compares the
 # results folders: summary.json without host_perf and with drop causes counted 0 left out (a new
-# or renamed cause nothing hit is not a result change), every other file byte for byte.
+# or renamed cause nothing hit is not a result change), and the config echo (summary "config" and
+# config.yaml) allowed to gain keys the base does not have (a new parameter at its default is not
+# a result change); every other file byte for byte.
 #   usage: tests/regression/compare_outputs.sh BASE_REV [BUILD]
 # Exit status 0 identical, 1 a difference (listed), 2 usage or build error. For refactors that
 # must not change any result (issue 12); a change that renames output keys is not "identical".
@@ -69,9 +71,27 @@ def zero_causes_out(o):
         return [zero_causes_out(v) for v in o]
     return o
 
+def known_keys_only(head, base):
+    # The head's config echo restricted to the keys the base echoes.
+    if isinstance(head, dict) and isinstance(base, dict):
+        return {k: known_keys_only(v, base[k]) for k, v in head.items() if k in base}
+    if isinstance(head, list) and isinstance(base, list) and len(head) == len(base):
+        return [known_keys_only(h, b) for h, b in zip(head, base)]
+    return head
+
 for s in (a, b):
     s.pop("host_perf", None)
+if "config" in a and "config" in b:
+    b["config"] = known_keys_only(b["config"], a["config"])
 sys.exit(zero_causes_out(a) != zero_causes_out(b))
+EOF
+            elif [ "$file" = ./config.yaml ]; then
+                # The base's lines, in order, within the head's (new keys add lines).
+                python3 - "$a/$file" "$b/$file" <<'EOF' || diffs+=("config.yaml")
+import sys
+base, head = (open(p).read().splitlines() for p in sys.argv[1:])
+it = iter(head)
+sys.exit(not all(line in it for line in base))
 EOF
             elif ! cmp -s "$a/$file" "$b/$file"; then
                 diffs+=("${file#./}")
