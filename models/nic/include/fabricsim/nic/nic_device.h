@@ -12,6 +12,9 @@
 /// not committed to the wire before their time (they wait in the TX queue, one event each), so
 /// a pause can hold them; the TX queue is then one FIFO per priority (PCP, else DSCP / 8, the
 /// switch's default map), served oldest head first among the priorities not paused.
+/// Rate limiters: with DCQCN on (`dcqcn.mode`), the NIC owns a bank of `rate_limiters` pacers
+/// (plain C++, algo/rate_limiter.h) and the DCQCN parameters at its rate; the RoCE transport's
+/// QP scheduler paces each bound flow through it (host/roce_transport.h).
 #include <array>
 #include <cstdint>
 #include <memory>
