@@ -295,7 +295,7 @@ json flows_json(const host::flow_table& flows, const topology& topo) {
             j["ack_frames"] = f.ack_sent;
             j["tcp"] = tcp_flow_json(f);
         } else if (is_roce(sp)) {
-            const host::roce_flow_result& r = f.roce;
+            const host::roce_flow_result r = f.roce ? f.roce->result : host::roce_flow_result{};
             j["transport"] = "roce";
             j["size_bytes"] = sp.size_bytes;
             j["rx_bytes"] = f.rx_bytes;
@@ -354,7 +354,8 @@ json roce_json(const host::flow_table& flows) {
                   cnps_sent = 0, cnps_received = 0, limited = 0, shared = 0;
     for (const auto& f : flows.all()) {
         if (!is_roce(f.spec)) continue;
-        const host::roce_flow_result& r = f.roce;
+        if (!f.roce) continue;  // never placed on a host (cannot happen in a built platform)
+        const host::roce_flow_result& r = f.roce->result;
         ++n;
         if (f.spec.size_bytes) ++sized;
         if (f.completed) ++done;
@@ -623,7 +624,8 @@ void write_roce_trace(output_file& f, const host::flow_record& r) {
     static const char* const EVENTS[] = {"cnp_sent", "cnp", "timer", "bytes"};
     f.write("time_us,event,rate_gbps,target_gbps,alpha\n");
     csv_row row;
-    for (const auto& t : r.roce_trace) {
+    if (!r.roce) return f.close();
+    for (const auto& t : r.roce->trace) {
         row.clear();
         row.time(t.at);
         row.text(EVENTS[static_cast<unsigned>(t.what)]);

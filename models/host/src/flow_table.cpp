@@ -1,6 +1,7 @@
 #include "fabricsim/host/flow_table.h"
 
 #include <cmath>
+#include <utility>
 
 namespace fabricsim::host {
 
@@ -13,8 +14,8 @@ std::uint32_t flow_table::add(const flow_spec& spec) {
     flow_record r;
     r.spec = spec;
     r.spec.id = static_cast<std::uint32_t>(m_flows.size());
-    m_flows.push_back(r);
-    return r.spec.id;
+    m_flows.push_back(std::move(r));
+    return m_flows.back().spec.id;
 }
 
 void flow_table::on_delivered(std::uint32_t id, std::uint32_t frame_bytes, std::uint32_t payload,

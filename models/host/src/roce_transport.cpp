@@ -19,12 +19,14 @@ bool is_last(std::uint8_t opcode) {
 void roce_transport::add_source(std::uint32_t flow, const flow_path& to) {
     flow_record& rec = m_flows[flow];
     rec.tx_slot = static_cast<std::uint32_t>(m_tx.size());
+    if (!rec.roce) rec.roce = std::make_unique<roce_flow_state>();
     m_tx.push_back({flow, roce_requester(rec.spec.roce), to.peer_ip, to.next_hop});
 }
 
 void roce_transport::add_sink(std::uint32_t flow, const flow_path& from) {
     flow_record& rec = m_flows[flow];
     rec.rx_slot = static_cast<std::uint32_t>(m_rx.size());
+    if (!rec.roce) rec.roce = std::make_unique<roce_flow_state>();
     m_rx.push_back({flow, roce_responder(rec.spec.roce), from.peer_ip, from.next_hop,
                     nic::cnp_pacer(m_host.nic().config().dcqcn.cnp_gap())});
 }
@@ -249,9 +251,9 @@ void roce_transport::post_cnp(qp_rx& r, ps_t now) {
     f.bth_opcode = roce::CNP;
     f.set_ipv4(frame_kind::IPV4_UDP, roce::udp_payload(roce::CNP, 0));
     f.created = now;
-    rec.roce.cnps_sent++;
+    rec.roce->result.cnps_sent++;
     rec.ack_sent++;  // a response frame: joins the frame balance with the ACKs
-    if (rec.spec.trace) rec.roce_trace.push_back({now, roce_trace_row::event::CNP_SENT, 0, 0, 0});
+    if (rec.spec.trace) rec.roce->trace.push_back({now, roce_trace_row::event::CNP_SENT, 0, 0, 0});
     m_host.post(f, now);
 }
 
@@ -271,7 +273,7 @@ void roce_transport::on_response(frame& f, ps_t now) {
 void roce_transport::on_cnp(std::uint32_t slot, ps_t now) {
     qp_tx& x = m_tx[slot];
     flow_record& rec = m_flows[x.flow];
-    rec.roce.cnps_received++;
+    rec.roce->result.cnps_received++;
     nic::rate_limiter_bank* bank = m_host.nic().limiters();
     if (!bank) return;  // no reaction point: counted, ignored
     if (x.limiter < 0) {
@@ -304,7 +306,7 @@ void roce_transport::rp_update(unsigned l, ps_t now, roce_trace_row::event why,
     flow_record& rec = m_flows[flow];
     const bool changed = rp.rate_bps() != s.traced_rc || rp.target_bps() != s.traced_rt;
     if (rec.spec.trace && (changed || why != roce_trace_row::event::TIMER)) {
-        rec.roce_trace.push_back({now, why, rp.rate_bps(), rp.target_bps(), rp.alpha()});
+        rec.roce->trace.push_back({now, why, rp.rate_bps(), rp.target_bps(), rp.alpha()});
         s.traced_rc = rp.rate_bps();
         s.traced_rt = rp.target_bps();
     }
@@ -322,7 +324,7 @@ std::uint64_t roce_transport::timeouts(std::uint32_t flow) const {
 void roce_transport::export_flow_results() const {
     const nic::rate_limiter_bank* bank = m_host.nic().limiters();
     for (const qp_tx& x : m_tx) {
-        roce_flow_result& r = m_flows[x.flow].roce;
+        roce_flow_result& r = m_flows[x.flow].roce->result;
         const auto& st = x.req.stats();
         r.packets = st.packets;
         r.retransmitted = st.retransmitted;
@@ -336,7 +338,7 @@ void roce_transport::export_flow_results() const {
         }
     }
     for (const qp_rx& q : m_rx) {
-        roce_flow_result& r = m_flows[q.flow].roce;
+        roce_flow_result& r = m_flows[q.flow].roce->result;
         r.out_of_sequence = q.rsp.stats().out_of_sequence;
         r.duplicates = q.rsp.stats().duplicates;
         r.marked = q.np.stats().marked;

@@ -3,6 +3,7 @@
 /// run-wide latency histogram for percentiles.
 #include <cstdint>
 #include <limits>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -79,6 +80,12 @@ struct roce_flow_result {
     double rate_bps = 0;                ///< the limiter's DCQCN rate at the end (0: none)
 };
 
+/// What only a RoCE flow records (allocated for RoCE flows only: flow records stay small).
+struct roce_flow_state {
+    roce_flow_result result;
+    std::vector<roce_trace_row> trace;
+};
+
 struct flow_record {
     flow_spec spec;
     std::uint64_t sent_frames = 0;
@@ -100,8 +107,7 @@ struct flow_record {
     ps_t completed = 0;               ///< when the last byte reached the receiver (0 = not yet)
     tcp_flow_result tcp;
     std::vector<tcp_trace_row> trace;
-    roce_flow_result roce;
-    std::vector<roce_trace_row> roce_trace;
+    std::unique_ptr<roce_flow_state> roce;  ///< RoCE flows only (roce_transport sets it)
     // Application messages (app-driven flows): one outstanding message per flow.
     message_listener* listener = nullptr;
     std::uint64_t app_written = 0;  ///< bytes the application has written so far
