@@ -52,8 +52,8 @@ struct flow_spec {
     std::uint64_t size_bytes = 0;  ///< TCP, RoCE: bytes to transfer (0 = long-lived)
     bool app_driven = false;       ///< TCP: an application writes messages (size/start unused)
     tcp_options tcp;               ///< TCP: connection parameters
-    roce_params roce;              ///< RoCE: queue-pair parameters
     bool trace = false;            ///< TCP: record cwnd/alpha/RTT per ACK; RoCE: DCQCN events
+    roce_params roce;              ///< RoCE: queue-pair parameters (last: TCP flows never read it)
 
     /// Wire bytes of one frame of this flow.
     std::uint32_t wire_bytes() const;

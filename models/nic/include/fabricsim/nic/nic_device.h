@@ -178,14 +178,15 @@ private:
     ps_t m_busy_until = 0;
     bool m_notify_host = false;
     std::size_t m_notify_at_most = 0;
-    std::optional<dcqcn_params> m_dcqcn;
-    std::unique_ptr<rate_limiter_bank> m_limiters;  ///< only with a reaction point
     model_timer m_wire_free = model_timer::bind<nic_device, &nic_device::on_wire_free>(this);
     stats m_stats;
     std::unique_ptr<pause_reaction> m_reaction;
     model_timer m_pause_due = model_timer::bind<nic_device, &nic_device::on_pause_due>(this);
     model_timer m_storm = model_timer::bind<nic_device, &nic_device::on_storm>(this);
     std::uint64_t m_storm_frames = 0;
+    // Cold: read by the RoCE transport, never on the NIC's own frame path.
+    std::optional<dcqcn_params> m_dcqcn;
+    std::unique_ptr<rate_limiter_bank> m_limiters;  ///< only with a reaction point
 };
 
 }  // namespace fabricsim::nic
