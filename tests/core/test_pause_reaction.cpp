@@ -2,12 +2,12 @@
 
 #include <cstdio>
 #include <cstdlib>
-#include <memory>
 #include <string>
 
 #include "fabricsim/core/frame_pool.h"
 #include "fabricsim/core/pause_reaction.h"
 #include "fabricsim/core/pcap_writer.h"
+#include "tshark.h"
 
 using namespace fabricsim;
 
@@ -128,18 +128,12 @@ TEST_CASE("PAUSE and PFC frames in a pcap dissect in tshark without malformed wa
         w.write(p, 2000);
         frame_pool::global().release(p);
     }
-    if (std::system("command -v tshark > /dev/null 2>&1") != 0) {
+    const auto dissected = tshark_verbose(path);
+    if (!dissected) {
         WARN("tshark not installed: dissection not checked");
         return;
     }
-    std::string out;
-    {
-        std::unique_ptr<FILE, int (*)(FILE*)> pipe(
-            popen(("tshark -r '" + path + "' -V 2>&1").c_str(), "r"), pclose);
-        REQUIRE(pipe);
-        std::array<char, 4096> buf{};
-        while (std::fgets(buf.data(), buf.size(), pipe.get())) out += buf.data();
-    }
+    const std::string& out = *dissected;
     INFO(out);
     CHECK(out.find("Malformed") == std::string::npos);
     CHECK(out.find("Expert Info (Error") == std::string::npos);

@@ -2,16 +2,15 @@
 // timeout behaviour.
 #include <catch2/catch.hpp>
 
-#include <array>
 #include <cstdio>
 #include <cstdlib>
-#include <memory>
 #include <string>
 #include <vector>
 
 #include "fabricsim/core/frame.h"
 #include "fabricsim/core/pcap_writer.h"
 #include "fabricsim/host/algo/roce_qp.h"
+#include "tshark.h"
 
 using namespace fabricsim;
 using namespace fabricsim::host;
@@ -170,18 +169,12 @@ TEST_CASE("RoCEv2 data, ACK, NAK and CNP frames dissect in tshark as InfiniBand 
         w.write(a, 3000);
         w.write(make(roce::CNP, 0), 4000);
     }
-    if (std::system("command -v tshark > /dev/null 2>&1") != 0) {
+    const auto dissected = tshark_verbose(path);
+    if (!dissected) {
         WARN("tshark not installed: dissection not checked");
         return;
     }
-    std::string out;
-    {
-        std::unique_ptr<FILE, int (*)(FILE*)> pipe(
-            popen(("tshark -r '" + path + "' -V 2>&1").c_str(), "r"), pclose);
-        REQUIRE(pipe);
-        std::array<char, 4096> buf{};
-        while (std::fgets(buf.data(), buf.size(), pipe.get())) out += buf.data();
-    }
+    const std::string& out = *dissected;
     INFO(out);
     CHECK(out.find("Malformed") == std::string::npos);
     CHECK(out.find("InfiniBand") != std::string::npos);
