@@ -621,7 +621,7 @@ void platform::write_queries_csv(const std::string& path) const {
 namespace {
 /// A RoCE flow's DCQCN trace: CNPs sent by the receiver, CNPs and rate changes at the sender.
 void write_roce_trace(output_file& f, const host::flow_record& r) {
-    static const char* const EVENTS[] = {"cnp_sent", "cnp", "timer", "bytes"};
+    static constexpr const char* EVENTS[] = {"cnp_sent", "cnp", "timer", "bytes"};
     f.write("time_us,event,rate_gbps,target_gbps,alpha\n");
     csv_row row;
     if (!r.roce) return f.close();

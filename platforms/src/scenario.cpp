@@ -1606,15 +1606,15 @@ scenario load_scenario(const YAML::Node& root_in, const std::string& name,
         if (!d.enabled()) continue;
         const auto e = d.params(sc.topo.port_rate(h, 0)).validate();
         if (!e) continue;
-        static const std::map<std::string, std::string> KEY = {
+        static const std::map<std::string, std::string> key_of_field = {
             {"g", "g"},
             {"alpha_period", "alpha_period"},
             {"increase_period", "increase_period"},
             {"fast_recovery_steps", "fast_recovery"},
             {"min_rate_bps", "min_rate"}};
-        const auto k = KEY.find(e->field);
+        const auto k = key_of_field.find(e->field);
         throw config_error((p ? rules.nics[p - 1].at : std::string("nic")) + ".dcqcn." +
-                               (k == KEY.end() ? std::string("mode") : k->second),
+                               (k == key_of_field.end() ? std::string("mode") : k->second),
                            "host '" + sc.topo.nodes[h].name + "' (" +
                                format_rate(sc.topo.port_rate(h, 0)) + "): " + e->reason);
     }

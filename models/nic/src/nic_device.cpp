@@ -60,9 +60,10 @@ const param_table<nic_config>& nic_config::params() {
                           {"mellanox", preset::MELLANOX},
                           {"scaled", preset::SCALED}},
                          [](nic_config& c, preset p) { c.dcqcn.mode = p; });
-        auto opt = [&t](
-                       const std::string& key, value_kind kind, const std::string& help,
-                       std::function<void(nic_config&, const config_value&)> store) -> param_spec& {
+        auto opt =
+            [&t](
+                const std::string& key, value_kind kind, const std::string& help,
+                const std::function<void(nic_config&, const config_value&)>& store) -> param_spec& {
             auto& s = t.add("dcqcn." + key, kind, "", help + " (absent: the preset's)",
                             [store](nic_config& c, const config_value& v) {
                                 if (v.present()) store(c, v);
