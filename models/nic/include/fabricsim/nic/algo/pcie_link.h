@@ -58,7 +58,7 @@ struct pcie_config {
 
     /// Every figure from the pcie-bench model and data (Neugebauer et al., SIGCOMM 2018) unless
     /// said otherwise. The three share: MPS 256, MRRS 512, RCB 64 with completions at MPS (the
-    /// model's defaults, what Intel Xeon root ports negotiate); TLP overhead 8 B of framing,
+    /// defaults of the model's pcie_bw.py and nic_bw.py); TLP overhead 8 B of framing,
     /// sequence number and LCRC plus a 16 B (MRd, MWr, 64-bit address) or 12 B (CplD) header,
     /// no ECRC (model/pcie.py; Intel AN 690: 5-6 DW per TLP); 256 tags (8-bit Extended Tag);
     /// read_latency 540 ns: median 546 ns of an 8 B DMA read on an NFP-6000 (gen3 x8) in a Xeon
@@ -66,10 +66,10 @@ struct pcie_config {
     /// same system's 8 B write-then-read takes 214 ns more than the read alone (the read waits
     /// for the posted write to reach memory).
     /// link_overhead_ppm: the model's ACK + UpdateFC DLLPs (8 B per the spec's Ack latency limit
-    /// for the width and MPS, twice) + SKP (4 B per 1538): x8 81 419 ppm (the paper's 57.88 Gb/s
-    /// TLP bandwidth for gen3 x8), x16 97 839 ppm.
+    /// for the width and MPS, twice) + SKP (4 B per 1538): x8 81 419 ppm (57.88 Gb/s of TLPs at
+    /// gen3 x8, as the model computes), x16 97 839 ppm.
     static pcie_config gen3_x8();
-    static pcie_config gen3_x16();  ///< 100G ConnectX-5 class NIC
+    static pcie_config gen3_x16();  ///< the usual slot of a 100G NIC
     /// Gen4 uses the gen3 DLLP table (as the model does). The host part of a read does not scale
     /// with the link rate, and no gen4 measurement was at hand: read and write latency are the
     /// gen3 figures [assumption].
