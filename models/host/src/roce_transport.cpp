@@ -45,7 +45,8 @@ std::size_t roce_transport::depth() {
     const double wire = double(mtu + roce::udp_payload(roce::SEND_MIDDLE, 0) + ETH_HEADER +
                                IPV4_HEADER + UDP_HEADER + FCS_BYTES + PREAMBLE_SFD + IFG_BYTES);
     const double frame_ps = wire * 8 * double(PS_PER_S) / double(m_host.nic().rate_bps());
-    const double lat = double(m_host.nic().config().tx_latency);
+    const double lat = double(m_host.nic().config().idle_tx_latency(
+        mtu + roce::udp_payload(roce::SEND_MIDDLE, 0) + ETH_HEADER + IPV4_HEADER + UDP_HEADER));
     m_depth = static_cast<std::size_t>(std::ceil(lat / frame_ps)) + 2;
     m_depth = std::min(m_depth, m_host.nic().tx_queue_capacity());
     return m_depth;

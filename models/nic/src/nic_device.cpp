@@ -10,19 +10,166 @@
 
 namespace fabricsim::nic {
 
+namespace {
+
+constexpr const char* NOT_WITH_PCIE =
+    "does not apply with a pcie.model: the PCIe and DMA model gives the latency (see "
+    "dma.tx_pipeline, dma.rx_pipeline)";
+constexpr const char* NEEDS_PCIE = "applies only with a pcie.model (not ideal)";
+
+/// Fails on `v` if `e` is about its key.
+template <class E>
+void fail_if_about(const config_value& v, const std::optional<E>& e) {
+    if (e && e->field == v.key()) v.fail(e->reason);
+}
+
+/// nic.pcie.*, nic.dma.*, nic.lso.*: the PCIe link, the DMA engines and LSO.
+void add_dma_keys(param_table<nic_config>& t) {
+    t.choice<int>("pcie.model", "ideal",
+                  "PCIe link and DMA: ideal (fixed tx_latency/rx_latency, no link), or a "
+                  "preset (pcie-bench figures, docs/models/nic.md): gen3_x8, gen3_x16, gen4_x16",
+                  {{"ideal", 0}, {"gen3_x8", 1}, {"gen3_x16", 2}, {"gen4_x16", 3}},
+                  [](nic_config& c, int m) {
+                      c.dma.enabled = m != 0;
+                      c.dma.pcie = m == 1   ? pcie_config::gen3_x8()
+                                   : m == 3 ? pcie_config::gen4_x16()
+                                            : pcie_config::gen3_x16();
+                  });
+    using pcie_store = std::function<void(pcie_config&, const config_value&)>;
+    auto pcie_key = [&t](const std::string& key, value_kind kind, const std::string& help,
+                         const pcie_store& store) -> param_spec& {
+        auto& s = t.add("pcie." + key, kind, "", help + " (absent: the model's)",
+                        [store](nic_config& c, const config_value& v) {
+                            if (!v.present()) return;
+                            if (!c.dma.enabled) v.fail(NEEDS_PCIE);
+                            store(c.dma.pcie, v);
+                            fail_if_about(v, c.dma.pcie.validate());
+                        });
+        s.optional = true;
+        return s;
+    };
+    auto u32 = [](const config_value& v) { return static_cast<std::uint32_t>(v.integer()); };
+    auto& gen = pcie_key("generation", value_kind::INT, "PCIe generation 1..5",
+                         [u32](pcie_config& p, const config_value& v) { p.generation = u32(v); });
+    gen.min = 1;
+    gen.max = 5;
+    auto& lanes = pcie_key("lanes", value_kind::INT, "Lanes: 1, 2, 4, 8 or 16",
+                           [u32](pcie_config& p, const config_value& v) { p.lanes = u32(v); });
+    lanes.min = 1;
+    lanes.max = 16;
+    pcie_key("max_payload", value_kind::BYTES, "Max payload size MPS, 128..4096 B, a power of 2",
+             [](pcie_config& p, const config_value& v) {
+                 p.max_payload =
+                     static_cast<std::uint32_t>(std::min<std::uint64_t>(v.bytes(), 1u << 30));
+             });
+    pcie_key("max_read_request", value_kind::BYTES,
+             "Max read request size MRRS, 128..4096 B, a power of 2",
+             [](pcie_config& p, const config_value& v) {
+                 p.max_read_request =
+                     static_cast<std::uint32_t>(std::min<std::uint64_t>(v.bytes(), 1u << 30));
+             });
+    pcie_key("read_latency", value_kind::TIME,
+             "Host read round trip: request at the root complex to the first completion out",
+             [](pcie_config& p, const config_value& v) { p.read_latency = v.time(); })
+        .max = 1e9;
+    pcie_key("write_latency", value_kind::TIME, "Last write byte at the root complex to memory",
+             [](pcie_config& p, const config_value& v) { p.write_latency = v.time(); })
+        .max = 1e9;
+    auto& tags = pcie_key(
+        "max_outstanding_reads", value_kind::INT, "DMA read tags: reads in flight at once, 1..1024",
+        [u32](pcie_config& p, const config_value& v) { p.max_outstanding_reads = u32(v); });
+    tags.min = 1;
+    tags.max = 1024;
+
+    using dma_store = std::function<void(nic_config&, const config_value&)>;
+    auto dma_key = [&t](const std::string& key, value_kind kind, const std::string& dflt,
+                        const std::string& help, const dma_store& store) -> param_spec& {
+        return t.add("dma." + key, kind, dflt, help, [store](nic_config& c, const config_value& v) {
+            if (v.present() && !c.dma.enabled) v.fail(NEEDS_PCIE);
+            store(c, v);
+            fail_if_about(v, c.dma.tx.validate());
+        });
+    };
+    auto& rings = dma_key("rings", value_kind::INT, "1",
+                          "TX rings (a frame uses ring priority % rings), 1..8",
+                          [u32](nic_config& c, const config_value& v) { c.dma.tx.rings = u32(v); });
+    rings.min = 1;
+    rings.max = 8;
+    auto& db = dma_key("descriptor_bytes", value_kind::BYTES, "16B",
+                       "TX descriptor size (Intel advanced 16 B, mlx5 WQE 64 B)",
+                       [](nic_config& c, const config_value& v) {
+                           c.dma.tx.descriptor_bytes = static_cast<std::uint32_t>(
+                               std::min<std::uint64_t>(v.bytes(), 1u << 30));
+                       });
+    db.max = 256;
+    auto& fb = dma_key(
+        "fetch_burst", value_kind::INT, "32", "Descriptors one fetch reads at most, 1..1024",
+        [u32](nic_config& c, const config_value& v) { c.dma.tx.fetch_burst = u32(v); });
+    fb.min = 1;
+    fb.max = 1024;
+    dma_key("tx_buffer", value_kind::BYTES, "160KiB",
+            "On-NIC TX packet buffer: payload reads wait for room (Intel 82599 TXPBSIZE)",
+            [](nic_config& c, const config_value& v) { c.dma.tx.tx_buffer = v.bytes(); });
+    dma_key("doorbell_latency", value_kind::TIME, "150ns",
+            "Host doorbell (MMIO write) to the NIC seeing the descriptor",
+            [](nic_config& c, const config_value& v) { c.dma.tx.doorbell_latency = v.time(); })
+        .max = 1e9;
+    dma_key("tx_pipeline", value_kind::TIME, "50ns", "Payload in the NIC to the MAC",
+            [](nic_config& c, const config_value& v) { c.dma.tx.tx_pipeline = v.time(); })
+        .max = 1e9;
+    dma_key("rx_pipeline", value_kind::TIME, "50ns",
+            "RX: frame and completion written to the host seeing the frame",
+            [](nic_config& c, const config_value& v) { c.dma.rx_pipeline = v.time(); })
+        .max = 1e9;
+
+    t.add("lso.enabled", value_kind::BOOL, "false",
+          "Large send offload: the host's TCP hands sends of up to lso.max_bytes, the NIC cuts "
+          "them into MSS segments (needs a pcie.model)",
+          [](nic_config& c, const config_value& v) {
+              c.lso_enabled = v.boolean();
+              if (c.lso_enabled && !c.dma.enabled)
+                  v.fail("needs a pcie.model: LSO is a stage of the DMA engine");
+          });
+    auto& lm = t.add(
+        "lso.max_bytes", value_kind::BYTES, "64KiB", "Largest LSO send (payload), 1 B .. 256 KiB",
+        [](nic_config& c, const config_value& v) {
+            if (v.present() && !c.lso_enabled) v.fail("applies only with lso.enabled");
+            c.lso.max_bytes =
+                static_cast<std::uint32_t>(std::min<std::uint64_t>(v.bytes(), 1u << 30));
+            fail_if_about(v, c.lso.validate());
+        });
+    lm.min = 1;
+    lm.max = 262144;
+}
+
+}  // namespace
+
 const param_table<nic_config>& nic_config::params() {
     static const param_table<nic_config> table = [] {
         param_table<nic_config> t;
-        t.add("tx_latency", value_kind::TIME, "500ns",
-              "Host post to MAC: descriptor fetch and DMA read, fixed", &nic_config::tx_latency)
-            .max = 1e9;
-        t.add("rx_latency", value_kind::TIME, "500ns",
-              "MAC to host memory: DMA write and completion, fixed", &nic_config::rx_latency)
-            .max = 1e9;
-        auto& q =
-            t.add("tx_queue", value_kind::INT, "1024",
-                  "Frames the TX queue holds; a post beyond it is dropped (nic_tx_queue_full)",
-                  &nic_config::tx_queue_frames);
+        add_dma_keys(t);
+        auto& txl = t.add("tx_latency", value_kind::TIME, "500ns",
+                          "Host post to MAC: descriptor fetch and DMA read, fixed (ideal PCIe)",
+                          [](nic_config& c, const config_value& v) {
+                              if (v.present() && c.dma.enabled) v.fail(NOT_WITH_PCIE);
+                              c.tx_latency = v.time();
+                          });
+        txl.max = 1e9;
+        auto& rxl = t.add("rx_latency", value_kind::TIME, "500ns",
+                          "MAC to host memory: DMA write and completion, fixed (ideal PCIe)",
+                          [](nic_config& c, const config_value& v) {
+                              if (v.present() && c.dma.enabled) v.fail(NOT_WITH_PCIE);
+                              c.rx_latency = v.time();
+                          });
+        rxl.max = 1e9;
+        auto& q = t.add("tx_queue", value_kind::INT, "1024",
+                        "Frames the TX queue holds (with a pcie.model: descriptors per TX ring); a "
+                        "post beyond it is dropped (nic_tx_queue_full)",
+                        [](nic_config& c, const config_value& v) {
+                            c.tx_queue_frames = static_cast<std::uint32_t>(v.integer());
+                            if (c.dma.enabled && c.tx_queue_frames > (1u << 16))
+                                v.fail("must be <= 65536 with a pcie.model (descriptors per ring)");
+                        });
         q.min = 1;
         q.max = 1 << 20;
         add_flow_control_keys(t, &nic_config::flow_control);
@@ -140,6 +287,84 @@ nic_device::nic_device(const sc_core::sc_module_name& name, const nic_config& cf
                                         e->reason);
         m_limiters = std::make_unique<rate_limiter_bank>(cfg.rate_limiters);
     }
+    if (cfg.dma.enabled) {
+        m_pcie = std::make_unique<pcie_link>(cfg.dma.pcie);
+        tx_dma_config t = cfg.dma.tx;
+        t.ring_size = cfg.tx_queue_frames;
+        m_dma = std::make_unique<tx_dma>(t, *m_pcie);
+    }
+}
+
+// ---- The DMA model ----
+
+void nic_device::post_dma(frame& f, ps_t at, std::uint32_t mss) {
+    const unsigned r = priority_of(f) % m_dma->config().rings;
+    if (!m_dma->post(r, f, mss, at)) {
+        m_stats.drops.add(drop_cause::NIC_TX_QUEUE_FULL);
+        frame_pool::global().release(f);
+        return;
+    }
+    if (m_dma->descriptors() > m_stats.tx_queue_peak) m_stats.tx_queue_peak = m_dma->descriptors();
+    run_dma();
+}
+
+void nic_device::run_dma() {
+    // The engine hands frames to the MAC, whose start() frees buffer space and asks again:
+    // that nested call only marks another pass.
+    if (m_dma_running) {
+        m_dma_again = true;
+        return;
+    }
+    m_dma_running = true;
+    const ps_t now = now_ps();
+    ps_t next;
+    do {
+        m_dma_again = false;
+        next = m_dma->run(now, m_sink);
+    } while (m_dma_again);
+    m_dma_running = false;
+    if (next != tx_dma::NEVER) m_dma_timer.arm_at(next);
+}
+
+void nic_device::mac_enqueue(frame& f, ps_t ready) {
+    if (m_reaction) return push_class(f, ready);
+    if (m_queue.empty() && m_busy_until <= ready) return start(f, ready, now_ps());
+    if (m_queue.empty()) m_wire_free.arm_at(std::max(m_busy_until, ready));
+    m_queue.push_back({&f, ready});
+}
+
+std::size_t nic_device::dma_ring_free() const {
+    std::size_t free = m_cfg.tx_queue_frames;
+    for (unsigned r = 0; r < m_dma->config().rings; ++r)
+        free = std::min<std::size_t>(free, m_dma->free_slots(r));
+    return free;
+}
+
+ps_t nic_device::rx_dma(const frame& f, ps_t now) {
+    m_pcie->dma_write(now, f.length);
+    return m_pcie->dma_write(now, m_cfg.dma.rx_completion_bytes) + m_cfg.dma.rx_pipeline;
+}
+
+frame& nic_device::dma_sink::dma_new_frame() {
+    return frame_pool::global().acquire();
+}
+
+void nic_device::dma_sink::dma_release(frame& f) {
+    frame_pool::global().release(f);
+}
+
+ps_t nic_config::idle_tx_latency(std::uint32_t l2_bytes) const {
+    if (!dma.enabled) return tx_latency;
+    pcie_link link(dma.pcie);
+    const ps_t fetched = link.dma_read(0, dma.tx.descriptor_bytes);
+    return link.dma_read(fetched, l2_bytes) + dma.tx.doorbell_latency + dma.tx.tx_pipeline;
+}
+
+ps_t nic_config::idle_rx_latency(std::uint32_t l2_bytes) const {
+    if (!dma.enabled) return rx_latency;
+    pcie_link link(dma.pcie);
+    link.dma_write(0, l2_bytes);
+    return link.dma_write(0, dma.rx_completion_bytes) + dma.rx_pipeline;
 }
 
 dcqcn_params nic_config::dcqcn_config::params(std::uint64_t line_rate_bps) const {
@@ -186,9 +411,8 @@ void nic_device::send_control(frame& f) {
     m_busy_until = tx.send_at(f, std::max(now, m_busy_until), now);
 }
 
-void nic_device::post(frame& f, ps_t at) {
+void nic_device::post_now(frame& f, ps_t ready) {
     const ps_t now = now_ps();
-    const ps_t ready = at + m_cfg.tx_latency;
     // Honouring pauses, nothing is committed ahead of its time (a pause may come first).
     if (m_reaction) return post_class(f, ready);
     if (m_queue.empty() && m_busy_until <= ready) {
@@ -231,6 +455,10 @@ void nic_device::post_class(frame& f, ps_t ready) {
         frame_pool::global().release(f);
         return;
     }
+    push_class(f, ready);
+}
+
+void nic_device::push_class(frame& f, ps_t ready) {
     (*m_class)[priority_of(f)].push_back({&f, ready, m_class_seq++});
     if (++m_class_frames > m_stats.tx_queue_peak) m_stats.tx_queue_peak = m_class_frames;
     m_wire_free.arm_at(std::max(m_busy_until, ready));  // the earliest wake-up stays
@@ -264,7 +492,14 @@ void nic_device::serve_classes(ps_t now) {
 void nic_device::start(frame& f, ps_t at, ps_t now) {
     m_stats.tx_frames++;
     m_stats.tx_bytes += f.frame_bytes();
+    if (m_dma) return start_dma(f, at, now);
     m_busy_until = tx.send_at(f, at, now);
+}
+
+void nic_device::start_dma(frame& f, ps_t at, ps_t now) {
+    m_dma->mac_took(f.frame_bytes());  // before the link owns f
+    m_busy_until = tx.send_at(f, at, now);
+    run_dma();
 }
 
 void nic_device::receive_control(frame& f) {
@@ -299,7 +534,8 @@ void nic_device::receive(unsigned, frame& f) {
     if (f.kind == frame_kind::PAUSE || f.kind == frame_kind::PFC) return receive_control(f);
     m_stats.rx_frames++;
     m_stats.rx_bytes += f.frame_bytes();
-    const ps_t at = now_ps() + m_cfg.rx_latency;
+    const ps_t now = now_ps();
+    const ps_t at = m_pcie ? rx_dma(f, now) : now + m_cfg.rx_latency;
     if (m_host)
         m_host->nic_rx(f, at);
     else

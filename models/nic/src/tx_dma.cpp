@@ -26,6 +26,7 @@ bool tx_dma::post(unsigned ring, frame& f, std::uint32_t mss, ps_t at) {
     if (r.q.size() >= m_cfg.ring_size) return false;
     r.q.push_back({&f, at + m_cfg.doorbell_latency, mss, 0});
     m_descriptors++;
+    m_frames_pending += mss ? lso_segments(f, mss) : 1;
     m_stats.posts++;
     if (mss) m_stats.lso_posts++;
     m_stats.ring_peak = std::max(m_stats.ring_peak, r.q.size());
@@ -60,6 +61,7 @@ bool tx_dma::read_one(tx_ring& r, ps_t now, tx_dma_sink& sink) {
     m_stats.buffer_peak = std::max(m_stats.buffer_peak, m_buffered);
     m_stats.payload_bytes_read += read_bytes;
     m_stats.frames++;
+    m_frames_pending--;
     const ps_t delay = ready - (d.visible - m_cfg.doorbell_latency);
     m_stats.ready_delay_sum += delay;
     m_stats.ready_delay_max = std::max(m_stats.ready_delay_max, delay);

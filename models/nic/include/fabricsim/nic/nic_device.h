@@ -15,6 +15,11 @@
 /// Rate limiters: with DCQCN on (`dcqcn.mode`), the NIC owns a bank of `rate_limiters` pacers
 /// (plain C++, algo/rate_limiter.h) and the DCQCN parameters at its rate; the RoCE transport's
 /// QP scheduler paces each bound flow through it (host/roce_transport.h).
+/// PCIe and DMA (`pcie.model` other than ideal): the fixed latencies give way to the TX DMA
+/// engine (algo/tx_dma.h: rings, doorbell, descriptor fetch, payload reads, LSO, TX buffer) and
+/// RX DMA writes (frame, then its 16 B completion) on one PCIe link (algo/pcie_link.h). The
+/// engine runs at its own timer: one event per descriptor fetch, none per frame; frames it
+/// makes ready join the MAC queue as posts do.
 #include <array>
 #include <cstdint>
 #include <memory>
@@ -30,7 +35,10 @@
 #include "fabricsim/core/scheduler.h"
 #include "fabricsim/core/stats.h"
 #include "fabricsim/nic/algo/dcqcn.h"
+#include "fabricsim/nic/algo/lso.h"
+#include "fabricsim/nic/algo/pcie_link.h"
 #include "fabricsim/nic/algo/rate_limiter.h"
+#include "fabricsim/nic/algo/tx_dma.h"
 
 namespace fabricsim::nic {
 
@@ -71,6 +79,23 @@ struct nic_config {
     } dcqcn;
     /// Hardware rate limiters the reaction points share (flows are bound on their first CNP).
     std::uint32_t rate_limiters = 1024;
+    /// PCIe link and DMA engines; off (ideal) keeps tx_latency and rx_latency.
+    struct dma_config {
+        bool enabled = false;
+        pcie_config pcie;
+        tx_dma_config tx;                        ///< ring_size is tx_queue
+        ps_t rx_pipeline = 50 * PS_PER_NS;       ///< RX DMA write done to the host seeing it
+        std::uint32_t rx_completion_bytes = 16;  ///< RX completion written after the frame
+    } dma;
+    /// LSO (with a DMA model only): the host hands sends of up to max_bytes.
+    bool lso_enabled = false;
+    lso_params lso;
+
+    /// Host post to the frame's first bit at an idle MAC, for an `l2_bytes` frame on an idle
+    /// link (the idle-path model and the RoCE QP scheduler's look-ahead).
+    ps_t idle_tx_latency(std::uint32_t l2_bytes) const;
+    /// Last bit at the MAC to host memory for an `l2_bytes` frame on an idle link.
+    ps_t idle_rx_latency(std::uint32_t l2_bytes) const;
 
     /// The `nic:` keys: schema and loading (config.h).
     static const param_table<nic_config>& params();
@@ -98,10 +123,20 @@ public:
     void attach_host(nic_host_if& host) { m_host = &host; }
     /// Host posts `f` for transmission at absolute time `at` (>= now). Takes ownership.
     /// Posts must come in non-decreasing `at` order.
-    void post(frame& f, ps_t at);
+    void post(frame& f, ps_t at) {
+        if (m_dma) return post_dma(f, at, 0);
+        post_now(f, at + m_cfg.tx_latency);
+    }
+    /// LSO (config().lso_enabled only): `big` is a TCP send of up to lso.max_bytes payload that
+    /// the NIC cuts into `mss` segments.
+    void post_lso(frame& big, ps_t at, std::uint32_t mss) { post_dma(big, at, mss); }
+    /// LSO sends up to this payload; 0 when the NIC does no LSO.
+    std::uint32_t lso_max_bytes() const { return m_cfg.lso_enabled ? m_cfg.lso.max_bytes : 0; }
     std::uint64_t rate_bps() const { return m_rate_bps; }
-    /// Frames the TX queue can still take.
-    std::size_t tx_queue_free() const { return m_cfg.tx_queue_frames - queued(); }
+    /// Frames (with DMA: descriptors of the fullest TX ring) the TX queue can still take.
+    std::size_t tx_queue_free() const {
+        return m_dma ? dma_ring_free() : m_cfg.tx_queue_frames - queued();
+    }
     std::size_t tx_queue_capacity() const { return m_cfg.tx_queue_frames; }
     /// Call the host's nic_tx_ready() once the TX queue holds at most `at_most` frames (when
     /// several ask, the largest bound wins; a caller whose bound is not met asks again).
@@ -111,6 +146,9 @@ public:
     }
     /// Frames in the TX queue (posted, not yet on the wire).
     std::size_t tx_queued() const { return queued(); }
+    /// The PCIe link, nullptr without a DMA model.
+    const pcie_link* pcie() const { return m_pcie.get(); }
+    const tx_dma* dma() const { return m_dma.get(); }
     const nic_config& config() const { return m_cfg; }
     /// DCQCN reaction-point parameters at this NIC's rate; nullptr when DCQCN is off.
     const dcqcn_params* dcqcn() const { return m_dcqcn ? &*m_dcqcn : nullptr; }
@@ -139,9 +177,12 @@ public:
     const stats& get_stats() const { return m_stats; }
     void report_stats(nlohmann::json& out) const override;
     void add_drops(drop_counters& d) const override { d += m_stats.drops; }
-    std::uint64_t frames_held() const override { return queued(); }
+    std::uint64_t frames_held() const override {
+        return m_dma ? mac_queued() + m_dma->frames_pending() : queued();
+    }
 
 private:
+    void post_now(frame& f, ps_t ready);
     void on_wire_free();
     void start(frame& f, ps_t at, ps_t now);
     // The control and pause paths are cold and out of line: the data path stays as it was.
@@ -151,7 +192,19 @@ private:
     /// With flow control: per-priority TX queues (below).
     [[gnu::cold, gnu::noinline]] void post_class(frame& f, ps_t ready);
     [[gnu::cold, gnu::noinline]] void serve_classes(ps_t now);
-    std::size_t queued() const { return m_reaction ? m_class_frames : m_queue.size(); }
+    std::size_t queued() const {
+        return m_dma ? m_dma->descriptors() : (m_reaction ? m_class_frames : m_queue.size());
+    }
+    /// MAC frames waiting for the wire (the TX queue without DMA).
+    std::size_t mac_queued() const { return m_reaction ? m_class_frames : m_queue.size(); }
+    // The DMA model (cold: a NIC without it never calls these).
+    [[gnu::cold, gnu::noinline]] void post_dma(frame& f, ps_t at, std::uint32_t mss);
+    [[gnu::cold, gnu::noinline]] void run_dma();
+    [[gnu::cold, gnu::noinline]] void mac_enqueue(frame& f, ps_t ready);
+    [[gnu::cold, gnu::noinline]] ps_t rx_dma(const frame& f, ps_t now);
+    [[gnu::cold, gnu::noinline]] void start_dma(frame& f, ps_t at, ps_t now);
+    std::size_t dma_ring_free() const;
+    void push_class(frame& f, ps_t ready);
     void tell_host_if_drained();
     /// The head cannot start before `t` (a control frame holds the wire, or a pause).
     [[gnu::cold, gnu::noinline]] void wait_until(ps_t t) { m_wire_free.arm_at(t); }
@@ -187,6 +240,21 @@ private:
     // Cold: read by the RoCE transport, never on the NIC's own frame path.
     std::optional<dcqcn_params> m_dcqcn;
     std::unique_ptr<rate_limiter_bank> m_limiters;  ///< only with a reaction point
+    // The DMA model, only with pcie.model set.
+    struct dma_sink final : tx_dma_sink {
+        explicit dma_sink(nic_device& n) : nic(n) {}
+        frame& dma_new_frame() override;
+        void dma_release(frame& f) override;
+        void dma_ready(frame& f, ps_t ready) override { nic.mac_enqueue(f, ready); }
+        void dma_ring_freed() override { nic.tell_host_if_drained(); }
+        nic_device& nic;
+    };
+    std::unique_ptr<pcie_link> m_pcie;
+    std::unique_ptr<tx_dma> m_dma;
+    dma_sink m_sink{*this};
+    model_timer m_dma_timer = model_timer::bind<nic_device, &nic_device::run_dma>(this);
+    bool m_dma_running = false;
+    bool m_dma_again = false;
 };
 
 }  // namespace fabricsim::nic

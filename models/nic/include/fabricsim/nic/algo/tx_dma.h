@@ -80,6 +80,8 @@ public:
 
     /// Descriptors posted and not yet read, on all rings (what the host sees as ring use).
     std::uint32_t descriptors() const { return m_descriptors; }
+    /// Frames the posted descriptors still hold (an LSO send: its segments not yet read).
+    std::uint64_t frames_pending() const { return m_frames_pending; }
     std::uint32_t free_slots(unsigned ring) const {
         return m_cfg.ring_size - m_rings[ring].q.size();
     }
@@ -123,6 +125,7 @@ private:
     std::vector<tx_ring> m_rings;
     unsigned m_next_ring = 0;  ///< round robin among rings for payload reads
     std::uint32_t m_descriptors = 0;
+    std::uint64_t m_frames_pending = 0;
     std::uint64_t m_buffered = 0;
     counters m_stats;
 };
