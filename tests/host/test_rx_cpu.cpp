@@ -4,6 +4,7 @@
 #include <utility>
 #include <vector>
 
+#include "fabricsim/host/algo/gro.h"
 #include "fabricsim/host/algo/rx_cpu.h"
 
 using namespace fabricsim;
@@ -285,4 +286,114 @@ TEST_CASE("rx_cpu: validate names the field", "[host][rxcpu]") {
     CHECK_THROWS_WITH(rx_cpu(p, nic::coalesce_params{}, r), "rx_cpu_params.budget: must be >= 1");
     CHECK_THROWS_WITH(rx_cpu(rx_cpu_params{}, coalesce(70'000 * US, 1), r),
                       "coalesce_params.rx_usecs: must be <= 65535 us");
+}
+
+namespace {
+
+struct trend_point {
+    double cpu = 0;
+    double frames_per_interrupt = 0;
+    double segments_per_delivery = 0;
+    std::uint64_t interrupts = 0;
+    std::uint64_t drops = 0;
+    unsigned profile = 0;
+};
+
+/// Back-to-back 1500-B TCP segments at 10G (1538 B on the wire: one every 1.2304 us, 812.7 k/s)
+/// into one queue with the default CPU costs and GRO behind the poll, for 40 ms; the figures
+/// are those of the second 20 ms (net_dim has settled by then).
+trend_point table_4_2(const nic::coalesce_params& co) {
+    struct count : gro_output {
+        std::uint64_t n = 0;
+        std::uint64_t segs = 0;
+        void on_aggregate(unsigned queue, const gro_aggregate& a) override {
+            (void)queue;
+            ++n;
+            segs += a.segments;
+        }
+    } out;
+    gro_merger gro(1, gro_params{}, out);
+    rx_cpu cpu(rx_cpu_params{}, co, gro);
+    const ps_t mid = 20 * PS_PER_MS;
+    const ps_t end = 40 * PS_PER_MS;
+    std::uint64_t k = 0;
+    ps_t busy0 = 0;
+    rx_cpu::counters c0;
+    std::uint64_t n0 = 0;
+    std::uint64_t segs0 = 0;
+    bool marked = false;
+    for (ps_t t = 0; t < end; t += 1'230'400, ++k) {
+        if (!marked && t >= mid) {
+            drain(cpu, mid);
+            busy0 = cpu.busy_ps(0, mid);
+            c0 = cpu.stats(0);
+            n0 = out.n;
+            segs0 = out.segs;
+            marked = true;
+        }
+        rx_packet p;
+        p.cookie = k;
+        p.bytes = 1514;
+        p.flow = 1;
+        p.seq = std::uint32_t(k * 1448);
+        p.payload = 1448;
+        cpu.on_completion(0, t, p);
+    }
+    drain(cpu, end);
+    const rx_cpu::counters& c = cpu.stats(0);
+    trend_point r;
+    r.cpu = double(cpu.busy_ps(0, end) - busy0) / double(end - mid);
+    r.interrupts = c.interrupts - c0.interrupts;
+    r.frames_per_interrupt = double(c.packets - c0.packets) / double(r.interrupts);
+    r.segments_per_delivery = double(out.segs - segs0) / double(out.n - n0);
+    r.drops = c.rx_ring_full;
+    r.profile = cpu.coalescer(0).profile();
+    return r;
+}
+
+}  // namespace
+
+TEST_CASE("rx_cpu: seed-000 Table 4.2 trend with the default costs", "[host][rxcpu][calibration]") {
+    // rx-usecs off so that rx-frames alone sets the batch; "0" is the seed's rx-frames=0 row
+    // (an interrupt per frame, see interrupt_coalescer.h).
+    std::vector<trend_point> pts;
+    for (std::uint32_t f : {0u, 2u, 8u, 32u, 128u}) {
+        nic::coalesce_params co;
+        co.rx_usecs = 0;
+        co.rx_frames = f;
+        pts.push_back(table_4_2(co));
+    }
+    nic::coalesce_params ad;
+    ad.adaptive = true;
+    const trend_point adaptive = table_4_2(ad);
+    // Steady cycles, by hand (g = 1.2304 us, 8 us of interrupt + poll entry, 0.3 us a frame):
+    //  "0": the poll reads at +8 us: 7 frames (2.1 us), then 2 more (0.6 us); done at +10.7 us,
+    //       the next frame at +9g = 11.0736 us: 9 frames per interrupt, CPU 10.7 / 11.0736.
+    //  2:   interrupt on the 2nd frame; 8 + 2 frames by the first look, 10 per interrupt:
+    //       CPU (8 + 3) / (10 g) = 0.894.
+    //  8:   14 + 3 + 1 = 18 frames per interrupt: CPU (8 + 5.4) / (18 g) = 0.60504.
+    //  32:  50 per interrupt (45 + 5 per GRO delivery): CPU (8 + 15) / (50 g) = 0.37386.
+    //  128: interrupt on the 128th, 184.6 per interrupt with two budget re-polls: 0.3135.
+    const std::vector<std::uint64_t> irqs{1806, 1625, 903, 325, 88};
+    const std::vector<double> cpu{10.7 / 11.0736, 11.0 / 12.304, 13.4 / 22.1472, 23.0 / 61.52,
+                                  0.3135};
+    const std::vector<double> segs{9, 10, 18, 25, 31.03};
+    for (std::size_t i = 0; i < pts.size(); ++i) {
+        CHECK(pts[i].interrupts == irqs[i]);
+        CHECK(pts[i].cpu == Approx(cpu[i]).margin(5e-4));
+        CHECK(pts[i].segments_per_delivery == Approx(segs[i]).margin(0.01));
+        CHECK(pts[i].drops == 0);
+        if (i > 0) {
+            CHECK(pts[i].cpu < pts[i - 1].cpu);  // receiver CPU falls with rx-frames
+            CHECK(pts[i].segments_per_delivery > pts[i - 1].segments_per_delivery);  // ACK ratio
+        }
+    }
+    // Seed: 99 / 98.7 / 75 / 53.2 / 30.7 % and ACK ratio 67.4 / 11.4 / 12.2 / 16.5 / 64 KB; the
+    // model's ACK ratio is segments per delivery x 1448 B: 13 / 14.5 / 26 / 36 / 45 KB.
+    // Adaptive: net_dim climbs to profile 4 {64us, 64}; seed 37.2 % and 41.3 KB.
+    CHECK(adaptive.profile == 4);
+    CHECK(adaptive.interrupts == 198);
+    CHECK(adaptive.cpu == Approx(0.3623).margin(5e-4));
+    CHECK(adaptive.segments_per_delivery == Approx(27.33).margin(0.01));
+    CHECK(adaptive.drops == 0);
 }

@@ -75,9 +75,9 @@ public:
 /// one receive core); the arithmetic is in docs/models/nic.md.
 struct rx_cpu_params {
     std::uint32_t cores = 1;             ///< RX queues = cores serving them
-    ps_t irq_cost = 2 * PS_PER_US;       ///< hard IRQ + softirq entry, per interrupt
-    ps_t poll_cost = 2500 * PS_PER_NS;   ///< per poll call: NAPI, GRO flush, stack per batch
-    ps_t packet_cost = 350 * PS_PER_NS;  ///< per frame: driver, GRO, protocol
+    ps_t irq_cost = 4 * PS_PER_US;       ///< hard IRQ + softirq entry, per interrupt
+    ps_t poll_cost = 4 * PS_PER_US;      ///< per poll call: NAPI, GRO flush, stack per batch
+    ps_t packet_cost = 300 * PS_PER_NS;  ///< per frame: driver, GRO, protocol
     ps_t byte_cost = 0;                  ///< per frame byte (ps/B), e.g. a copy
     std::uint32_t budget = 64;           ///< NAPI weight: frames per poll call
     std::uint32_t ring = 1024;           ///< RX descriptors per queue (mlx4_en/mlx5 default)
