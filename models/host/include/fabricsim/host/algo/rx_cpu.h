@@ -99,7 +99,7 @@ public:
     /// "coalesce_params.<field>: <reason>"). `sink` must outlive the object.
     rx_cpu(const rx_cpu_params& p, const nic::coalesce_params& c, rx_sink& sink);
 
-    /// A DMA completion on `queue` at `now`. False: dropped, the ring was full.
+    /// A DMA completion on `queue` (< cores()) at `now`. False: dropped, the ring was full.
     bool on_completion(unsigned queue, ps_t now, const rx_packet& p);
     /// Runs every event due at or before `now`.
     void advance(ps_t now);
