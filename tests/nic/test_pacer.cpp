@@ -182,6 +182,11 @@ TEST_CASE("hull_pacer: R_tb is clamped to [granularity, line rate]", "[nic][hull
         CHECK(q.stats().updates == 15'625);
         CHECK(q.rate_bytes_per_s() == p.rate_bytes_per_s());
         CHECK(q.next_update() == p.next_update());
+        // Entries idle past T_i are dropped at the skipped updates too.
+        CHECK(p.on_ece_ack(1'000'000 * US, 1, 0));
+        p.update(1'100'000 * US);
+        CHECK(p.stats().associated == 0);
+        CHECK(p.stats().timeouts == 1);
     }
 }
 

@@ -415,3 +415,28 @@ TEST_CASE("rate_limiter_bank: limiter options, reset on bind and validation", "[
     CHECK_FALSE(rate_limiter_bank_config{}.validate());
     CHECK_FALSE(rate_limiter_config{}.validate());
 }
+
+TEST_CASE("rate_limiter: copies are independent, the default config stays small", "[nic][rl]") {
+    rate_limiter_bank_config cfg;
+    cfg.limiter = token_bucket_config();
+    rate_limiter_bank two(2, cfg);
+    two.at(0).set_rate(500'000'000, 0);
+    REQUIRE(two.at(0).enqueue(1000, 0));
+    CHECK(two.at(1).fifo_empty());
+    CHECK(two.at(1).rate_bps() == 0);
+    rate_limiter copy = two.at(0);
+    copy.send_head(0);
+    CHECK(copy.fifo_empty());
+    CHECK(two.at(0).backlog_bytes() == 1000);
+    CHECK(two.at(0).tokens_bytes(0) == 3000);
+    two.at(1) = copy;
+    CHECK(two.at(1).tokens_bytes(0) == 2000);
+    CHECK(two.at(1).config().mode == limiter_mode::TOKEN_BUCKET);
+    // The default: no FIFO, no counters, next-send-time.
+    const rate_limiter d;
+    CHECK(d.config().mode == limiter_mode::NEXT_SEND_TIME);
+    CHECK(d.stats().enqueued == 0);
+    CHECK(d.backlog_bytes() == 0);
+    CHECK(d.fifo_empty());
+    CHECK(sizeof(rate_limiter) <= 48);
+}

@@ -123,6 +123,7 @@ void hull_pacer::advance(ps_t now) {
             const std::uint64_t n = (now - m_next_update) / m_p.update_period + 1;
             m_stats.updates += n;
             m_next_update += n * m_p.update_period;
+            m_bank.expire(m_next_update - m_p.update_period);  // as the last skipped update
         }
     }
 }

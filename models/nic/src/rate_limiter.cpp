@@ -34,15 +34,47 @@ std::optional<rate_limiter_bank_config::error> rate_limiter_bank_config::validat
 // ---------------------------------------------------------------------------------------------
 // rate_limiter
 
-rate_limiter::rate_limiter(const rate_limiter_config& cfg) : m_cfg(cfg) {
+namespace {
+bool is_default(const rate_limiter_config& c) {
+    return c.mode == limiter_mode::NEXT_SEND_TIME && c.rate_granularity_bps == 0 &&
+           c.depth_bytes == 0 && c.token_period == 0 && c.fifo_bytes == 0;
+}
+const rate_limiter_config DEFAULT_CONFIG{};
+const rate_limiter::counters NO_COUNTS{};
+}  // namespace
+
+rate_limiter::rate_limiter(const rate_limiter_config& cfg) : m_mode(cfg.mode) {
     if (auto e = cfg.validate())
         throw std::invalid_argument("rate_limiter_config." + e->field + ": " + e->reason);
-    m_cap = static_cast<i128>(cfg.depth_bytes) * UNITS_PER_BYTE;
-    m_tokens = m_cap;
+    if (is_default(cfg)) return;
+    m_x = std::make_unique<options_state>();
+    m_x->cfg = cfg;
+    m_x->cap = static_cast<i128>(cfg.depth_bytes) * UNITS_PER_BYTE;
+    m_x->tokens = m_x->cap;
+}
+
+rate_limiter::rate_limiter(const rate_limiter& o)
+    : m_rate_bps(o.m_rate_bps),
+      m_next_free(o.m_next_free),
+      m_carry(o.m_carry),
+      m_mode(o.m_mode),
+      m_x(o.m_x ? std::make_unique<options_state>(*o.m_x) : nullptr) {}
+
+rate_limiter& rate_limiter::operator=(const rate_limiter& o) {
+    if (this != &o) *this = rate_limiter(o);
+    return *this;
+}
+
+const rate_limiter_config& rate_limiter::config() const {
+    return m_x ? m_x->cfg : DEFAULT_CONFIG;
+}
+
+const rate_limiter::counters& rate_limiter::stats() const {
+    return m_x ? m_x->stats : NO_COUNTS;
 }
 
 std::uint64_t rate_limiter::quantise(std::uint64_t rate_bps) const {
-    const std::uint64_t g = m_cfg.rate_granularity_bps;
+    const std::uint64_t g = m_x ? m_x->cfg.rate_granularity_bps : 0;
     if (g == 0 || rate_bps == 0) return rate_bps;
     const std::uint64_t q = rate_bps / g * g;
     return q != 0 ? q : g;
@@ -50,19 +82,19 @@ std::uint64_t rate_limiter::quantise(std::uint64_t rate_bps) const {
 
 void rate_limiter::set_rate(std::uint64_t rate_bps) {
     m_rate_bps = quantise(rate_bps);
-    if (m_cfg.mode == limiter_mode::TOKEN_BUCKET)
-        m_per_tick = static_cast<i128>(u128(m_rate_bps) * period());
+    if (m_mode == limiter_mode::TOKEN_BUCKET)
+        m_x->per_tick = static_cast<i128>(u128(m_rate_bps) * period());
 }
 
 void rate_limiter::set_rate(std::uint64_t rate_bps, ps_t now) {
-    if (m_cfg.mode == limiter_mode::TOKEN_BUCKET) tb_advance(now);
+    if (m_mode == limiter_mode::TOKEN_BUCKET) tb_advance(now);
     set_rate(rate_bps);
 }
 
 void rate_limiter::sent(std::uint32_t wire_bytes, ps_t start) {
-    if (m_cfg.mode == limiter_mode::TOKEN_BUCKET) {
+    if (m_mode == limiter_mode::TOKEN_BUCKET) {
         tb_advance(start);
-        if (m_rate_bps != 0) m_tokens -= static_cast<i128>(wire_bytes) * UNITS_PER_BYTE;
+        if (m_rate_bps != 0) m_x->tokens -= static_cast<i128>(wire_bytes) * UNITS_PER_BYTE;
         return;
     }
     if (m_rate_bps == 0) {  // unlimited: no spacing
@@ -78,38 +110,41 @@ void rate_limiter::sent(std::uint32_t wire_bytes, ps_t start) {
 // Tokens only grow between calls, so capping once after n periods equals capping per period.
 // The product n x per_tick is formed only below the room left (< 2^108): no overflow.
 rate_limiter::i128 rate_limiter::tb_tokens_at(ps_t now) const {
-    if (m_rate_bps == 0) return m_cap;  // unlimited: always full
+    const options_state& x = *m_x;
+    if (m_rate_bps == 0) return x.cap;  // unlimited: always full
     const std::uint64_t tick = now / period();
-    if (tick <= m_tick || m_tokens >= m_cap) return m_tokens;
-    const u128 n = tick - m_tick;
-    const u128 room = static_cast<u128>(m_cap - m_tokens);
-    const u128 per = static_cast<u128>(m_per_tick);
-    if (n >= (room + per - 1) / per) return m_cap;
-    return m_tokens + static_cast<i128>(n * per);
+    if (tick <= x.tick || x.tokens >= x.cap) return x.tokens;
+    const u128 n = tick - x.tick;
+    const auto room = static_cast<u128>(x.cap - x.tokens);
+    const auto per = static_cast<u128>(x.per_tick);
+    if (n >= (room + per - 1) / per) return x.cap;
+    return x.tokens + static_cast<i128>(n * per);
 }
 
 void rate_limiter::tb_advance(ps_t now) {
-    m_tokens = tb_tokens_at(now);
+    m_x->tokens = tb_tokens_at(now);
     const std::uint64_t tick = now / period();
-    if (tick > m_tick) m_tick = tick;
+    if (tick > m_x->tick) m_x->tick = tick;
 }
 
 ps_t rate_limiter::tb_ready(std::uint32_t bytes, ps_t now) const {
     if (m_rate_bps == 0) return now;
+    const options_state& x = *m_x;
     const i128 need = static_cast<i128>(bytes) * UNITS_PER_BYTE;
-    const i128 want = need < m_cap ? need : m_cap;  // above the depth: wait for a full bucket
+    const i128 want = need < x.cap ? need : x.cap;  // above the depth: wait for a full bucket
     const i128 have = tb_tokens_at(now);
     if (have >= want) return now;
     // Tokens arrive at period boundaries after the one `have` includes; the k-th brings enough.
-    const u128 missing = static_cast<u128>(want - have);
-    const u128 per = static_cast<u128>(m_per_tick);
+    const auto missing = static_cast<u128>(want - have);
+    const auto per = static_cast<u128>(x.per_tick);
     const u128 k = (missing + per - 1) / per;
-    const std::uint64_t tick = now / period() > m_tick ? now / period() : m_tick;
+    const std::uint64_t tick = now / period() > x.tick ? now / period() : x.tick;
     const u128 at = (u128(tick) + k) * period();
     return at > PS_MAX ? PS_MAX : static_cast<ps_t>(at);
 }
 
 std::int64_t rate_limiter::tokens_bytes(ps_t now) const {
+    if (m_mode != limiter_mode::TOKEN_BUCKET) return 0;
     const i128 t = tb_tokens_at(now);
     const i128 u = UNITS_PER_BYTE;
     // Rounded towards -infinity, so a debt of part of a byte reads -1.
@@ -118,31 +153,35 @@ std::int64_t rate_limiter::tokens_bytes(ps_t now) const {
 }
 
 bool rate_limiter::enqueue(std::uint32_t bytes, ps_t now) {
-    if (m_backlog + bytes > m_cfg.fifo_bytes) {
-        m_stats.fifo_full_frames++;
-        m_stats.fifo_full_bytes += bytes;
+    if (!m_x) m_x = std::make_unique<options_state>();  // no FIFO: only to count the refusal
+    options_state& x = *m_x;
+    if (x.backlog + bytes > x.cfg.fifo_bytes) {
+        x.stats.fifo_full_frames++;
+        x.stats.fifo_full_bytes += bytes;
         return false;
     }
-    if (m_count == m_fifo.size()) grow_fifo();
-    m_fifo[(m_head + m_count) % m_fifo.size()] = fifo_entry{bytes, now};
-    m_count++;
-    m_backlog += bytes;
-    m_stats.enqueued++;
-    if (m_backlog > m_stats.peak_backlog_bytes) m_stats.peak_backlog_bytes = m_backlog;
+    if (x.count == x.fifo.size()) grow_fifo();
+    x.fifo[(x.head + x.count) % x.fifo.size()] = fifo_entry{bytes, now};
+    x.count++;
+    x.backlog += bytes;
+    x.stats.enqueued++;
+    if (x.backlog > x.stats.peak_backlog_bytes) x.stats.peak_backlog_bytes = x.backlog;
     return true;
 }
 
 void rate_limiter::grow_fifo() {
-    std::vector<fifo_entry> next(m_fifo.empty() ? 16 : 2 * m_fifo.size());
-    for (std::uint32_t i = 0; i < m_count; ++i) next[i] = m_fifo[(m_head + i) % m_fifo.size()];
-    m_fifo.swap(next);
-    m_head = 0;
+    options_state& x = *m_x;
+    std::vector<fifo_entry> next(x.fifo.empty() ? 16 : 2 * x.fifo.size());
+    for (std::uint32_t i = 0; i < x.count; ++i) next[i] = x.fifo[(x.head + i) % x.fifo.size()];
+    x.fifo.swap(next);
+    x.head = 0;
 }
 
 rate_limiter::fifo_entry rate_limiter::send_head(ps_t start) {
-    const fifo_entry e = m_fifo[m_head];
-    m_head = --m_count == 0 ? 0 : (m_head + 1) % static_cast<std::uint32_t>(m_fifo.size());
-    m_backlog -= e.bytes;
+    options_state& x = *m_x;
+    const fifo_entry e = x.fifo[x.head];
+    x.head = --x.count == 0 ? 0 : (x.head + 1) % static_cast<std::uint32_t>(x.fifo.size());
+    x.backlog -= e.bytes;
     sent(e.bytes, start);
     return e;
 }
@@ -151,9 +190,10 @@ void rate_limiter::reset() {
     m_rate_bps = 0;
     m_next_free = 0;
     m_carry = 0;
-    m_tokens = m_cap;
-    m_per_tick = 0;
-    m_tick = 0;
+    if (!m_x) return;
+    m_x->tokens = m_x->cap;
+    m_x->per_tick = 0;
+    m_x->tick = 0;
 }
 
 // ---------------------------------------------------------------------------------------------

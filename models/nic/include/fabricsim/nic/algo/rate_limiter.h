@@ -43,6 +43,7 @@
 /// Lookups and inserts are O(1) on average (open addressing); with a bounded table nothing is
 /// allocated after construction, and a FIFO grows to its peak once and never shrinks.
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -93,6 +94,8 @@ struct rate_limiter_bank_config {
 };
 
 /// One rate limiter: next-send-time or token-bucket pacing, with an optional bounded FIFO.
+/// 40 bytes with the default config (a NIC holds 1024 of them); any other config adds one
+/// block, allocated at construction, for the token bucket, the FIFO and the counters.
 class rate_limiter
 {
 public:
@@ -101,11 +104,22 @@ public:
         std::uint32_t bytes = 0;
         ps_t enqueued = 0;
     };
+    struct counters {
+        std::uint64_t enqueued = 0;          ///< frames that entered the FIFO
+        std::uint64_t fifo_full_frames = 0;  ///< frames refused: FIFO full (pacer_fifo_full)
+        std::uint64_t fifo_full_bytes = 0;
+        std::uint64_t peak_backlog_bytes = 0;
+    };
 
     rate_limiter() = default;  ///< next-send-time, unlimited, no FIFO
     /// Throws std::invalid_argument ("rate_limiter_config.<field>: <reason>") if cfg does not
     /// validate.
     explicit rate_limiter(const rate_limiter_config& cfg);
+    rate_limiter(const rate_limiter& o);
+    rate_limiter& operator=(const rate_limiter& o);
+    rate_limiter(rate_limiter&&) noexcept = default;
+    rate_limiter& operator=(rate_limiter&&) noexcept = default;
+    ~rate_limiter() = default;
 
     /// Bit/s (rounded down to the granularity); 0 = unlimited. In token-bucket mode tokens since
     /// the last call are credited at the new rate: use set_rate(rate, now) when it changes.
@@ -117,13 +131,12 @@ public:
     /// When the FIFO head may start, at `now` or later (next-send-time mode: any frame; token
     /// bucket with an empty FIFO: `now`).
     ps_t earliest_start(ps_t now) const {
-        if (m_cfg.mode == limiter_mode::NEXT_SEND_TIME)
-            return now > m_next_free ? now : m_next_free;
-        return m_count == 0 ? now : tb_ready(m_fifo[m_head].bytes, now);
+        if (m_mode == limiter_mode::NEXT_SEND_TIME) return now > m_next_free ? now : m_next_free;
+        return m_x->count == 0 ? now : tb_ready(m_x->fifo[m_x->head].bytes, now);
     }
     /// When a frame of `bytes` that is not in the FIFO may start.
     ps_t earliest_start(ps_t now, std::uint32_t bytes) const {
-        if (m_cfg.mode == limiter_mode::NEXT_SEND_TIME) return earliest_start(now);
+        if (m_mode == limiter_mode::NEXT_SEND_TIME) return earliest_start(now);
         return tb_ready(bytes, now);
     }
     /// A frame of `bytes` started at `start` (>= earliest_start). The FIFO is not touched.
@@ -135,51 +148,50 @@ public:
 
     /// Puts a frame of `bytes` at the FIFO tail; false (counted) if it does not fit.
     bool enqueue(std::uint32_t bytes, ps_t now);
-    bool fifo_empty() const { return m_count == 0; }
-    std::uint32_t fifo_frames() const { return m_count; }
-    const fifo_entry& head() const { return m_fifo[m_head]; }
-    /// The FIFO head starts at `start` (>= earliest_start(start)): it leaves the FIFO and is
-    /// sent(). Returns it.
+    bool fifo_empty() const { return !m_x || m_x->count == 0; }
+    std::uint32_t fifo_frames() const { return m_x ? m_x->count : 0; }
+    /// The FIFO head (the FIFO must not be empty).
+    const fifo_entry& head() const { return m_x->fifo[m_x->head]; }
+    /// The FIFO head (the FIFO must not be empty) starts at `start` (>= earliest_start(start)):
+    /// it leaves the FIFO and is sent(). Returns it.
     fifo_entry send_head(ps_t start);
     /// Bytes in the FIFO (HULL's Q_tb; 0 without a FIFO).
-    std::uint64_t backlog_bytes() const { return m_backlog; }
+    std::uint64_t backlog_bytes() const { return m_x ? m_x->backlog : 0; }
 
     /// Rate 0, no spacing, a full bucket; the FIFO and the counters are kept.
     void reset();
-    const rate_limiter_config& config() const { return m_cfg; }
-
-    struct counters {
-        std::uint64_t enqueued = 0;          ///< frames that entered the FIFO
-        std::uint64_t fifo_full_frames = 0;  ///< frames refused: FIFO full (pacer_fifo_full)
-        std::uint64_t fifo_full_bytes = 0;
-        std::uint64_t peak_backlog_bytes = 0;
-    };
-    const counters& stats() const { return m_stats; }
+    const rate_limiter_config& config() const;
+    const counters& stats() const;
 
 private:
     __extension__ typedef __int128 i128;
 
+    /// Everything but the next-send-time pacer of the default config.
+    struct options_state {
+        rate_limiter_config cfg;
+        i128 cap = 0;                  ///< token bucket: depth in units of 1e-12 bit
+        i128 tokens = 0;               ///< units; negative only after a frame larger than the depth
+        i128 per_tick = 0;             ///< units added per period at the current rate
+        std::uint64_t tick = 0;        ///< the last period boundary credited (time / period)
+        std::vector<fifo_entry> fifo;  ///< ring; grows by doubling
+        std::uint32_t head = 0;
+        std::uint32_t count = 0;
+        std::uint64_t backlog = 0;
+        counters stats;
+    };
+
     std::uint64_t quantise(std::uint64_t rate_bps) const;
-    ps_t period() const { return m_cfg.token_period ? m_cfg.token_period : 1; }
+    ps_t period() const { return m_x->cfg.token_period ? m_x->cfg.token_period : 1; }
     i128 tb_tokens_at(ps_t now) const;
     ps_t tb_ready(std::uint32_t bytes, ps_t now) const;
     void tb_advance(ps_t now);
     void grow_fifo();
 
-    // The next-send-time state and the mode first: one cache line per frame for DCQCN.
     std::uint64_t m_rate_bps = 0;
     ps_t m_next_free = 0;
     std::uint64_t m_carry = 0;  ///< bit-ps not yet a whole ps (x 1 / rate)
-    rate_limiter_config m_cfg;
-    i128 m_cap = 0;                  ///< token bucket: depth in units of 1e-12 bit
-    i128 m_tokens = 0;               ///< units; negative only after a frame larger than the depth
-    i128 m_per_tick = 0;             ///< units added per period at the current rate
-    std::uint64_t m_tick = 0;        ///< the last period boundary credited (time / period)
-    std::vector<fifo_entry> m_fifo;  ///< ring; grows by doubling
-    std::uint32_t m_head = 0;
-    std::uint32_t m_count = 0;
-    std::uint64_t m_backlog = 0;
-    counters m_stats;
+    limiter_mode m_mode = limiter_mode::NEXT_SEND_TIME;
+    std::unique_ptr<options_state> m_x;  ///< null for the default config
 };
 
 /// A fixed number of rate limiters and the table of flows associated with them.
