@@ -19,14 +19,15 @@
 ///  - Either mode: `rate_granularity_bps` rounds a rate down to a multiple of it (at least one;
 ///    HULL: 0.5 Mbps). Rate 0 = unlimited. A limiter may hold a FIFO of frames of at most
 ///    `fifo_bytes` (HULL: 128 KB); the limiter tracks sizes and arrival times, the caller holds
-///    the frames. A frame that does not fit is refused and counted (`fifo_full`, the adapter's
-///    drop cause `pacer_fifo_full`); earliest_start(now) is then when the head may leave.
+///    the frames. A frame that does not fit is refused and counted (`fifo_full_frames`, the
+///    adapter's drop cause `pacer_fifo_full`); earliest_start(now) is when the head may leave.
 ///
 /// Association (flow -> limiter): bind(flow) associates a flow and gives it the lowest free
 /// limiter; release(flow) ends it (a reaction point releases a flow back at the line rate). The
 /// table has `table_entries` entries (0 = one per flow, unbounded: the default). An entry not
 /// used for `idle_timeout` (now - last use >= timeout; 0 = never) is dropped lazily: when it is
-/// looked up, and from the least recently used end when a new flow binds (counted `timeouts`).
+/// looked up, from the least recently used end when a new flow binds, and by expire(now)
+/// (counted `timeouts`).
 /// When a new flow finds no room:
 ///  - table full: `table_full` = NONE, the flow is not associated (bind returns NONE: the
 ///    caller sends it unpaced; counted `rejected_table_full`), or LRU, the least recently used
