@@ -671,8 +671,9 @@ void platform::write_traces(const std::string& dir) const {
 idle_path platform::path_between(std::uint32_t src, std::uint32_t dst) const {
     const topology& topo = m_sc.topo;
     idle_path p;
-    p.nic_tx_latency = m_sc.nic_config_of(src).tx_latency;
-    p.nic_rx_latency = m_sc.nic_config_of(dst).rx_latency;
+    // With a PCIe model the NIC's latency depends on the frame: an MTU frame's stands for all.
+    p.nic_tx_latency = m_sc.nic_config_of(src).idle_tx_latency(ETH_HEADER + 1500);
+    p.nic_rx_latency = m_sc.nic_config_of(dst).idle_rx_latency(ETH_HEADER + 1500);
     std::uint32_t node = src, port = 0;
     for (std::size_t hop = 0; hop <= topo.nodes.size(); ++hop) {
         const auto i = std::size_t(topo.link_at(node, port));

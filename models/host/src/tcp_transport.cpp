@@ -1,11 +1,16 @@
 #include "fabricsim/host/tcp_transport.h"
 
+#include <algorithm>
+
 #include <nlohmann/json.hpp>
 
 #include "fabricsim/core/kernel.h"
 #include "fabricsim/host/host.h"
 
 namespace fabricsim::host {
+
+tcp_transport::tcp_transport(host& h, flow_table& flows)
+    : transport(h, flows, transport_kind::TCP, true), m_lso_max(h.nic().lso_max_bytes()) {}
 
 void tcp_transport::add_source(std::uint32_t flow, const flow_path& to) {
     flow_record& rec = m_flows[flow];
@@ -130,6 +135,7 @@ frame& tcp_transport::new_tcp_frame(std::uint32_t flow, std::uint32_t dst_ip,
 }
 
 void tcp_transport::pump(std::uint32_t slot, ps_t now) {
+    if (m_lso_max) return pump_lso(slot, now);
     tcp_tx& x = m_tx[slot];
     flow_record& rec = m_flows[x.flow];
     tcp_segment seg;
@@ -153,6 +159,55 @@ void tcp_transport::pump(std::uint32_t slot, ps_t now) {
         rec.sent_bytes += f.frame_bytes();
         m_host.post(f, now);
     }
+    sync_rto(slot);
+}
+
+void tcp_transport::pump_lso(std::uint32_t slot, ps_t now) {
+    tcp_tx& x = m_tx[slot];
+    flow_record& rec = m_flows[x.flow];
+    const std::uint32_t mss = x.snd.mss();
+    frame* big = nullptr;
+    std::uint64_t end = 0;  // first byte after the send being built
+    std::uint32_t segments = 0;
+    std::uint32_t last = 0;  // its last segment's length
+    auto flush = [&] {
+        big->set_ipv4(frame_kind::IPV4_TCP, static_cast<std::uint32_t>(end - big->seq_no));
+        m_host.post_lso(*big, now, mss, segments);
+        big = nullptr;
+    };
+    tcp_segment seg;
+    while (!x.blocked) {
+        // The segments of the send being built count as queued (they are, once it goes).
+        if (!m_host.tx_room_for_data(big ? segments : 0)) {
+            if (big) flush();
+            x.blocked = true;
+            m_blocked.push_back(slot);
+            m_host.wait_for_tx(*this);
+            break;
+        }
+        if (!x.snd.next_segment(now, seg)) break;
+        if (big &&
+            (seg.cwr || seg.seq != end || last != mss || end - big->seq_no + seg.len > m_lso_max))
+            flush();
+        if (!big) {
+            big = &new_tcp_frame(x.flow, x.dst_ip, x.next_hop, client_port(x.flow), SERVER_PORT);
+            big->ecn = x.ect ? ecn_codepoint::ECT0 : ecn_codepoint::NOT_ECT;
+            big->tcp_flags = tcp_flag::ACK | (seg.cwr ? tcp_flag::CWR : 0);
+            big->seq_no = seg.seq;
+            big->tcp_seq = static_cast<std::uint32_t>(seg.seq);
+            big->ip_id = static_cast<std::uint16_t>(rec.sent_frames);
+            big->set_ipv4(frame_kind::IPV4_TCP, 0);
+            big->created = now;
+            end = seg.seq;
+            segments = 0;
+        }
+        end += seg.len;
+        last = seg.len;
+        segments++;
+        rec.sent_frames++;
+        rec.sent_bytes += std::max(big->header_bytes() + seg.len, 60u) + FCS_BYTES;
+    }
+    if (big) flush();
     sync_rto(slot);
 }
 

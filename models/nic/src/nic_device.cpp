@@ -334,7 +334,8 @@ void nic_device::mac_enqueue(frame& f, ps_t ready) {
 }
 
 std::size_t nic_device::dma_ring_free() const {
-    std::size_t free = m_cfg.tx_queue_frames;
+    const std::size_t held = queued();
+    std::size_t free = held < m_cfg.tx_queue_frames ? m_cfg.tx_queue_frames - held : 0;
     for (unsigned r = 0; r < m_dma->config().rings; ++r)
         free = std::min<std::size_t>(free, m_dma->free_slots(r));
     return free;
@@ -555,6 +556,34 @@ void nic_device::report_stats(nlohmann::json& out) const {
         if (m_cfg.pfc_storm.priorities) fc["storm_frames_sent"] = m_storm_frames;
         out["flow_control"] = std::move(fc);
     }
+    if (m_dma) report_dma(out);
+}
+
+void nic_device::report_dma(nlohmann::json& out) const {
+    const ps_t now = now_ps();
+    const auto& d = m_dma->stats();
+    const auto& p = m_pcie->stats();
+    auto us = [](ps_t t) { return double(t) / double(PS_PER_US); };
+    auto share = [now](ps_t busy) { return now ? double(busy) / double(now) : 0.0; };
+    out["dma"] = {{"posts", d.posts},
+                  {"lso_posts", d.lso_posts},
+                  {"lso_segments", d.lso_segments},
+                  {"descriptor_fetches", d.fetches},
+                  {"descriptors_fetched", d.fetched},
+                  {"tx_ring_peak", d.ring_peak},
+                  {"tx_buffer_peak_bytes", d.buffer_peak},
+                  {"tx_buffer_stalls", d.buffer_stalls},
+                  {"tx_delay_mean_us", d.frames ? us(d.ready_delay_sum) / double(d.frames) : 0.0},
+                  {"tx_delay_max_us", us(d.ready_delay_max)}};
+    out["pcie"] = {{"bytes_read", p.bytes_read},
+                   {"bytes_written", p.bytes_written},
+                   {"read_requests", p.read_requests},
+                   {"write_tlps", p.write_tlps},
+                   {"completions", p.completions},
+                   {"upstream_utilisation", share(p.upstream_busy)},
+                   {"downstream_utilisation", share(p.downstream_busy)},
+                   {"peak_outstanding_reads", p.peak_outstanding_reads},
+                   {"tag_stalls", p.tag_stalls}};
 }
 
 }  // namespace fabricsim::nic

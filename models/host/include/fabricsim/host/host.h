@@ -103,8 +103,16 @@ public:
         m_stats.sent_frames++;
         m_nic.post(f, at);
     }
-    /// The NIC TX queue has room for a data frame beyond the slots kept for ACKs.
-    bool tx_room_for_data() const { return m_nic.tx_queue_free() > m_data_reserve; }
+    /// LSO: hands the TCP send `big` (`segments` MSS segments) to the NIC.
+    void post_lso(frame& big, ps_t at, std::uint32_t mss, std::uint32_t segments) {
+        m_stats.sent_frames += segments;
+        m_nic.post_lso(big, at, mss);
+    }
+    /// The NIC TX queue has room for a data frame (and `extra` more) beyond the slots kept for
+    /// ACKs.
+    bool tx_room_for_data(std::size_t extra = 0) const {
+        return m_nic.tx_queue_free() > m_data_reserve + extra;
+    }
     /// `t` stopped sending data on a full NIC queue (counted as tx_blocked): its on_tx_ready
     /// runs when the queue has drained to half.
     void wait_for_tx(transport& t) {

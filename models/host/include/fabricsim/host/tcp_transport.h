@@ -10,7 +10,10 @@
 /// are posted to the NIC at the time they are decided; data only while the NIC TX queue has
 /// more than the host's reserve free (the rest is kept for ACKs), and a blocked flow resumes
 /// when the NIC reports space (no polling). Posts must be in time order, so a host with TCP
-/// flows runs without lookahead.
+/// flows runs without lookahead. On a NIC with LSO, the segments one pump sends go to the NIC as
+/// sends of up to lso.max_bytes (contiguous, every one but the last a full MSS, CWR only on the
+/// first): what Linux's TSO hands the NIC, without its deferral (tcp_tso_should_defer) and
+/// autosizing.
 #include <cstdint>
 #include <vector>
 
@@ -23,8 +26,7 @@ namespace fabricsim::host {
 class tcp_transport final : public transport
 {
 public:
-    explicit tcp_transport(host& h, flow_table& flows)
-        : transport(h, flows, transport_kind::TCP, true) {}
+    explicit tcp_transport(host& h, flow_table& flows);
 
     void add_source(std::uint32_t flow, const flow_path& to) override;
     void add_sink(std::uint32_t flow, const flow_path& from) override;
@@ -75,6 +77,8 @@ private:
     void on_ack(frame& f, ps_t now);
     /// Sends what flow `slot`'s window allows; re-queues its RTO entry.
     void pump(std::uint32_t slot, ps_t now);
+    /// pump() on a NIC with LSO: consecutive full segments go as one send of up to m_lso_max.
+    void pump_lso(std::uint32_t slot, ps_t now);
     void sync_rto(std::uint32_t slot);
     void send_ack(tcp_rx& r, const ack_decision& a, ps_t now);
     frame& new_tcp_frame(std::uint32_t flow, std::uint32_t dst_ip, const mac_addr& dst_mac,
@@ -85,6 +89,7 @@ private:
     std::vector<pending_write> m_writes;  ///< scheduled application writes (slot = index)
     std::vector<std::uint32_t> m_free_writes;
     std::vector<std::uint32_t> m_blocked;  ///< tcp_tx slots waiting for NIC space, in order
+    std::uint32_t m_lso_max = 0;           ///< the NIC's LSO send size, 0 without LSO
 };
 
 }  // namespace fabricsim::host

@@ -133,7 +133,8 @@ public:
     /// LSO sends up to this payload; 0 when the NIC does no LSO.
     std::uint32_t lso_max_bytes() const { return m_cfg.lso_enabled ? m_cfg.lso.max_bytes : 0; }
     std::uint64_t rate_bps() const { return m_rate_bps; }
-    /// Frames (with DMA: descriptors of the fullest TX ring) the TX queue can still take.
+    /// Frames the TX queue can still take (with DMA: also no more than the fullest ring's free
+    /// descriptors).
     std::size_t tx_queue_free() const {
         return m_dma ? dma_ring_free() : m_cfg.tx_queue_frames - queued();
     }
@@ -177,9 +178,7 @@ public:
     const stats& get_stats() const { return m_stats; }
     void report_stats(nlohmann::json& out) const override;
     void add_drops(drop_counters& d) const override { d += m_stats.drops; }
-    std::uint64_t frames_held() const override {
-        return m_dma ? mac_queued() + m_dma->frames_pending() : queued();
-    }
+    std::uint64_t frames_held() const override { return queued(); }
 
 private:
     void post_now(frame& f, ps_t ready);
@@ -192,8 +191,11 @@ private:
     /// With flow control: per-priority TX queues (below).
     [[gnu::cold, gnu::noinline]] void post_class(frame& f, ps_t ready);
     [[gnu::cold, gnu::noinline]] void serve_classes(ps_t now);
+    /// Frames posted and not yet on the wire (with DMA: in the rings, as LSO segments to come,
+    /// and at the MAC).
     std::size_t queued() const {
-        return m_dma ? m_dma->descriptors() : (m_reaction ? m_class_frames : m_queue.size());
+        return m_dma ? mac_queued() + m_dma->frames_pending()
+                     : (m_reaction ? m_class_frames : m_queue.size());
     }
     /// MAC frames waiting for the wire (the TX queue without DMA).
     std::size_t mac_queued() const { return m_reaction ? m_class_frames : m_queue.size(); }
@@ -204,6 +206,7 @@ private:
     [[gnu::cold, gnu::noinline]] ps_t rx_dma(const frame& f, ps_t now);
     [[gnu::cold, gnu::noinline]] void start_dma(frame& f, ps_t at, ps_t now);
     std::size_t dma_ring_free() const;
+    void report_dma(nlohmann::json& out) const;
     void push_class(frame& f, ps_t ready);
     void tell_host_if_drained();
     /// The head cannot start before `t` (a control frame holds the wire, or a pause).

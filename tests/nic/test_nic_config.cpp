@@ -1,0 +1,94 @@
+// The `nic:` keys of the PCIe/DMA model and LSO: what reaches nic_config, and the errors, each
+// naming its key.
+#include <catch2/catch.hpp>
+
+#include <string>
+
+#include "fabricsim/core/config.h"
+#include "fabricsim/nic/nic_device.h"
+
+using namespace fabricsim;
+using namespace fabricsim::nic;
+
+namespace {
+
+struct loaded {
+    nic_config c;
+    std::string error;  ///< empty if it loaded
+};
+
+loaded load(const std::string& yaml) {
+    config_schema schema;
+    nic_config::params().describe(schema, "nic");
+    loaded out;
+    try {
+        const auto root = load_yaml_string(yaml);
+        schema.validate(root);
+        out.c = nic_config::params().load(config_node(schema, root, "", "").child("nic"));
+    } catch (const config_error& e) {
+        out.error = e.what();
+    }
+    return out;
+}
+
+void names(const std::string& yaml, const std::string& key, const std::string& why) {
+    const auto err = load(yaml).error;
+    INFO(yaml << " -> " << err);
+    CHECK(err.find(key) != std::string::npos);
+    CHECK(err.find(why) != std::string::npos);
+}
+
+}  // namespace
+
+TEST_CASE("nic config: the PCIe model, its overrides, DMA and LSO keys load", "[nic][config]") {
+    const auto ideal = load("nic: {}\n");
+    REQUIRE(ideal.error.empty());
+    CHECK_FALSE(ideal.c.dma.enabled);
+    CHECK_FALSE(ideal.c.lso_enabled);
+    CHECK(ideal.c.idle_tx_latency(1514) == 500 * PS_PER_NS);  // ideal: the fixed latencies
+    const auto g = load(
+        "nic: {pcie: {model: gen4_x16, lanes: 8, read_latency: 700ns, max_read_request: 1KiB},"
+        " dma: {rings: 8, tx_buffer: 256KiB, doorbell_latency: 0ns}, lso: {enabled: true, "
+        "max_bytes: 32KiB}, tx_queue: 512}\n");
+    REQUIRE(g.error.empty());
+    CHECK(g.c.dma.enabled);
+    CHECK(g.c.dma.pcie.generation == 4);
+    CHECK(g.c.dma.pcie.lanes == 8);
+    CHECK(g.c.dma.pcie.read_latency == 700 * PS_PER_NS);
+    CHECK(g.c.dma.pcie.max_read_request == 1024);
+    CHECK(g.c.dma.pcie.max_payload == pcie_config::gen4_x16().max_payload);
+    CHECK(g.c.dma.tx.rings == 8);
+    CHECK(g.c.dma.tx.tx_buffer == 256 * 1024);
+    CHECK(g.c.dma.tx.doorbell_latency == 0);
+    CHECK(g.c.lso_enabled);
+    CHECK(g.c.lso.max_bytes == 32768);
+    CHECK(g.c.tx_queue_frames == 512);
+    // Idle latency: descriptor fetch + payload read + pipeline, from the PCIe model.
+    pcie_link link(g.c.dma.pcie);
+    const ps_t fetched = link.dma_read(0, 16);
+    CHECK(g.c.idle_tx_latency(1514) == link.dma_read(fetched, 1514) + 50 * PS_PER_NS);
+    CHECK(load("nic: {pcie: {model: gen3_x8}}\n").c.dma.pcie.lanes == 8);
+}
+
+TEST_CASE("nic config: PCIe, DMA and LSO errors name the key", "[nic][config]") {
+    names("nic: {pcie: {model: gen9}}\n", "nic.pcie.model", "gen9");
+    names("nic: {pcie: {lanes: 8}}\n", "nic.pcie.lanes", "applies only with a pcie.model");
+    names("nic: {pcie: {model: gen3_x16, lanes: 3}}\n", "nic.pcie.lanes", "1, 2, 4, 8 or 16");
+    names("nic: {pcie: {model: gen3_x16, max_payload: 300B}}\n", "nic.pcie.max_payload",
+          "power of 2");
+    names("nic: {pcie: {model: gen3_x16, max_outstanding_reads: 0}}\n",
+          "nic.pcie.max_outstanding_reads", "1");
+    names("nic: {dma: {rings: 2}}\n", "nic.dma.rings", "applies only with a pcie.model");
+    names("nic: {pcie: {model: gen3_x16}, dma: {tx_buffer: 1KiB}}\n", "nic.dma.tx_buffer",
+          "at least 2 KiB");
+    names("nic: {lso: {enabled: true}}\n", "nic.lso.enabled", "needs a pcie.model");
+    names("nic: {pcie: {model: gen3_x16}, lso: {max_bytes: 32KiB}}\n", "nic.lso.max_bytes",
+          "applies only with lso.enabled");
+    names("nic: {pcie: {model: gen3_x16}, lso: {enabled: true, max_bytes: 1MiB}}\n",
+          "nic.lso.max_bytes", "above the maximum 256KiB");
+    names("nic: {pcie: {model: gen3_x16}, tx_latency: 1us}\n", "nic.tx_latency",
+          "does not apply with a pcie.model");
+    names("nic: {pcie: {model: gen3_x16}, rx_latency: 1us}\n", "nic.rx_latency",
+          "does not apply with a pcie.model");
+    names("nic: {pcie: {model: gen3_x16}, tx_queue: 100000}\n", "nic.tx_queue", "65536");
+}
