@@ -4,8 +4,8 @@
 /// now) reaches the MAC at t + tx_latency (descriptor fetch + DMA, fixed) and goes on the wire
 /// as soon as the wire is free, FIFO; one kernel event per frame that has to wait. On receive,
 /// the MAC checks the FCS (store-and-forward) and hands the frame to the host at
-/// now + rx_latency (annotated, no event). Ignores: PCIe contention, descriptor rings, LSO,
-/// interrupt coalescing (later work).
+/// now + rx_latency (annotated, no event); that is the ideal PCIe model (below for the real
+/// one). Ignores (later work): interrupt coalescing and the host CPU, the NIC clock.
 /// MAC control: received PAUSE/PFC frames go to the TX's pause_reaction (when honoured) and
 /// never to the host; send_control() puts a control frame on the wire at the next frame
 /// boundary, ahead of queued data. With flow control honoured, frames the host posts ahead are
