@@ -68,6 +68,10 @@ TEST_CASE("nic config: the PCIe model, its overrides, DMA and LSO keys load", "[
     const ps_t fetched = link.dma_read(0, 16);
     CHECK(g.c.idle_tx_latency(1514) == link.dma_read(fetched, 1514) + 50 * PS_PER_NS);
     CHECK(load("nic: {pcie: {model: gen3_x8}}\n").c.dma.pcie.lanes == 8);
+    // A run's config echo (every key with a default, at its default) loads again.
+    CHECK(load("nic: {pcie: {model: gen3_x8}, tx_latency: 500ns, rx_latency: 500ns, lso: "
+               "{enabled: false}}\n")
+              .error.empty());
 }
 
 TEST_CASE("nic config: PCIe, DMA and LSO errors name the key", "[nic][config]") {

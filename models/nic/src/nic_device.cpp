@@ -13,8 +13,8 @@ namespace fabricsim::nic {
 namespace {
 
 constexpr const char* NOT_WITH_PCIE =
-    "does not apply with a pcie.model: the PCIe and DMA model gives the latency (see "
-    "dma.tx_pipeline, dma.rx_pipeline)";
+    "does not apply with a pcie.model (only its default 500ns is taken, and ignored): the PCIe "
+    "and DMA model gives the latency (see dma.tx_pipeline, dma.rx_pipeline)";
 constexpr const char* NEEDS_PCIE = "applies only with a pcie.model (not ideal)";
 
 /// Fails on `v` if `e` is about its key.
@@ -82,13 +82,19 @@ void add_dma_keys(param_table<nic_config>& t) {
     tags.max = 1024;
 
     using dma_store = std::function<void(nic_config&, const config_value&)>;
+    // Optional (absent: the default in the help), so a run's config echo, which leaves absent
+    // optional keys out, loads again with the ideal model.
     auto dma_key = [&t](const std::string& key, value_kind kind, const std::string& dflt,
                         const std::string& help, const dma_store& store) -> param_spec& {
-        return t.add("dma." + key, kind, dflt, help, [store](nic_config& c, const config_value& v) {
-            if (v.present() && !c.dma.enabled) v.fail(NEEDS_PCIE);
-            store(c, v);
-            fail_if_about(v, c.dma.tx.validate());
-        });
+        auto& s = t.add("dma." + key, kind, "", help + " (absent: " + dflt + ")",
+                        [store](nic_config& c, const config_value& v) {
+                            if (!v.present()) return;
+                            if (!c.dma.enabled) v.fail(NEEDS_PCIE);
+                            store(c, v);
+                            fail_if_about(v, c.dma.tx.validate());
+                        });
+        s.optional = true;
+        return s;
     };
     auto& rings = dma_key("rings", value_kind::INT, "1",
                           "TX rings (a frame uses ring priority % rings), 1..8",
@@ -140,6 +146,7 @@ void add_dma_keys(param_table<nic_config>& t) {
         });
     lm.min = 1;
     lm.max = 262144;
+    lm.optional = true;
 }
 
 }  // namespace
@@ -151,15 +158,17 @@ const param_table<nic_config>& nic_config::params() {
         auto& txl = t.add("tx_latency", value_kind::TIME, "500ns",
                           "Host post to MAC: descriptor fetch and DMA read, fixed (ideal PCIe)",
                           [](nic_config& c, const config_value& v) {
-                              if (v.present() && c.dma.enabled) v.fail(NOT_WITH_PCIE);
                               c.tx_latency = v.time();
+                              if (c.dma.enabled && c.tx_latency != nic_config{}.tx_latency)
+                                  v.fail(NOT_WITH_PCIE);
                           });
         txl.max = 1e9;
         auto& rxl = t.add("rx_latency", value_kind::TIME, "500ns",
                           "MAC to host memory: DMA write and completion, fixed (ideal PCIe)",
                           [](nic_config& c, const config_value& v) {
-                              if (v.present() && c.dma.enabled) v.fail(NOT_WITH_PCIE);
                               c.rx_latency = v.time();
+                              if (c.dma.enabled && c.rx_latency != nic_config{}.rx_latency)
+                                  v.fail(NOT_WITH_PCIE);
                           });
         rxl.max = 1e9;
         auto& q = t.add("tx_queue", value_kind::INT, "1024",
