@@ -262,10 +262,13 @@ const param_table<topology_params>& topology_params::params() {
     return table;
 }
 
+/// Hosts a generated fat tree may have (as many as the largest leaf-spine: 1024 x 1024).
+constexpr std::uint64_t MAX_FAT_TREE_HOSTS = 1u << 20;
+
 /// The counts of a fat tree (topology.fat_tree.*) with their defaults filled in.
 struct fat_tree_shape {
-    std::uint32_t pods = 0, tors_per_pod = 0, hosts_per_tor = 0, tor_uplinks = 0,
-                  aggs_per_pod = 0, agg_uplinks = 0;
+    std::uint32_t pods = 0, tors_per_pod = 0, hosts_per_tor = 0, tor_uplinks = 0, aggs_per_pod = 0,
+                  agg_uplinks = 0;
 };
 
 /// Resolves the fat tree's defaults and refuses shapes that are not a 3-tier Clos with 5-switch
@@ -273,9 +276,10 @@ struct fat_tree_shape {
 fat_tree_shape fat_tree_shape_of(const topology_params& t) {
     const std::string at = "topology.fat_tree.";
     if (t.ft_k % 2 != 0)
-        throw config_error(at + "k", "must be even (k/2 ToRs, aggregation switches and uplinks "
-                                     "per pod), not " +
-                                         std::to_string(t.ft_k));
+        throw config_error(at + "k",
+                           "must be even (k/2 ToRs, aggregation switches and uplinks "
+                           "per pod), not " +
+                               std::to_string(t.ft_k));
     const std::uint32_t half = t.ft_k / 2;
     fat_tree_shape s;
     s.pods = t.ft_pods.value_or(t.ft_k);
@@ -298,6 +302,11 @@ fat_tree_shape fat_tree_shape_of(const topology_params& t) {
                                " aggregation switches per pod (round robin) leave ToRs with "
                                "no aggregation switch in common: use more than half of "
                                "aggs_per_pod");
+    const std::uint64_t hosts = std::uint64_t(s.pods) * s.tors_per_pod * s.hosts_per_tor;
+    if (hosts > MAX_FAT_TREE_HOSTS)
+        throw config_error("topology.fat_tree",
+                           "pods*tors_per_pod*hosts_per_tor = " + std::to_string(hosts) +
+                               " hosts, more than " + std::to_string(MAX_FAT_TREE_HOSTS));
     if (s.tors_per_pod == 1 && s.tor_uplinks < s.aggs_per_pod)
         throw config_error(at + "aggs_per_pod",
                            a + " aggregation switches per pod but the pod's one ToR has " + u +
@@ -392,8 +401,8 @@ void build_topology(scenario& sc, const topology_params& t) {
             }
             for (std::uint32_t j = 0; j < s.aggs_per_pod; ++j)
                 for (std::uint32_t u = 0; u < s.agg_uplinks; ++u)
-                    link(agg[p * s.aggs_per_pod + j], agg_down[j] + u,
-                         core[j * s.agg_uplinks + u], p, fr, key);
+                    link(agg[p * s.aggs_per_pod + j], agg_down[j] + u, core[j * s.agg_uplinks + u],
+                         p, fr, key);
         }
     } else {
         auto add = [&](const custom_node& n, node_kind kind) {

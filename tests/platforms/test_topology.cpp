@@ -158,7 +158,8 @@ TEST_CASE("fat_tree: the default k = 4 tree is Al-Fares' 20 switches and 16 host
     CHECK(t.hosts().size() == 16);
     CHECK(t.switches().size() == 20);
     CHECK(t.links.size() == 16 + 16 + 16);
-    CHECK(role_counts(t) == std::map<std::string, std::size_t>{{"agg", 8}, {"core", 4}, {"tor", 8}});
+    CHECK(role_counts(t) ==
+          std::map<std::string, std::size_t>{{"agg", 8}, {"core", 4}, {"tor", 8}});
     for (const auto n : t.switches()) CHECK(t.nodes[n].ports == 4);
     // Hosts first (h0..h15), then tor0..7, agg0..7, core0..3; hosts on ToR ports 0..k/2-1.
     CHECK(node(t, "h15") == 15);
@@ -178,8 +179,7 @@ TEST_CASE("fat_tree: the default k = 4 tree is Al-Fares' 20 switches and 16 host
     CHECK(t.port_rate(node(t, "agg0"), 2) == 10'000'000'000ull);
 
     auto k6 = load_scenario(
-        load_yaml_string("topology: {kind: fat_tree, fat_tree: {k: 6, fabric_rate: 40Gbps}}"),
-        "t");
+        load_yaml_string("topology: {kind: fat_tree, fat_tree: {k: 6, fabric_rate: 40Gbps}}"), "t");
     CHECK(k6.topo.hosts().size() == 54);
     CHECK(k6.topo.switches().size() == 6 * 3 + 6 * 3 + 9);
     CHECK(k6.topo.port_rate(node(k6.topo, "tor0"), 2) == 10'000'000'000ull);
@@ -282,6 +282,8 @@ TEST_CASE("fat_tree: bad shapes are refused naming the key", "[platforms][fat_tr
     CHECK(err("k: 66").find("topology.fat_tree.k: '66' is above the maximum 64") == 0);
     CHECK(err("pods: 0") == "topology.fat_tree.pods: '0' is below the minimum 1");
     CHECK(err("hosts_per_tor: 0") == "topology.fat_tree.hosts_per_tor: '0' is below the minimum 1");
+    CHECK(err("pods: 1024, tors_per_pod: 1024, hosts_per_tor: 2") ==
+          "topology.fat_tree: pods*tors_per_pod*hosts_per_tor = 2097152 hosts, more than 1048576");
     CHECK(err("tor_uplinks: 3, aggs_per_pod: 2") ==
           "topology.fat_tree.tor_uplinks: 3 is more than the 2 aggregation switches per pod "
           "(aggs_per_pod): a ToR has at most one uplink to each");
@@ -292,8 +294,9 @@ TEST_CASE("fat_tree: bad shapes are refused naming the key", "[platforms][fat_tr
     CHECK(err("tors_per_pod: 1, tor_uplinks: 1, aggs_per_pod: 2") ==
           "topology.fat_tree.aggs_per_pod: 2 aggregation switches per pod but the pod's one ToR "
           "has 1 uplinks (tor_uplinks): some would have no ToR below them");
-    CHECK(err("fabric_rate: 10").find("topology.fat_tree.fabric_rate: '10' needs a bit-rate unit") ==
-          0);
+    CHECK(
+        err("fabric_rate: 10").find("topology.fat_tree.fabric_rate: '10' needs a bit-rate unit") ==
+        0);
     CHECK(err("spines: 2") ==
           "topology.fat_tree.spines: unknown key (known here: agg_uplinks, aggs_per_pod, "
           "fabric_rate, hosts_per_tor, k, pods, tor_uplinks, tors_per_pod)");
