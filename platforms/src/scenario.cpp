@@ -309,8 +309,8 @@ fat_tree_shape fat_tree_shape_of(const topology_params& t) {
                                " hosts, more than " + std::to_string(MAX_FAT_TREE_HOSTS));
     if (s.tors_per_pod == 1 && s.tor_uplinks < s.aggs_per_pod)
         throw config_error(at + "aggs_per_pod",
-                           a + " aggregation switches per pod but the pod's one ToR has " + u +
-                               " uplinks (tor_uplinks): some would have no ToR below them");
+                           a + " aggregation switches per pod but tor_uplinks = " + u +
+                               " for the pod's one ToR: some would have no ToR below them");
     return s;
 }
 

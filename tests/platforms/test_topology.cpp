@@ -292,8 +292,8 @@ TEST_CASE("fat_tree: bad shapes are refused naming the key", "[platforms][fat_tr
           "robin) leave ToRs with no aggregation switch in common: use more than half of "
           "aggs_per_pod");
     CHECK(err("tors_per_pod: 1, tor_uplinks: 1, aggs_per_pod: 2") ==
-          "topology.fat_tree.aggs_per_pod: 2 aggregation switches per pod but the pod's one ToR "
-          "has 1 uplinks (tor_uplinks): some would have no ToR below them");
+          "topology.fat_tree.aggs_per_pod: 2 aggregation switches per pod but tor_uplinks = 1 "
+          "for the pod's one ToR: some would have no ToR below them");
     CHECK(
         err("fabric_rate: 10").find("topology.fat_tree.fabric_rate: '10' needs a bit-rate unit") ==
         0);
