@@ -108,6 +108,10 @@ struct topology_params {
     std::uint32_t incast_hosts = 0;
     std::uint32_t leaves = 0, spines = 0, hosts_per_leaf = 0;
     std::optional<std::uint64_t> fabric_rate;
+    std::uint32_t ft_k = 0;
+    std::optional<std::uint32_t> ft_pods, ft_tors_per_pod, ft_hosts_per_tor, ft_tor_uplinks,
+        ft_aggs_per_pod, ft_agg_uplinks;
+    std::optional<std::uint64_t> ft_fabric_rate;
     std::vector<custom_node> switches, hosts;
     std::vector<custom_link> links;
 
@@ -139,7 +143,7 @@ const param_table<custom_node>& custom_node_params(bool with_ports) {
         const std::string what = ports ? "switch" : "nic";
         t.add("role", value_kind::STRING, "",
               "Role that " + what + "_profiles[].roles can select (" +
-                  (ports ? "e.g. leaf, spine, tor" : "e.g. storage, gpu") + ")",
+                  (ports ? "e.g. leaf, spine, tor, agg, core" : "e.g. storage, gpu") + ")",
               [](custom_node& n, const config_value& v) { n.role = v.str(); })
             .optional = true;
         t.add("profile", value_kind::STRING, "",
@@ -175,10 +179,10 @@ const param_table<topology_params>& topology_params::params() {
         using tp = topology_params;
         param_table<tp> t;
         auto& kind = t.add("kind", value_kind::CHOICE, "dumbbell",
-                           "Platform generator: dumbbell, incast (one rack), leaf_spine, custom "
-                           "(switches/hosts/links lists)",
+                           "Platform generator: dumbbell, incast (one rack), leaf_spine, fat_tree "
+                           "(3 tiers, k-ary), custom (switches/hosts/links lists)",
                            &tp::kind);
-        kind.choices = {"dumbbell", "incast", "leaf_spine", "custom"};
+        kind.choices = {"dumbbell", "incast", "leaf_spine", "fat_tree", "custom"};
         t.add("host_rate", value_kind::BIT_RATE, "10Gbps", "Speed of host links", &tp::host_rate)
             .min = 1e6;
         t.add("link_delay", value_kind::TIME, "1us", "Propagation delay of every generated link",
@@ -213,6 +217,40 @@ const param_table<topology_params>& topology_params::params() {
               "Leaf-spine link rate (default: host_rate); oversubscription = "
               "hosts_per_leaf*host_rate/(spines*fabric_rate)",
               &tp::fabric_rate);
+        auto& k = t.add("fat_tree.k", value_kind::INT, "4",
+                        "Switch radix of the standard k-ary fat tree (even): sets the defaults "
+                        "below; k pods of k/2 ToRs and k/2 aggregation switches, (k/2)^2 cores, "
+                        "k^3/4 hosts",
+                        &tp::ft_k);
+        k.min = 4;
+        k.max = 64;
+        auto count = [&t](const std::string& key, const std::string& help,
+                          std::optional<std::uint32_t> tp::*member, double max) {
+            auto& p = t.add("fat_tree." + key, value_kind::INT, help, member);
+            p.min = 1;
+            p.max = max;
+        };
+        count("pods", "Pods (default: k)", &tp::ft_pods, 1024);
+        count("tors_per_pod", "ToR (edge) switches per pod (default: k/2)", &tp::ft_tors_per_pod,
+              1024);
+        count("hosts_per_tor",
+              "Hosts per ToR (default: k/2); oversubscription at the ToR = "
+              "hosts_per_tor:tor_uplinks",
+              &tp::ft_hosts_per_tor, 1024);
+        count("tor_uplinks",
+              "Uplinks per ToR, each to a different aggregation switch of its pod, round robin "
+              "(default: k/2)",
+              &tp::ft_tor_uplinks, 256);
+        count("aggs_per_pod", "Aggregation switches per pod (default: tor_uplinks)",
+              &tp::ft_aggs_per_pod, 256);
+        count("agg_uplinks",
+              "Uplinks per aggregation switch (default: k/2); agg j of every pod connects to "
+              "cores j*agg_uplinks .. j*agg_uplinks+agg_uplinks-1, so there are "
+              "aggs_per_pod*agg_uplinks cores with one port per pod",
+              &tp::ft_agg_uplinks, 256);
+        t.add("fat_tree.fabric_rate", value_kind::BIT_RATE,
+              "Rate of the ToR-aggregation and aggregation-core links (default: host_rate)",
+              &tp::ft_fabric_rate);
         t.list<custom_node>("switches", "", "custom: switches", custom_node_params(true),
                             append_to(&tp::switches));
         t.list<custom_node>("hosts", "", "custom: hosts (one NIC port each)",
@@ -222,6 +260,58 @@ const param_table<topology_params>& topology_params::params() {
         return t;
     }();
     return table;
+}
+
+/// Hosts a generated fat tree may have (as many as the largest leaf-spine: 1024 x 1024).
+constexpr std::uint64_t MAX_FAT_TREE_HOSTS = 1u << 20;
+
+/// The counts of a fat tree (topology.fat_tree.*) with their defaults filled in.
+struct fat_tree_shape {
+    std::uint32_t pods = 0, tors_per_pod = 0, hosts_per_tor = 0, tor_uplinks = 0, aggs_per_pod = 0,
+                  agg_uplinks = 0;
+};
+
+/// Resolves the fat tree's defaults and refuses shapes that are not a 3-tier Clos with 5-switch
+/// shortest paths between pods, naming the key.
+fat_tree_shape fat_tree_shape_of(const topology_params& t) {
+    const std::string at = "topology.fat_tree.";
+    if (t.ft_k % 2 != 0)
+        throw config_error(at + "k",
+                           "must be even (k/2 ToRs, aggregation switches and uplinks "
+                           "per pod), not " +
+                               std::to_string(t.ft_k));
+    const std::uint32_t half = t.ft_k / 2;
+    fat_tree_shape s;
+    s.pods = t.ft_pods.value_or(t.ft_k);
+    s.tors_per_pod = t.ft_tors_per_pod.value_or(half);
+    s.hosts_per_tor = t.ft_hosts_per_tor.value_or(half);
+    s.tor_uplinks = t.ft_tor_uplinks.value_or(half);
+    s.aggs_per_pod = t.ft_aggs_per_pod.value_or(s.tor_uplinks);
+    s.agg_uplinks = t.ft_agg_uplinks.value_or(half);
+    const std::string u = std::to_string(s.tor_uplinks), a = std::to_string(s.aggs_per_pod);
+    if (s.tor_uplinks > s.aggs_per_pod)
+        throw config_error(at + "tor_uplinks",
+                           u + " is more than the " + a +
+                               " aggregation switches per pod (aggs_per_pod): a ToR has at "
+                               "most one uplink to each");
+    // Round robin gives ToR t the aggregation switches (t*u + i) mod a, i < u. Two ToRs of a pod
+    // (and so, through the cores, of any two pods) share one only if 2u > a.
+    if (s.tors_per_pod >= 2 && 2 * s.tor_uplinks <= s.aggs_per_pod)
+        throw config_error(at + "tor_uplinks",
+                           u + " uplinks to " + a +
+                               " aggregation switches per pod (round robin) leave ToRs with "
+                               "no aggregation switch in common: use more than half of "
+                               "aggs_per_pod");
+    const std::uint64_t hosts = std::uint64_t(s.pods) * s.tors_per_pod * s.hosts_per_tor;
+    if (hosts > MAX_FAT_TREE_HOSTS)
+        throw config_error("topology.fat_tree",
+                           "pods*tors_per_pod*hosts_per_tor = " + std::to_string(hosts) +
+                               " hosts, more than " + std::to_string(MAX_FAT_TREE_HOSTS));
+    if (s.tors_per_pod == 1 && s.tor_uplinks < s.aggs_per_pod)
+        throw config_error(at + "aggs_per_pod",
+                           a + " aggregation switches per pod but tor_uplinks = " + u +
+                               " for the pod's one ToR: some would have no ToR below them");
+    return s;
 }
 
 void build_topology(scenario& sc, const topology_params& t) {
@@ -273,6 +363,46 @@ void build_topology(scenario& sc, const topology_params& t) {
                 link(i * per_leaf + k, 0, leaf[i], k, host_rate, "topology.leaf_spine");
             for (std::uint32_t j = 0; j < n_spines; ++j)
                 link(leaf[i], per_leaf + j, spine[j], i, fr, "topology.leaf_spine");
+        }
+    } else if (t.kind == "fat_tree") {
+        const fat_tree_shape s = fat_tree_shape_of(t);
+        const std::uint64_t fr = t.ft_fabric_rate.value_or(host_rate);
+        const std::uint32_t tors = s.pods * s.tors_per_pod, aggs = s.pods * s.aggs_per_pod,
+                            cores = s.aggs_per_pod * s.agg_uplinks;
+        const std::string key = "topology.fat_tree";
+        // Down ports of the aggregation switch j of a pod: the ToR uplinks that reach it.
+        std::vector<std::uint32_t> agg_down(s.aggs_per_pod, 0);
+        for (std::uint32_t r = 0; r < s.tors_per_pod; ++r)
+            for (std::uint32_t i = 0; i < s.tor_uplinks; ++i)
+                ++agg_down[(r * s.tor_uplinks + i) % s.aggs_per_pod];
+        for (std::uint32_t i = 0; i < tors * s.hosts_per_tor; ++i)
+            topo.add_node("h" + std::to_string(i), node_kind::HOST, 1);
+        std::vector<std::uint32_t> tor, agg, core;
+        for (std::uint32_t i = 0; i < tors; ++i)
+            tor.push_back(topo.add_node("tor" + std::to_string(i), node_kind::SWITCH,
+                                        s.hosts_per_tor + s.tor_uplinks, "tor"));
+        for (std::uint32_t i = 0; i < aggs; ++i)
+            agg.push_back(topo.add_node("agg" + std::to_string(i), node_kind::SWITCH,
+                                        agg_down[i % s.aggs_per_pod] + s.agg_uplinks, "agg"));
+        for (std::uint32_t c = 0; c < cores; ++c)
+            core.push_back(
+                topo.add_node("core" + std::to_string(c), node_kind::SWITCH, s.pods, "core"));
+        std::vector<std::uint32_t> next_down(aggs, 0);
+        for (std::uint32_t p = 0; p < s.pods; ++p) {
+            for (std::uint32_t r = 0; r < s.tors_per_pod; ++r) {
+                const std::uint32_t i = p * s.tors_per_pod + r;
+                for (std::uint32_t h = 0; h < s.hosts_per_tor; ++h)
+                    link(i * s.hosts_per_tor + h, 0, tor[i], h, host_rate, key);
+                for (std::uint32_t u = 0; u < s.tor_uplinks; ++u) {
+                    const std::uint32_t g =
+                        p * s.aggs_per_pod + (r * s.tor_uplinks + u) % s.aggs_per_pod;
+                    link(tor[i], s.hosts_per_tor + u, agg[g], next_down[g]++, fr, key);
+                }
+            }
+            for (std::uint32_t j = 0; j < s.aggs_per_pod; ++j)
+                for (std::uint32_t u = 0; u < s.agg_uplinks; ++u)
+                    link(agg[p * s.aggs_per_pod + j], agg_down[j] + u, core[j * s.agg_uplinks + u],
+                         p, fr, key);
         }
     } else {
         auto add = [&](const custom_node& n, node_kind kind) {
@@ -409,8 +539,8 @@ const param_table<profile_rule>& profile_rule_params(bool is_switch) {
               &profile_rule::nodes)
             .optional = true;
         t.add("roles", value_kind::STRING_LIST, "",
-              sw ? "Switches this profile applies to, by role: leaf and spine (leaf_spine), tor "
-                   "(incast), or topology.switches[].role"
+              sw ? "Switches this profile applies to, by role: leaf and spine (leaf_spine), tor, "
+                   "agg and core (fat_tree), tor (incast), or topology.switches[].role"
                  : "Hosts whose NIC uses this profile, by topology.hosts[].role",
               &profile_rule::roles)
             .optional = true;

@@ -1,5 +1,8 @@
 #include <catch2/catch.hpp>
 
+#include <map>
+#include <string>
+
 #include "fabricsim/platforms/scenario.h"
 #include "scenario_error.h"
 
@@ -154,4 +157,28 @@ TEST_CASE("device profiles: bad names, selections and keys are config errors nam
               "[{name: h0}, {name: h1}], links: [{a: h0, b: 's:0'}, {a: h1, b: 's:1'}]}\n"
               "switch_profiles: [{name: x}]") ==
           "topology.switches[0].profile: no switch profile named 'nope' (defined: x)");
+}
+
+TEST_CASE("device profiles: a fat tree's switches are selected by role tor, agg and core",
+          "[scenario][profiles][fat_tree]") {
+    const auto sc = load_scenario(load_yaml_string(R"(
+topology: {kind: fat_tree, fat_tree: {k: 8, hosts_per_tor: 6, tor_uplinks: 2}}
+switch_profiles:
+  - {name: tor, roles: [tor], buffer: 1MiB}
+  - {name: fabric, roles: [agg, core], buffer: 8MiB}
+)"),
+                                  "t");
+    std::map<std::string, std::size_t> by_profile;
+    for (const std::uint32_t n : sc.topo.switches()) {
+        const std::string& role = sc.topo.nodes[n].role;
+        const std::string& profile = sc.profile_name_of(n, true);
+        ++by_profile[profile];
+        CHECK(profile == (role == "tor" ? "tor" : "fabric"));
+        CHECK(sc.switch_config_of(n).buffer_bytes ==
+              (role == "tor" ? 1024 * 1024 : 8 * 1024 * 1024));
+    }
+    CHECK(by_profile == std::map<std::string, std::size_t>{{"fabric", 24}, {"tor", 32}});
+    CHECK(scenario_error_of("topology: {kind: fat_tree}\n"
+                            "switch_profiles: [{name: x, roles: [spine]}]") ==
+          "switch_profiles[0].roles: no switch has role 'spine' (roles here: agg, core, tor)");
 }

@@ -1,12 +1,68 @@
 #include <catch2/catch.hpp>
 
+#include <functional>
+#include <map>
 #include <set>
+#include <string>
+#include <vector>
 
 #include "fabricsim/platforms/scenario.h"
 #include "scenario_error.h"
 
 using namespace fabricsim;
 using namespace fabricsim::platforms;
+
+namespace {
+
+std::uint32_t node(const topology& t, const std::string& name) {
+    const int n = t.find(name);
+    REQUIRE(n >= 0);
+    return static_cast<std::uint32_t>(n);
+}
+
+/// The node at the far end of the link on (n, port).
+std::uint32_t peer(const topology& t, std::uint32_t n, std::uint32_t port) {
+    const int l = t.link_at(n, port);
+    REQUIRE(l >= 0);
+    const link_desc& ld = t.links[std::size_t(l)];
+    return ld.a.node == n && ld.a.port == port ? ld.b.node : ld.a.node;
+}
+
+/// Every path the routes allow from host `src` to host `dst` (any ECMP choice at every switch):
+/// the numbers of switches they cross, and the switches they use.
+struct paths {
+    std::set<std::size_t> lengths;
+    std::set<std::string> switches;
+};
+
+paths all_paths(const topology& t, std::uint32_t src, std::uint32_t dst) {
+    const auto routes = t.routes();
+    paths out;
+    std::vector<std::uint32_t> path;
+    const std::function<void(std::uint32_t)> walk = [&](std::uint32_t sw) {
+        path.push_back(sw);
+        for (const std::uint16_t port : routes.at(sw).at(dst)) {
+            const std::uint32_t next = peer(t, sw, port);
+            if (next == dst) {
+                out.lengths.insert(path.size());
+                for (const auto n : path) out.switches.insert(t.nodes[n].name);
+            } else {
+                walk(next);
+            }
+        }
+        path.pop_back();
+    };
+    walk(peer(t, src, 0));
+    return out;
+}
+
+std::map<std::string, std::size_t> role_counts(const topology& t) {
+    std::map<std::string, std::size_t> out;
+    for (const auto n : t.switches()) ++out[t.nodes[n].role];
+    return out;
+}
+
+}  // namespace
 
 TEST_CASE("generators build the described topologies", "[platforms]") {
     auto sc = load_scenario(
@@ -93,4 +149,158 @@ TEST_CASE("traffic generators: permutation is a derangement, many_to_one targets
         CHECK(sc.flows[i].dst == std::uint32_t(sc.topo.find("h3")));
         CHECK(sc.flows[i].rate_bps == 7'000'000'000ull);
     }
+}
+
+TEST_CASE("fat_tree: the default k = 4 tree is Al-Fares' 20 switches and 16 hosts",
+          "[platforms][fat_tree]") {
+    const auto sc = load_scenario(load_yaml_string("topology: {kind: fat_tree}"), "t");
+    const topology& t = sc.topo;
+    CHECK(t.hosts().size() == 16);
+    CHECK(t.switches().size() == 20);
+    CHECK(t.links.size() == 16 + 16 + 16);
+    CHECK(role_counts(t) ==
+          std::map<std::string, std::size_t>{{"agg", 8}, {"core", 4}, {"tor", 8}});
+    for (const auto n : t.switches()) CHECK(t.nodes[n].ports == 4);
+    // Hosts first (h0..h15), then tor0..7, agg0..7, core0..3; hosts on ToR ports 0..k/2-1.
+    CHECK(node(t, "h15") == 15);
+    CHECK(node(t, "tor0") == 16);
+    CHECK(peer(t, node(t, "h5"), 0) == node(t, "tor2"));
+    CHECK(peer(t, node(t, "tor2"), 1) == node(t, "h5"));
+    // ToR r of pod p: uplink i to agg i of the pod, on the agg's down port r.
+    CHECK(peer(t, node(t, "tor3"), 2) == node(t, "agg2"));
+    CHECK(peer(t, node(t, "tor3"), 3) == node(t, "agg3"));
+    CHECK(peer(t, node(t, "agg3"), 1) == node(t, "tor3"));
+    // Agg j of every pod: uplink u to core j*k/2 + u, on the core's port p (the pod).
+    CHECK(peer(t, node(t, "agg0"), 2) == node(t, "core0"));
+    CHECK(peer(t, node(t, "agg0"), 3) == node(t, "core1"));
+    CHECK(peer(t, node(t, "agg7"), 2) == node(t, "core2"));
+    CHECK(peer(t, node(t, "agg7"), 3) == node(t, "core3"));
+    CHECK(peer(t, node(t, "core3"), 3) == node(t, "agg7"));
+    CHECK(t.port_rate(node(t, "agg0"), 2) == 10'000'000'000ull);
+
+    auto k6 = load_scenario(
+        load_yaml_string("topology: {kind: fat_tree, fat_tree: {k: 6, fabric_rate: 40Gbps}}"), "t");
+    CHECK(k6.topo.hosts().size() == 54);
+    CHECK(k6.topo.switches().size() == 6 * 3 + 6 * 3 + 9);
+    CHECK(k6.topo.port_rate(node(k6.topo, "tor0"), 2) == 10'000'000'000ull);
+    CHECK(k6.topo.port_rate(node(k6.topo, "tor0"), 3) == 40'000'000'000ull);
+    CHECK(k6.topo.port_rate(node(k6.topo, "agg0"), 5) == 40'000'000'000ull);
+}
+
+TEST_CASE("fat_tree: the HULL ns-2 tree has 56 8-port switches, 192 hosts, 3:1 at the ToR",
+          "[platforms][fat_tree]") {
+    // seed-000 §3.4: 8 pods; 32 ToRs 6 down / 2 up; 16 aggregation switches 4 down / 4 up;
+    // 8 cores with 8 down. aggs_per_pod defaults to tor_uplinks.
+    for (const char* yaml :
+         {"topology: {kind: fat_tree, fat_tree: {k: 8, hosts_per_tor: 6, tor_uplinks: 2}}",
+          "topology: {kind: fat_tree, fat_tree: {k: 8, pods: 8, tors_per_pod: 4, hosts_per_tor: "
+          "6, tor_uplinks: 2, aggs_per_pod: 2, agg_uplinks: 4}}"}) {
+        INFO(yaml);
+        const auto sc = load_scenario(load_yaml_string(yaml), "t");
+        const topology& t = sc.topo;
+        CHECK(t.hosts().size() == 192);
+        CHECK(t.switches().size() == 56);
+        CHECK(role_counts(t) ==
+              std::map<std::string, std::size_t>{{"agg", 16}, {"core", 8}, {"tor", 32}});
+        for (const auto n : t.switches()) CHECK(t.nodes[n].ports == 8);
+        CHECK(t.links.size() == 192 + 32 * 2 + 16 * 4);
+        // tor5 (pod 1, ToR 1): hosts h30..h35, uplinks to agg2 and agg3 (pod 1).
+        CHECK(peer(t, node(t, "tor5"), 0) == node(t, "h30"));
+        CHECK(peer(t, node(t, "tor5"), 6) == node(t, "agg2"));
+        CHECK(peer(t, node(t, "tor5"), 7) == node(t, "agg3"));
+        CHECK(peer(t, node(t, "agg3"), 1) == node(t, "tor5"));
+        // agg3 (pod 1, agg 1): cores 4..7 on ports 4..7, its port 1 on each core.
+        for (std::uint32_t u = 0; u < 4; ++u) {
+            CHECK(peer(t, node(t, "agg3"), 4 + u) == node(t, "core" + std::to_string(4 + u)));
+            CHECK(peer(t, node(t, "core" + std::to_string(4 + u)), 1) == node(t, "agg3"));
+        }
+    }
+}
+
+TEST_CASE("fat_tree routes: 1 switch under a ToR, 3 in a pod, 5 between pods over every core",
+          "[platforms][fat_tree]") {
+    SECTION("k = 4") {
+        const auto sc = load_scenario(load_yaml_string("topology: {kind: fat_tree}"), "t");
+        const topology& t = sc.topo;
+        const auto h0 = node(t, "h0");
+        CHECK(all_paths(t, h0, node(t, "h1")).lengths == std::set<std::size_t>{1});
+        const auto pod = all_paths(t, h0, node(t, "h2"));
+        CHECK(pod.lengths == std::set<std::size_t>{3});
+        CHECK(pod.switches == std::set<std::string>{"tor0", "tor1", "agg0", "agg1"});
+        const auto far = all_paths(t, h0, node(t, "h4"));
+        CHECK(far.lengths == std::set<std::size_t>{5});
+        for (const char* c : {"core0", "core1", "core2", "core3"}) CHECK(far.switches.count(c));
+        const auto routes = t.routes();
+        CHECK(routes.at(node(t, "tor0")).at(node(t, "h4")) == std::vector<std::uint16_t>{2, 3});
+        CHECK(routes.at(node(t, "agg0")).at(node(t, "h4")) == std::vector<std::uint16_t>{2, 3});
+        CHECK(routes.at(node(t, "core0")).at(node(t, "h4")) == std::vector<std::uint16_t>{1});
+        CHECK(routes.at(node(t, "agg0")).at(node(t, "h1")) == std::vector<std::uint16_t>{0});
+    }
+    SECTION("the HULL tree") {
+        const auto sc = load_scenario(
+            load_yaml_string(
+                "topology: {kind: fat_tree, fat_tree: {k: 8, hosts_per_tor: 6, tor_uplinks: 2}}"),
+            "t");
+        const topology& t = sc.topo;
+        const auto h0 = node(t, "h0");
+        CHECK(all_paths(t, h0, node(t, "h5")).lengths == std::set<std::size_t>{1});
+        CHECK(all_paths(t, h0, node(t, "h23")).lengths == std::set<std::size_t>{3});
+        const auto far = all_paths(t, h0, node(t, "h191"));
+        CHECK(far.lengths == std::set<std::size_t>{5});
+        for (int c = 0; c < 8; ++c) CHECK(far.switches.count("core" + std::to_string(c)));
+        const auto routes = t.routes();
+        CHECK(routes.at(node(t, "tor0")).at(node(t, "h191")) == std::vector<std::uint16_t>{6, 7});
+        CHECK(routes.at(node(t, "agg0")).at(node(t, "h191")) ==
+              std::vector<std::uint16_t>{4, 5, 6, 7});
+    }
+    SECTION("3 uplinks over 4 aggregation switches, round robin") {
+        const auto sc = load_scenario(
+            load_yaml_string("topology: {kind: fat_tree, fat_tree: {k: 8, tor_uplinks: 3, "
+                             "aggs_per_pod: 4}}"),
+            "t");
+        const topology& t = sc.topo;
+        // ToR r uplink i -> agg (3r + i) mod 4: 12 uplinks, 3 per agg (3 down + 4 up ports).
+        CHECK(peer(t, node(t, "tor1"), 4) == node(t, "agg3"));
+        CHECK(peer(t, node(t, "tor1"), 5) == node(t, "agg0"));
+        CHECK(peer(t, node(t, "tor1"), 6) == node(t, "agg1"));
+        CHECK(t.nodes[node(t, "tor1")].ports == 7);
+        CHECK(t.nodes[node(t, "agg0")].ports == 7);
+        CHECK(t.switches().size() == 32 + 32 + 16);
+        CHECK(all_paths(t, node(t, "h0"), node(t, "h4")).lengths == std::set<std::size_t>{3});
+        CHECK(all_paths(t, node(t, "h0"), node(t, "h127")).lengths == std::set<std::size_t>{5});
+    }
+}
+
+TEST_CASE("fat_tree: bad shapes are refused naming the key", "[platforms][fat_tree]") {
+    const auto err = [](const std::string& ft) {
+        return scenario_error_of("topology: {kind: fat_tree, fat_tree: {" + ft + "}}");
+    };
+    CHECK(err("k: 5") ==
+          "topology.fat_tree.k: must be even (k/2 ToRs, aggregation switches and uplinks per "
+          "pod), not 5");
+    CHECK(err("k: 2") == "topology.fat_tree.k: '2' is below the minimum 4");
+    CHECK(err("k: 66").find("topology.fat_tree.k: '66' is above the maximum 64") == 0);
+    CHECK(err("pods: 0") == "topology.fat_tree.pods: '0' is below the minimum 1");
+    CHECK(err("hosts_per_tor: 0") == "topology.fat_tree.hosts_per_tor: '0' is below the minimum 1");
+    CHECK(err("pods: 1024, tors_per_pod: 1024, hosts_per_tor: 2") ==
+          "topology.fat_tree: pods*tors_per_pod*hosts_per_tor = 2097152 hosts, more than 1048576");
+    CHECK(err("tor_uplinks: 3, aggs_per_pod: 2") ==
+          "topology.fat_tree.tor_uplinks: 3 is more than the 2 aggregation switches per pod "
+          "(aggs_per_pod): a ToR has at most one uplink to each");
+    CHECK(err("k: 8, tor_uplinks: 2, aggs_per_pod: 4") ==
+          "topology.fat_tree.tor_uplinks: 2 uplinks to 4 aggregation switches per pod (round "
+          "robin) leave ToRs with no aggregation switch in common: use more than half of "
+          "aggs_per_pod");
+    CHECK(err("tors_per_pod: 1, tor_uplinks: 1, aggs_per_pod: 2") ==
+          "topology.fat_tree.aggs_per_pod: 2 aggregation switches per pod but tor_uplinks = 1 "
+          "for the pod's one ToR: some would have no ToR below them");
+    CHECK(
+        err("fabric_rate: 10").find("topology.fat_tree.fabric_rate: '10' needs a bit-rate unit") ==
+        0);
+    CHECK(err("spines: 2") ==
+          "topology.fat_tree.spines: unknown key (known here: agg_uplinks, aggs_per_pod, "
+          "fabric_rate, hosts_per_tor, k, pods, tor_uplinks, tors_per_pod)");
+    // Other generators' keys are ignored, and a fat tree's keys too when the kind differs.
+    CHECK(err("tors_per_pod: 1, tor_uplinks: 1") == "");
+    CHECK(scenario_error_of("topology: {kind: leaf_spine, fat_tree: {k: 5}}") == "");
 }

@@ -222,12 +222,13 @@ void config_schema::validate_map(const YAML::Node& n, const std::string& spath,
             validate_map(kv.second, sp, dp);
         } else {
             std::string hint;
+            std::set<std::string> listed;  // whole names: "k" is not found in "agg_uplinks"
             const std::string parent = spath.empty() ? "" : spath + ".";
             for (const auto& [path, spec] : m_params) {
                 if (path.compare(0, parent.size(), parent) != 0) continue;
                 std::string rest = path.substr(parent.size());
                 rest = rest.substr(0, rest.find_first_of(".["));
-                if (hint.find(rest) == std::string::npos) hint += (hint.empty() ? "" : ", ") + rest;
+                if (listed.insert(rest).second) hint += (hint.empty() ? "" : ", ") + rest;
             }
             throw config_error(dp,
                                "unknown key" + (hint.empty() ? "" : " (known here: " + hint + ")"));

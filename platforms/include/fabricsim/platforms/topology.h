@@ -1,6 +1,7 @@
 #pragma once
 /// Topology as data: nodes (switches, hosts) and links between numbered ports. Generators
-/// build the dumbbell, incast rack and leaf-spine descriptions; custom ones come from YAML.
+/// build the dumbbell, incast rack, leaf-spine and fat-tree descriptions; custom ones come from
+/// YAML.
 /// validate() rejects dangling links, ports used twice and unreachable hosts; routes() gives
 /// every switch its shortest-path (ECMP) egress ports towards every host.
 #include <cstdint>
@@ -19,8 +20,8 @@ struct node_desc {
     std::string name;
     node_kind kind = node_kind::HOST;
     std::uint32_t ports = 1;
-    /// What the node is in its topology ("leaf", "spine", "tor"; custom: as given; may be
-    /// empty). Device profiles select nodes by it.
+    /// What the node is in its topology ("leaf", "spine", "tor", "agg", "core"; custom: as
+    /// given; may be empty). Device profiles select nodes by it.
     std::string role;
 };
 
