@@ -136,14 +136,15 @@ void add_dma_keys(param_table<nic_config>& t) {
               if (c.lso_enabled && !c.dma.enabled)
                   v.fail("needs a pcie.model: LSO is a stage of the DMA engine");
           });
-    auto& lm = t.add(
-        "lso.max_bytes", value_kind::BYTES, "64KiB", "Largest LSO send (payload), 1 B .. 256 KiB",
-        [](nic_config& c, const config_value& v) {
-            if (v.present() && !c.lso_enabled) v.fail("applies only with lso.enabled");
-            c.lso.max_bytes =
-                static_cast<std::uint32_t>(std::min<std::uint64_t>(v.bytes(), 1u << 30));
-            fail_if_about(v, c.lso.validate());
-        });
+    auto& lm = t.add("lso.max_bytes", value_kind::BYTES, "",
+                     "Largest LSO send (payload), 1 B .. 256 KiB (absent: 64KiB)",
+                     [](nic_config& c, const config_value& v) {
+                         if (!v.present()) return;
+                         if (!c.lso_enabled) v.fail("applies only with lso.enabled");
+                         c.lso.max_bytes = static_cast<std::uint32_t>(
+                             std::min<std::uint64_t>(v.bytes(), 1u << 30));
+                         fail_if_about(v, c.lso.validate());
+                     });
     lm.min = 1;
     lm.max = 262144;
     lm.optional = true;
