@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "fabricsim/core/kernel.h"
+#include "fabricsim/nic/nic_registers.h"
 
 namespace fabricsim::host {
 
@@ -28,6 +29,7 @@ host::host(const sc_core::sc_module_name& name, const host_identity& id, nic::ni
         m_by_kind[k] = m_transports[k].get();
     }
     nic.attach_host(*this);
+    if (nic::nic_registers* csr = nic.csr()) csr->set_identity(id.mac, id.ip);
 }
 
 void host::add_source(std::uint32_t flow_id, const flow_path& to) {

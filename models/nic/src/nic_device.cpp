@@ -7,6 +7,7 @@
 
 #include "fabricsim/core/frame_pool.h"
 #include "fabricsim/core/kernel.h"
+#include "fabricsim/nic/nic_registers.h"
 
 namespace fabricsim::nic {
 
@@ -303,7 +304,10 @@ nic_device::nic_device(const sc_core::sc_module_name& name, const nic_config& cf
         t.ring_size = cfg.tx_queue_frames;
         m_dma = std::make_unique<tx_dma>(t, *m_pcie);
     }
+    if (cfg.csr.enabled) m_csr = std::make_unique<nic_registers>("csr", *this);
 }
+
+nic_device::~nic_device() = default;
 
 // ---- The DMA model ----
 
@@ -567,6 +571,13 @@ void nic_device::report_stats(nlohmann::json& out) const {
         out["flow_control"] = std::move(fc);
     }
     if (m_dma) report_dma(out);
+    if (m_csr) {
+        const auto& c = m_csr->get_stats();
+        out["csr"] = {{"mmio_posts", c.mmio_posts},
+                      {"bad_descriptors", c.bad_descriptors},
+                      {"ignored_writes", c.ignored_writes},
+                      {"error_responses", c.error_responses}};
+    }
 }
 
 void nic_device::report_dma(nlohmann::json& out) const {

@@ -42,6 +42,8 @@
 
 namespace fabricsim::nic {
 
+class nic_registers;
+
 struct nic_config {
     ps_t tx_latency = 500 * PS_PER_NS;
     ps_t rx_latency = 500 * PS_PER_NS;
@@ -90,6 +92,14 @@ struct nic_config {
     /// LSO (with a DMA model only): the host hands sends of up to max_bytes.
     bool lso_enabled = false;
     lso_params lso;
+    /// The register block on a TLM-2.0 target socket (nic_registers.h), for virtual platforms
+    /// with a CPU model; off, the NIC has no socket to bind. Not a scenario key: the JSON
+    /// platforms have no initiator to bind it to.
+    struct csr_config {
+        bool enabled = false;
+        ps_t read_latency = 100 * PS_PER_NS;  ///< MMIO read round trip (the CPU stalls)
+        ps_t write_latency = 50 * PS_PER_NS;  ///< posted MMIO write to the NIC seeing it
+    } csr;
 
     /// Host post to the frame's first bit at an idle MAC, for an `l2_bytes` frame on an idle
     /// link (the idle-path model and the RoCE QP scheduler's look-ahead).
@@ -116,6 +126,7 @@ class nic_device : public sc_core::sc_module, public frame_receiver, public stat
 {
 public:
     nic_device(const sc_core::sc_module_name& name, const nic_config& cfg, std::uint64_t rate_bps);
+    ~nic_device() override;
 
     eth_tx_port tx{"tx"};
     eth_rx_port rx{"rx", *this, 0};
@@ -151,6 +162,9 @@ public:
     const pcie_link* pcie() const { return m_pcie.get(); }
     const tx_dma* dma() const { return m_dma.get(); }
     const nic_config& config() const { return m_cfg; }
+    /// The register block (child module `csr`, its socket `csr.socket`); nullptr unless
+    /// csr.enabled.
+    nic_registers* csr() { return m_csr.get(); }
     /// DCQCN reaction-point parameters at this NIC's rate; nullptr when DCQCN is off.
     const dcqcn_params* dcqcn() const { return m_dcqcn ? &*m_dcqcn : nullptr; }
     /// The rate-limiter bank; nullptr when no reaction point uses it (DCQCN off).
@@ -258,6 +272,7 @@ private:
     model_timer m_dma_timer = model_timer::bind<nic_device, &nic_device::run_dma>(this);
     bool m_dma_running = false;
     bool m_dma_again = false;
+    std::unique_ptr<nic_registers> m_csr;  ///< only with csr.enabled
 };
 
 }  // namespace fabricsim::nic
