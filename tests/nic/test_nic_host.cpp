@@ -3,6 +3,7 @@
 #include "fabricsim/host/host.h"
 #include "fabricsim/host/traffic_source.h"
 #include "fabricsim/phy/link.h"
+#include "simple_pcie.h"
 #include "tb.h"
 
 using namespace fabricsim;
@@ -111,18 +112,11 @@ struct dma_pair {
                 1};
 };
 
-/// Gen2 x8 without DLLP overhead (250 ps a byte), MPS 128, MRRS 256, 100 ns read and 50 ns
-/// write latency: TLP times by hand.
+/// The DMA model on test::simple_pcie(): TLP times by hand.
 nic::nic_config dma_config() {
     nic::nic_config nc;
     nc.dma.enabled = true;
-    nc.dma.pcie.generation = 2;
-    nc.dma.pcie.lanes = 8;
-    nc.dma.pcie.max_payload = 128;
-    nc.dma.pcie.max_read_request = 256;
-    nc.dma.pcie.link_overhead_ppm = 0;
-    nc.dma.pcie.read_latency = 100 * PS_PER_NS;
-    nc.dma.pcie.write_latency = 50 * PS_PER_NS;
+    nc.dma.pcie = test::simple_pcie();
     return nc;  // doorbell 150 ns, TX and RX pipeline 50 ns, 16 B descriptors and completions
 }
 

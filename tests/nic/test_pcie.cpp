@@ -5,27 +5,10 @@
 #include <vector>
 
 #include "fabricsim/nic/algo/pcie_link.h"
+#include "simple_pcie.h"
 
 using namespace fabricsim;
 using namespace fabricsim::nic;
-
-namespace {
-
-/// Gen2 x8 without DLLP overhead: 5 GT/s x 8 x 8/10 = 32 Gb/s, exactly 250 ps a byte. Small
-/// TLPs and a 100 ns round trip keep the arithmetic by hand short.
-pcie_config simple() {
-    pcie_config c;
-    c.generation = 2;
-    c.lanes = 8;
-    c.max_payload = 128;
-    c.max_read_request = 256;
-    c.link_overhead_ppm = 0;
-    c.read_latency = 100 * PS_PER_NS;
-    c.write_latency = 50 * PS_PER_NS;
-    return c;
-}
-
-}  // namespace
 
 TEST_CASE("pcie: raw rate per generation and width", "[nic][pcie]") {
     auto raw = [](std::uint32_t gen, std::uint32_t lanes) {
@@ -140,7 +123,7 @@ TEST_CASE("pcie: descriptor and 1500 B payload read at gen4 x16", "[nic][pcie]")
 
 TEST_CASE("pcie: reads split at MRRS and completions at MPS or RCB", "[nic][pcie]") {
     SECTION("MPS completions") {
-        pcie_link l(simple());
+        pcie_link l(test::simple_pcie());
         // 1000 B: requests 256, 256, 256, 232; completions 2 each (128 + 104 for the last).
         // MRd 24 B = 6 ns each: 0-6000, 6000-12000, 12000-18000, 18000-24000.
         // Completions from 106 000, all back to back (each request arrives 6 ns after the
@@ -153,7 +136,7 @@ TEST_CASE("pcie: reads split at MRRS and completions at MPS or RCB", "[nic][pcie
         CHECK(l.stats().peak_outstanding_reads == 4);
     }
     SECTION("RCB completions") {
-        pcie_config c = simple();
+        pcie_config c = test::simple_pcie();
         c.completions_at_rcb = true;  // RCB 64
         pcie_link l(c);
         // One request of 256 B answered by 4 CplD of 64 B: 4 x 84 B = 336 B = 84 ns.
@@ -161,7 +144,7 @@ TEST_CASE("pcie: reads split at MRRS and completions at MPS or RCB", "[nic][pcie
         CHECK(l.stats().completions == 4);
     }
     SECTION("zero bytes") {
-        pcie_link l(simple());
+        pcie_link l(test::simple_pcie());
         CHECK(l.dma_read(7, 0) == 7);
         CHECK(l.dma_write(9, 0) == 9);
         CHECK(l.stats().upstream_tlps() == 0);
@@ -172,7 +155,7 @@ TEST_CASE("pcie: reads split at MRRS and completions at MPS or RCB", "[nic][pcie
 TEST_CASE("pcie: a read beyond tags x MRRS waits one round trip for a tag", "[nic][pcie]") {
     // Requests of 128 B (MRRS 128): one round trip alone is MRd 6 ns + 100 ns + one CplD of
     // 148 B (37 ns) = 143 ns.
-    pcie_config c = simple();
+    pcie_config c = test::simple_pcie();
     c.max_read_request = 128;
     SECTION("three requests, three tags") {
         c.max_outstanding_reads = 3;
@@ -206,7 +189,7 @@ TEST_CASE("pcie: a read beyond tags x MRRS waits one round trip for a tag", "[ni
 }
 
 TEST_CASE("pcie: posted writes split at MPS", "[nic][pcie]") {
-    pcie_link l(simple());
+    pcie_link l(test::simple_pcie());
     // 300 B from 1 ns: MWr of 128 + 24, 128 + 24, 44 + 24 B = 38, 38, 17 ns back to back,
     // last byte at the root complex at 94 ns, in memory 50 ns later.
     CHECK(l.dma_write(1'000, 300) == 1'000 + 93'000 + 50'000);
@@ -219,13 +202,13 @@ TEST_CASE("pcie: posted writes split at MPS", "[nic][pcie]") {
 
 TEST_CASE("pcie: operations in one direction queue in call order", "[nic][pcie]") {
     SECTION("two writes") {
-        pcie_link l(simple());
+        pcie_link l(test::simple_pcie());
         CHECK(l.dma_write(0, 128) == 38'000 + 50'000);
         // Called at 10 ns, it waits for the first TLP to end at 38 ns.
         CHECK(l.dma_write(10'000, 128) == 76'000 + 50'000);
     }
     SECTION("two reads") {
-        pcie_link l(simple());
+        pcie_link l(test::simple_pcie());
         CHECK(l.dma_read(0, 128) == 6'000 + 100'000 + 37'000);
         // MRd 6-12 ns, answer ready at 112 ns but the first completion holds the downstream
         // until 143 ns.
@@ -236,7 +219,7 @@ TEST_CASE("pcie: operations in one direction queue in call order", "[nic][pcie]"
 
 TEST_CASE("pcie: full duplex, reads and writes share only the upstream", "[nic][pcie]") {
     SECTION("a write after a read does not delay its completions") {
-        pcie_link l(simple());
+        pcie_link l(test::simple_pcie());
         const ps_t read_done = l.dma_read(0, 128);
         // 4096 B: 32 MWr of 152 B = 32 x 38 ns after the read request (6 ns).
         const ps_t write_done = l.dma_write(0, 4096);
@@ -245,7 +228,7 @@ TEST_CASE("pcie: full duplex, reads and writes share only the upstream", "[nic][
         CHECK(l.downstream_free() == 143'000);
     }
     SECTION("a read request after a write waits behind its TLPs") {
-        pcie_link l(simple());
+        pcie_link l(test::simple_pcie());
         CHECK(l.dma_write(0, 4096) == 1'216'000 + 50'000);
         CHECK(l.dma_read(0, 128) == 1'216'000 + 6'000 + 100'000 + 37'000);
         CHECK(l.stats().upstream_tlps() == 33);
@@ -290,7 +273,7 @@ TEST_CASE("pcie: a 100G NIC on gen3 x4 is capped at the PCIe read goodput", "[ni
 }
 
 TEST_CASE("pcie: a call with an earlier now is taken at the latest now", "[nic][pcie]") {
-    pcie_link l(simple());
+    pcie_link l(test::simple_pcie());
     CHECK(l.dma_write(100'000, 128) == 100'000 + 38'000 + 50'000);
     CHECK(l.dma_write(50'000, 128) == 100'000 + 76'000 + 50'000);
     CHECK(l.stats().late_calls == 1);

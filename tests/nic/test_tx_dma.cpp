@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "fabricsim/nic/algo/tx_dma.h"
+#include "simple_pcie.h"
 
 using namespace fabricsim;
 using namespace fabricsim::nic;
@@ -13,20 +14,6 @@ using namespace fabricsim::nic;
 namespace {
 
 constexpr ps_t NS = PS_PER_NS;
-
-/// Gen2 x8 without DLLP overhead: 250 ps a byte; MRd 24 B = 6 ns; CplD 20 B + data; MPS 128,
-/// MRRS 256, 100 ns host round trip.
-pcie_config simple() {
-    pcie_config c;
-    c.generation = 2;
-    c.lanes = 8;
-    c.max_payload = 128;
-    c.max_read_request = 256;
-    c.link_overhead_ppm = 0;
-    c.read_latency = 100 * NS;
-    c.write_latency = 50 * NS;
-    return c;
-}
 
 struct recorder : tx_dma_sink {
     std::deque<frame> segments;  // stable addresses
@@ -48,7 +35,7 @@ frame data(std::uint32_t payload) {
 }  // namespace
 
 TEST_CASE("tx_dma: doorbell, descriptor fetch and payload read of one frame", "[nic][dma]") {
-    pcie_link link(simple());
+    pcie_link link(test::simple_pcie());
     tx_dma dma({}, link);  // 16 B descriptors, 150 ns doorbell, 50 ns pipeline
     recorder sink;
     frame f = data(958);  // L2 1000 B: 14 + 20 + 8 + 958
@@ -80,7 +67,7 @@ TEST_CASE("tx_dma: doorbell, descriptor fetch and payload read of one frame", "[
 }
 
 TEST_CASE("tx_dma: an LSO send reads its header once and makes the segments", "[nic][dma][lso]") {
-    pcie_link link(simple());
+    pcie_link link(test::simple_pcie());
     tx_dma_config c;
     c.doorbell_latency = 0;
     c.tx_pipeline = 0;
@@ -117,7 +104,7 @@ TEST_CASE("tx_dma: an LSO send reads its header once and makes the segments", "[
 }
 
 TEST_CASE("tx_dma: the TX buffer holds reads back until the MAC takes frames", "[nic][dma]") {
-    pcie_link link(simple());
+    pcie_link link(test::simple_pcie());
     tx_dma_config c;
     c.doorbell_latency = 0;
     c.tx_buffer = 2048;
@@ -139,7 +126,7 @@ TEST_CASE("tx_dma: the TX buffer holds reads back until the MAC takes frames", "
 }
 
 TEST_CASE("tx_dma: a full ring refuses, fetches come in bursts, rings take turns", "[nic][dma]") {
-    pcie_link link(simple());
+    pcie_link link(test::simple_pcie());
     tx_dma_config c;
     c.rings = 2;
     c.ring_size = 3;
@@ -168,7 +155,7 @@ TEST_CASE("tx_dma: a full ring refuses, fetches come in bursts, rings take turns
 }
 
 TEST_CASE("tx_dma: rings with fetched descriptors take turns frame by frame", "[nic][dma]") {
-    pcie_link link(simple());
+    pcie_link link(test::simple_pcie());
     tx_dma_config c;
     c.rings = 2;
     c.doorbell_latency = 0;

@@ -22,6 +22,7 @@
 #include <string>
 #include <vector>
 
+#include "fabricsim/core/param_error.h"
 #include "fabricsim/host/algo/rx_cpu.h"
 
 namespace fabricsim::host {
@@ -30,10 +31,7 @@ struct gro_params {
     std::uint32_t max_payload = 65536;  ///< payload bytes per aggregate (GRO_MAX_SIZE, 64 KB)
     std::uint32_t max_flows = 8;        ///< open aggregates per queue (MAX_GRO_SKBS)
 
-    struct error {
-        std::string field;
-        std::string reason;
-    };
+    using error = param_error;
     std::optional<error> validate() const;
 };
 

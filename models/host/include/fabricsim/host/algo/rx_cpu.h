@@ -41,6 +41,7 @@
 #include <string>
 #include <vector>
 
+#include "fabricsim/core/param_error.h"
 #include "fabricsim/core/units.h"
 #include "fabricsim/nic/algo/interrupt_coalescer.h"
 
@@ -82,10 +83,7 @@ struct rx_cpu_params {
     std::uint32_t budget = 64;           ///< NAPI weight: frames per poll call
     std::uint32_t ring = 1024;           ///< RX descriptors per queue (mlx4_en/mlx5 default)
 
-    struct error {
-        std::string field;
-        std::string reason;
-    };
+    using error = param_error;
     std::optional<error> validate() const;
 };
 

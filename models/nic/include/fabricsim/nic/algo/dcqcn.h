@@ -31,6 +31,7 @@
 #include <optional>
 #include <string>
 
+#include "fabricsim/core/param_error.h"
 #include "fabricsim/core/units.h"
 
 namespace fabricsim::nic {
@@ -82,10 +83,7 @@ struct dcqcn_params {
     /// no byte counter, F 1, R_AI 5 Mb/s and R_HAI 50 Mb/s x line/25G, min 1 Gb/s, alpha 1.
     static dcqcn_params scaled(std::uint64_t line_rate_bps);
 
-    struct error {
-        std::string field;   ///< e.g. "g"
-        std::string reason;  ///< e.g. "must be in (0, 1]"
-    };
+    using error = param_error;
     /// The first field that is out of range, or nothing if the set is usable.
     std::optional<error> validate() const;
 };

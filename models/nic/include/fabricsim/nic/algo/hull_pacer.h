@@ -34,6 +34,7 @@
 #include <random>
 #include <string>
 
+#include "fabricsim/core/param_error.h"
 #include "fabricsim/core/units.h"
 #include "fabricsim/nic/algo/rate_limiter.h"
 
@@ -64,10 +65,7 @@ struct hull_pacer_params {
     /// tokens every 1.6 us in 5 Mb/s steps; depth 3 KB, FIFO 128 KB, 64 entries as the NetFPGA.
     static hull_pacer_params ns2();
 
-    struct error {
-        std::string field;   ///< e.g. "eta"
-        std::string reason;  ///< e.g. "must be in (0, 1]"
-    };
+    using error = param_error;
     /// The first field that is out of range, or nothing if the set is usable.
     std::optional<error> validate() const;
 };

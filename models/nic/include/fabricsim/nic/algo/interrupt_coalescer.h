@@ -44,6 +44,7 @@
 #include <optional>
 #include <string>
 
+#include "fabricsim/core/param_error.h"
 #include "fabricsim/core/units.h"
 
 namespace fabricsim::nic {
@@ -81,10 +82,7 @@ struct coalesce_params {
     unsigned start_profile = 1;     ///< NET_DIM_DEF_PROFILE_CQE
     std::uint32_t dim_events = 64;  ///< DIM_NEVENTS: interrupts per measurement
 
-    struct error {
-        std::string field;   ///< e.g. "rx_usecs"
-        std::string reason;  ///< e.g. "must be <= 65535 us"
-    };
+    using error = param_error;
     /// The first field that is out of range, or nothing if the set is usable.
     std::optional<error> validate() const;
 };

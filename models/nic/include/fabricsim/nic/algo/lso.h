@@ -16,16 +16,14 @@
 #include <string>
 
 #include "fabricsim/core/frame.h"
+#include "fabricsim/core/param_error.h"
 
 namespace fabricsim::nic {
 
 struct lso_params {
     std::uint32_t max_bytes = 65536;  ///< largest payload one send may carry (64 KB)
     /// The offending field and why, or nothing.
-    struct error {
-        std::string field;
-        std::string reason;
-    };
+    using error = param_error;
     std::optional<error> validate() const;
 };
 

@@ -35,6 +35,7 @@
 #include <string>
 #include <vector>
 
+#include "fabricsim/core/param_error.h"
 #include "fabricsim/core/units.h"
 
 namespace fabricsim::nic {
@@ -79,10 +80,7 @@ struct pcie_config {
     /// 8 GT/s x 16 x 128/130 = 126 030 769 230). Ignores link_overhead_ppm.
     std::uint64_t raw_bps() const;
 
-    struct error {
-        std::string field;   ///< e.g. "lanes"
-        std::string reason;  ///< e.g. "must be 1, 2, 4, 8 or 16"
-    };
+    using error = param_error;
     /// The first field that is out of range, or nothing if the set is usable.
     std::optional<error> validate() const;
 };

@@ -49,6 +49,7 @@
 #include <string>
 #include <vector>
 
+#include "fabricsim/core/param_error.h"
 #include "fabricsim/core/units.h"
 
 namespace fabricsim::nic {
@@ -66,10 +67,7 @@ struct rate_limiter_config {
     ps_t token_period = 0;                   ///< token bucket: refill period; 0 = every ps
     std::uint64_t fifo_bytes = 0;            ///< FIFO bound; 0 = no FIFO (the caller queues)
 
-    struct error {
-        std::string field;   ///< e.g. "depth_bytes"
-        std::string reason;  ///< e.g. "must be > 0 in token-bucket mode"
-    };
+    using error = param_error;
     /// The first field that is out of range, or nothing if the set is usable.
     std::optional<error> validate() const;
 };

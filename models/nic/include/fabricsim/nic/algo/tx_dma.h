@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "fabricsim/core/frame.h"
+#include "fabricsim/core/param_error.h"
 #include "fabricsim/core/ring.h"
 #include "fabricsim/nic/algo/pcie_link.h"
 
@@ -40,10 +41,7 @@ struct tx_dma_config {
     ps_t doorbell_latency = 150 * PS_PER_NS;  ///< host MMIO write to the NIC seeing it
     ps_t tx_pipeline = 50 * PS_PER_NS;        ///< payload in the NIC to the MAC
 
-    struct error {
-        std::string field;
-        std::string reason;
-    };
+    using error = param_error;
     std::optional<error> validate() const;
 };
 
