@@ -304,10 +304,20 @@ nic_device::nic_device(const sc_core::sc_module_name& name, const nic_config& cf
         t.ring_size = cfg.tx_queue_frames;
         m_dma = std::make_unique<tx_dma>(t, *m_pcie);
     }
+    m_slow_tx = m_reaction || m_dma;
     if (cfg.csr.enabled) m_csr = std::make_unique<nic_registers>("csr", *this);
 }
 
 nic_device::~nic_device() = default;
+
+template <bool DMA>
+void nic_device::start(frame& f, ps_t at, ps_t now) {
+    m_stats.tx_frames++;
+    m_stats.tx_bytes += f.frame_bytes();
+    if constexpr (DMA) m_dma->mac_took(f.frame_bytes());  // before the link owns f
+    m_busy_until = tx.send_at(f, at, now);
+    if constexpr (DMA) run_dma();
+}
 
 // ---- The DMA model ----
 
@@ -342,7 +352,7 @@ void nic_device::run_dma() {
 
 void nic_device::mac_enqueue(frame& f, ps_t ready) {
     if (m_reaction) return push_class(f, ready);
-    if (m_queue.empty() && m_busy_until <= ready) return start(f, ready, now_ps());
+    if (m_queue.empty() && m_busy_until <= ready) return start<true>(f, ready, now_ps());
     if (m_queue.empty()) m_wire_free.arm_at(std::max(m_busy_until, ready));
     m_queue.push_back({&f, ready});
 }
@@ -426,10 +436,10 @@ void nic_device::send_control(frame& f) {
     m_busy_until = tx.send_at(f, std::max(now, m_busy_until), now);
 }
 
-void nic_device::post_now(frame& f, ps_t ready) {
+void nic_device::post(frame& f, ps_t at) {
+    if (m_slow_tx) return post_slow(f, at);
     const ps_t now = now_ps();
-    // Honouring pauses, nothing is committed ahead of its time (a pause may come first).
-    if (m_reaction) return post_class(f, ready);
+    const ps_t ready = at + m_cfg.tx_latency;
     if (m_queue.empty() && m_busy_until <= ready) {
         start(f, ready, now);
         return;
@@ -444,15 +454,27 @@ void nic_device::post_now(frame& f, ps_t ready) {
     if (m_queue.size() > m_stats.tx_queue_peak) m_stats.tx_queue_peak = m_queue.size();
 }
 
+void nic_device::post_slow(frame& f, ps_t at) {
+    if (m_dma) return post_dma(f, at, 0);
+    // Honouring pauses, nothing is committed ahead of its time (a pause may come first).
+    post_class(f, at + m_cfg.tx_latency);
+}
+
 void nic_device::on_wire_free() {
     const ps_t now = now_ps();
+    if (!m_slow_tx) return serve_fifo<false>(now);
     if (m_reaction) return serve_classes(now);
+    serve_fifo<true>(now);
+}
+
+template <bool DMA>
+void nic_device::serve_fifo(ps_t now) {
     if (m_queue.empty()) return;
     // A control frame may have taken the wire.
     const ps_t next = std::max(m_busy_until, m_queue.front().ready);
     if (next > now) return wait_until(next);
     entry e = m_queue.pop_front();
-    start(*e.f, std::max(now, e.ready), now);
+    start<DMA>(*e.f, std::max(now, e.ready), now);
     if (!m_queue.empty()) m_wire_free.arm_at(std::max(m_busy_until, m_queue.front().ready));
     tell_host_if_drained();
 }
@@ -499,22 +521,12 @@ void nic_device::serve_classes(ps_t now) {
     if (best < 0) return wait_until(next);
     const class_entry e = (*m_class)[unsigned(best)].pop_front();
     --m_class_frames;
-    start(*e.f, now, now);
+    if (m_dma)
+        start<true>(*e.f, now, now);
+    else
+        start(*e.f, now, now);
     if (m_class_frames) m_wire_free.arm_at(m_busy_until);
     tell_host_if_drained();
-}
-
-void nic_device::start(frame& f, ps_t at, ps_t now) {
-    m_stats.tx_frames++;
-    m_stats.tx_bytes += f.frame_bytes();
-    if (m_dma) return start_dma(f, at, now);
-    m_busy_until = tx.send_at(f, at, now);
-}
-
-void nic_device::start_dma(frame& f, ps_t at, ps_t now) {
-    m_dma->mac_took(f.frame_bytes());  // before the link owns f
-    m_busy_until = tx.send_at(f, at, now);
-    run_dma();
 }
 
 void nic_device::receive_control(frame& f) {

@@ -134,10 +134,7 @@ public:
     void attach_host(nic_host_if& host) { m_host = &host; }
     /// Host posts `f` for transmission at absolute time `at` (>= now). Takes ownership.
     /// Posts must come in non-decreasing `at` order.
-    void post(frame& f, ps_t at) {
-        if (m_dma) return post_dma(f, at, 0);
-        post_now(f, at + m_cfg.tx_latency);
-    }
+    void post(frame& f, ps_t at);
     /// LSO (config().lso_enabled only): `big` is a TCP send of up to lso.max_bytes payload that
     /// the NIC cuts into `mss` segments.
     void post_lso(frame& big, ps_t at, std::uint32_t mss) { post_dma(big, at, mss); }
@@ -147,7 +144,7 @@ public:
     /// Frames the TX queue can still take (with DMA: also no more than the fullest ring's free
     /// descriptors).
     std::size_t tx_queue_free() const {
-        return m_dma ? dma_ring_free() : m_cfg.tx_queue_frames - queued();
+        return m_slow_tx ? tx_free_slow() : m_cfg.tx_queue_frames - m_queue.size();
     }
     std::size_t tx_queue_capacity() const { return m_cfg.tx_queue_frames; }
     /// Call the host's nic_tx_ready() once the TX queue holds at most `at_most` frames (when
@@ -195,8 +192,12 @@ public:
     std::uint64_t frames_held() const override { return queued(); }
 
 private:
-    void post_now(frame& f, ps_t ready);
+    [[gnu::cold, gnu::noinline]] void post_slow(frame& f, ps_t at);
     void on_wire_free();
+    /// Starts the FIFO's head when it may go; DMA: the TX buffer frees and the engine runs.
+    template <bool DMA>
+    void serve_fifo(ps_t now);
+    template <bool DMA = false>
     void start(frame& f, ps_t at, ps_t now);
     // The control and pause paths are cold and out of line: the data path stays as it was.
     [[gnu::cold, gnu::noinline]] void receive_control(frame& f);
@@ -207,9 +208,12 @@ private:
     [[gnu::cold, gnu::noinline]] void serve_classes(ps_t now);
     /// Frames posted and not yet on the wire (with DMA: in the rings, as LSO segments to come,
     /// and at the MAC).
-    std::size_t queued() const {
-        return m_dma ? mac_queued() + m_dma->frames_pending()
-                     : (m_reaction ? m_class_frames : m_queue.size());
+    std::size_t queued() const { return m_slow_tx ? queued_slow() : m_queue.size(); }
+    std::size_t queued_slow() const {
+        return m_dma ? mac_queued() + m_dma->frames_pending() : m_class_frames;
+    }
+    std::size_t tx_free_slow() const {
+        return m_dma ? dma_ring_free() : m_cfg.tx_queue_frames - m_class_frames;
     }
     /// MAC frames waiting for the wire (the TX queue without DMA).
     std::size_t mac_queued() const { return m_reaction ? m_class_frames : m_queue.size(); }
@@ -218,7 +222,6 @@ private:
     [[gnu::cold, gnu::noinline]] void run_dma();
     [[gnu::cold, gnu::noinline]] void mac_enqueue(frame& f, ps_t ready);
     [[gnu::cold, gnu::noinline]] ps_t rx_dma(const frame& f, ps_t now);
-    [[gnu::cold, gnu::noinline]] void start_dma(frame& f, ps_t at, ps_t now);
     std::size_t dma_ring_free() const;
     void report_dma(nlohmann::json& out) const;
     void push_class(frame& f, ps_t ready);
@@ -271,6 +274,7 @@ private:
     dma_sink m_sink{*this};
     model_timer m_dma_timer = model_timer::bind<nic_device, &nic_device::run_dma>(this);
     bool m_dma_running = false;
+    bool m_slow_tx = false;  ///< flow control or DMA: the TX paths off the plain FIFO
     bool m_dma_again = false;
     std::unique_ptr<nic_registers> m_csr;  ///< only with csr.enabled
 };
