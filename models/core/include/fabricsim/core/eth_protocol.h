@@ -103,13 +103,11 @@ public:
     }
     /// send() in model time: first bit at `start` (>= now); returns the absolute time the wire
     /// is free. Goes through eth_direct_fw_if when the bound target has it.
-    ps_t send_at(frame& f, ps_t start, ps_t now) {
-        if (!m_resolved) {
-            m_direct = dynamic_cast<eth_direct_fw_if*>(socket.operator->());
-            m_resolved = true;
-        }
+    /// Always inlined (one test and a virtual call): left to the inliner, it went out of line
+    /// in every caller once the NIC gained a second caller (issue 14, +0.7% instructions).
+    [[gnu::always_inline]] ps_t send_at(frame& f, ps_t start, ps_t now) {
         if (m_direct) return m_direct->transmit_at(f, start);
-        return now + to_ps(send(f, to_sc_time(start - now)));
+        return send_at_socket(f, start, now);
     }
 
     tlm::tlm_sync_enum nb_transport_bw(frame&, tlm::tlm_phase&, sc_core::sc_time&) override {
@@ -118,6 +116,15 @@ public:
     void invalidate_direct_mem_ptr(sc_dt::uint64, sc_dt::uint64) override {}
 
 private:
+    /// First call: looks for the side door; without one, the socket.
+    [[gnu::noinline]] ps_t send_at_socket(frame& f, ps_t start, ps_t now) {
+        if (!m_resolved) {
+            m_direct = dynamic_cast<eth_direct_fw_if*>(socket.operator->());
+            m_resolved = true;
+            if (m_direct) return m_direct->transmit_at(f, start);
+        }
+        return now + to_ps(send(f, to_sc_time(start - now)));
+    }
     eth_direct_fw_if* m_direct = nullptr;
     bool m_resolved = false;  ///< looked for m_direct (binding is complete by the first send)
 };
