@@ -1,7 +1,5 @@
 #include "fabricsim/nic/algo/lso.h"
 
-#include <algorithm>
-
 namespace fabricsim::nic {
 
 std::optional<lso_params::error> lso_params::validate() const {
@@ -17,10 +15,7 @@ void lso_make_segment(const frame& big, std::uint32_t mss, std::uint32_t k, fram
     out.pool_next = link;
     const std::uint64_t offset = std::uint64_t(k) * mss;
     const std::uint32_t n = lso_segments(big, mss);
-    const std::uint32_t payload =
-        big.payload_bytes == 0
-            ? 0u
-            : static_cast<std::uint32_t>(std::min<std::uint64_t>(mss, big.payload_bytes - offset));
+    const std::uint32_t payload = lso_segment_payload(big, mss, k);
     out.seq_no = big.seq_no + offset;
     out.tcp_seq = static_cast<std::uint32_t>(out.seq_no);
     out.ip_id = static_cast<std::uint16_t>(big.ip_id + k);

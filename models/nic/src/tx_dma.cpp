@@ -42,10 +42,7 @@ bool tx_dma::read_one(tx_ring& r, ps_t now, tx_dma_sink& sink) {
     std::uint32_t read_bytes;   // what crosses PCIe
     if (lso) {
         const std::uint32_t header = src.header_bytes();
-        const std::uint64_t offset = std::uint64_t(d.next) * d.mss;
-        const auto payload = static_cast<std::uint32_t>(
-            src.payload_bytes == 0 ? 0
-                                   : std::min<std::uint64_t>(d.mss, src.payload_bytes - offset));
+        const std::uint32_t payload = lso_segment_payload(src, d.mss, d.next);
         frame_bytes = std::max(header + payload, 60u) + FCS_BYTES;
         read_bytes = payload + (d.next == 0 ? header : 0);
     } else {

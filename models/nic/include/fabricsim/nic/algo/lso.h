@@ -33,6 +33,13 @@ inline std::uint32_t lso_segments(const frame& big, std::uint32_t mss) {
     return big.payload_bytes == 0 ? 1u : (big.payload_bytes + mss - 1) / mss;
 }
 
+/// Payload bytes of segment `k` of `big`.
+inline std::uint32_t lso_segment_payload(const frame& big, std::uint32_t mss, std::uint32_t k) {
+    if (big.payload_bytes == 0) return 0;
+    const std::uint64_t left = big.payload_bytes - std::uint64_t(k) * mss;
+    return left < mss ? static_cast<std::uint32_t>(left) : mss;
+}
+
 /// Writes segment `k` (0-based) of `big` into `out` (a frame from the pool; its pool link is
 /// kept). `mss` > 0 is the TCP payload per segment.
 void lso_make_segment(const frame& big, std::uint32_t mss, std::uint32_t k, frame& out);
