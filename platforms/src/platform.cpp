@@ -76,7 +76,7 @@ void platform::build_devices() {
         } else {
             const std::string nic_name = nd.name + "_nic";
             m_nics.push_back(std::make_unique<nic::nic_device>(
-                nic_name.c_str(), m_sc.nic_config_of(n), topo.port_rate(n, 0)));
+                nic_name.c_str(), m_sc.nic_config_of(n), topo.port_rate(n, 0), m_sc.seed));
             host::host_identity id{host_index, ipv4_for_host(host_index), mac_for_node(n)};
             m_host_of_node[n] = static_cast<int>(m_hosts.size());
             m_hosts.push_back(std::make_unique<host::host>(

@@ -38,6 +38,10 @@ std::string_view drop_cause_name(drop_cause c) {
             return "duplicate";
         case drop_cause::AQM_DROP:
             return "aqm_drop";
+        case drop_cause::RX_RING_FULL:
+            return "rx_ring_full";
+        case drop_cause::PACER_FIFO_FULL:
+            return "pacer_fifo_full";
         case drop_cause::COUNT:
             break;
     }

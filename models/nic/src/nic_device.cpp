@@ -7,6 +7,7 @@
 
 #include "fabricsim/core/frame_pool.h"
 #include "fabricsim/core/kernel.h"
+#include "fabricsim/core/rng.h"
 #include "fabricsim/nic/nic_registers.h"
 
 namespace fabricsim::nic {
@@ -151,12 +152,99 @@ void add_dma_keys(param_table<nic_config>& t) {
     lm.optional = true;
 }
 
+/// nic.pacer.*: HULL's pacer, a preset and overrides.
+void add_pacer_keys(param_table<nic_config>& t) {
+    using preset = nic_config::pacer_config::preset;
+    t.choice<preset>("pacer.mode", "none",
+                     "HULL hardware pacer after LSO: none, testbed (NetFPGA, Table 4.3: T_r 64us, "
+                     "eta 0.125, beta 16, p_a 0.125, T_i 10ms, tokens every 16us, depth 3KiB, "
+                     "FIFO 128KiB, 64 flows) or ns2 (the 10G fat tree: T_r 7.2us, beta 375, T_i "
+                     "1ms, tokens every 1.6us); at the NIC's line rate (docs/models/hull.md)",
+                     {{"none", preset::NONE}, {"testbed", preset::TESTBED}, {"ns2", preset::NS2}},
+                     [](nic_config& c, preset p) { c.pacer.mode = p; });
+    using store_fn = std::function<void(nic_config::pacer_config&, const config_value&)>;
+    auto opt = [&t](const std::string& key, value_kind kind, const std::string& help,
+                    const store_fn& store) -> param_spec& {
+        auto& s = t.add("pacer." + key, kind, "", help + " (absent: the preset's)",
+                        [store](nic_config& c, const config_value& v) {
+                            if (!v.present()) return;
+                            if (!c.pacer.enabled()) v.fail("applies only with a pacer.mode");
+                            store(c.pacer, v);
+                        });
+        s.optional = true;
+        return s;
+    };
+    opt("update_period", value_kind::TIME, "Rate update period T_r",
+        [](auto& p, const config_value& v) { p.update_period = v.time(); })
+        .min = 1;
+    auto& eta = opt("eta", value_kind::REAL, "Low-pass gain eta, (0, 1]",
+                    [](auto& p, const config_value& v) { p.eta = v.real(); });
+    eta.min = 1e-9;
+    eta.max = 1;
+    opt("beta", value_kind::REAL, "Backlog gain beta in 1/s (eq 4.4), >= 0",
+        [](auto& p, const config_value& v) { p.beta = v.real(); })
+        .min = 0;
+    auto& pa = opt("p_a", value_kind::REAL, "Association probability per ECN-Echo ACK, [0, 1]",
+                   [](auto& p, const config_value& v) { p.p_a = v.real(); });
+    pa.min = 0;
+    pa.max = 1;
+    opt("idle_timeout", value_kind::TIME, "Association idle timeout T_i (0: never)",
+        [](auto& p, const config_value& v) { p.idle_timeout = v.time(); });
+    auto& te = opt("table_entries", value_kind::INT, "Flow association table entries (0: no limit)",
+                   [](auto& p, const config_value& v) {
+                       p.table_entries = static_cast<std::uint32_t>(v.integer());
+                   });
+    te.min = 0;
+    te.max = 1 << 20;
+    opt("table_full", value_kind::CHOICE, "A full table: none (the flow stays unpaced) or lru",
+        [](auto& p, const config_value& v) {
+            p.table_full = v.str() == "lru" ? bank_policy::LRU : bank_policy::NONE;
+        })
+        .choices = {"none", "lru"};
+    opt("depth", value_kind::BYTES, "Token bucket depth (must hold a token at the line rate)",
+        [](auto& p, const config_value& v) { p.depth = v.bytes(); })
+        .min = 1;
+    opt("fifo", value_kind::BYTES, "Pacer FIFO; a frame that does not fit is dropped "
+        "(pacer_fifo_full)",
+        [](auto& p, const config_value& v) { p.fifo = v.bytes(); })
+        .min = 1;
+    opt("token_period", value_kind::TIME, "Tokens every token_period",
+        [](auto& p, const config_value& v) { p.token_period = v.time(); })
+        .min = 1;
+    opt("granularity", value_kind::BIT_RATE, "Rate granularity, also the lowest rate",
+        [](auto& p, const config_value& v) { p.granularity = v.rate(); })
+        .min = 1;
+    opt("initial_rate", value_kind::BIT_RATE, "R_tb at the start (absent: the line rate)",
+        [](auto& p, const config_value& v) { p.initial_rate = v.rate(); })
+        .min = 1;
+}
+
 }  // namespace
+
+hull_pacer_params nic_config::pacer_config::params(std::uint64_t line_rate_bps) const {
+    hull_pacer_params p =
+        mode == preset::NS2 ? hull_pacer_params::ns2() : hull_pacer_params::testbed();
+    p.line_rate_bps = line_rate_bps;
+    if (update_period) p.update_period = *update_period;
+    if (idle_timeout) p.idle_timeout = *idle_timeout;
+    if (token_period) p.token_period = *token_period;
+    if (eta) p.eta = *eta;
+    if (beta) p.beta = *beta;
+    if (p_a) p.p_a = *p_a;
+    if (table_entries) p.table_entries = *table_entries;
+    if (table_full) p.table_full = *table_full;
+    if (depth) p.depth_bytes = *depth;
+    if (fifo) p.fifo_bytes = *fifo;
+    if (granularity) p.rate_granularity_bps = *granularity;
+    if (initial_rate) p.initial_rate_bps = *initial_rate;
+    return p;
+}
 
 const param_table<nic_config>& nic_config::params() {
     static const param_table<nic_config> table = [] {
         param_table<nic_config> t;
         add_dma_keys(t);
+        add_pacer_keys(t);
         auto& txl = t.add("tx_latency", value_kind::TIME, "500ns",
                           "Host post to MAC: descriptor fetch and DMA read, fixed (ideal PCIe)",
                           [](nic_config& c, const config_value& v) {
@@ -284,7 +372,7 @@ const param_table<nic_config>& nic_config::params() {
 }
 
 nic_device::nic_device(const sc_core::sc_module_name& name, const nic_config& cfg,
-                       std::uint64_t rate_bps)
+                       std::uint64_t rate_bps, std::uint64_t seed)
     : sc_core::sc_module(name), m_cfg(cfg), m_rate_bps(rate_bps) {
     if (cfg.flow_control.enabled()) {
         m_reaction = std::make_unique<pause_reaction>(cfg.flow_control, rate_bps);
@@ -304,7 +392,15 @@ nic_device::nic_device(const sc_core::sc_module_name& name, const nic_config& cf
         t.ring_size = cfg.tx_queue_frames;
         m_dma = std::make_unique<tx_dma>(t, *m_pcie);
     }
-    m_slow_tx = m_reaction || m_dma;
+    if (cfg.pacer.enabled()) {
+        const hull_pacer_params p = cfg.pacer.params(rate_bps);
+        if (auto e = p.validate())
+            throw std::invalid_argument(std::string(name) + ": nic.pacer: " + e->field + " " +
+                                        e->reason);
+        m_pacer = std::make_unique<hull_pacer>(
+            p, splitmix64(seed ^ hash_name(std::string(this->name()) + ".pacer")));
+    }
+    m_slow_tx = m_reaction || m_dma || m_pacer;
     if (cfg.csr.enabled) m_csr = std::make_unique<nic_registers>("csr", *this);
 }
 
@@ -351,10 +447,92 @@ void nic_device::run_dma() {
 }
 
 void nic_device::mac_enqueue(frame& f, ps_t ready) {
+    if (m_pacer) return pace(f, ready);
+    to_mac(f, ready);
+}
+
+void nic_device::to_mac(frame& f, ps_t ready) {
     if (m_reaction) return push_class(f, ready);
-    if (m_queue.empty() && m_busy_until <= ready) return start<true>(f, ready, now_ps());
+    if (m_queue.empty() && m_busy_until <= ready) {
+        if (m_dma) return start<true>(f, ready, now_ps());
+        return start(f, ready, now_ps());
+    }
     if (m_queue.empty()) m_wire_free.arm_at(std::max(m_busy_until, ready));
     m_queue.push_back({&f, ready});
+    if (queued() > m_stats.tx_queue_peak) m_stats.tx_queue_peak = queued();
+}
+
+// ---- The pacer ----
+
+void nic_device::pace(frame& f, ps_t ready) {
+    m_pacer_in.push_back({&f, ready});
+    if (m_pacer_in.size() == 1) m_pacer_timer.arm_at(std::max(ready, now_ps()));
+}
+
+void nic_device::arm_pacer(ps_t now) {
+    ps_t next = m_pacer_in.empty() ? hull_pacer::NEVER : m_pacer_in.front().ready;
+    // A rate update may move the head's departure: wake at the earlier of the two.
+    if (!m_paced.empty())
+        next = std::min({next, m_pacer->next_departure(now), m_pacer->next_update()});
+    if (next != hull_pacer::NEVER) m_pacer_timer.arm_at(std::max(next, now));
+}
+
+void nic_device::on_pacer() {
+    const ps_t now = now_ps();
+    while (!m_pacer_in.empty() && m_pacer_in.front().ready <= now) {
+        frame& f = *m_pacer_in.pop_front().f;
+        const std::uint32_t bytes = f.frame_bytes();
+        m_pacer->on_host_bytes(now, bytes);
+        switch (m_pacer->on_frame(now, f.flow_id, bytes)) {
+            case pacer_verdict::BYPASS:
+                to_mac(f, now);
+                break;
+            case pacer_verdict::PACED:
+                m_paced.push_back(&f);
+                break;
+            case pacer_verdict::FIFO_FULL:
+                if (m_dma) m_dma->mac_took(bytes);  // its TX buffer space is free again
+                m_stats.drops.add(drop_cause::PACER_FIFO_FULL);
+                frame_pool::global().release(f);
+                break;
+        }
+    }
+    while (!m_paced.empty() && m_pacer->next_departure(now) <= now) {
+        m_pacer->depart(now);
+        to_mac(*m_paced.pop_front(), now);
+    }
+    arm_pacer(now);
+    tell_host_if_drained();
+}
+
+void nic_device::pacer_ack(const frame& f) {
+    if (f.kind != frame_kind::IPV4_TCP || !(f.tcp_flags & tcp_flag::ECE)) return;
+    m_pacer->on_ece_ack(now_ps(), f.flow_id);
+}
+
+void nic_device::report_pacer(nlohmann::json& out) const {
+    const hull_pacer::counters s = m_pacer->stats();
+    auto us = [](ps_t t) { return double(t) / double(PS_PER_US); };
+    out["pacer"] = {{"rate_bps", m_pacer->limiter_rate_bps()},
+                    {"updates", s.updates},
+                    {"host_bytes", s.host_bytes},
+                    {"ece_acks", s.ece_acks},
+                    {"associations", s.associations},
+                    {"associated_flows", s.associated},
+                    {"associated_peak", s.peak_associated},
+                    {"evictions", s.evictions},
+                    {"timeouts", s.timeouts},
+                    {"rejected_table_full", s.rejected_table_full},
+                    {"paced_frames", s.paced_frames},
+                    {"paced_bytes", s.paced_bytes},
+                    {"bypass_frames", s.bypass_frames},
+                    {"bypass_bytes", s.bypass_bytes},
+                    {"fifo_full_frames", s.fifo_full_frames},
+                    {"backlog_bytes", m_pacer->backlog_bytes()},
+                    {"backlog_peak_bytes", s.backlog_peak_bytes},
+                    {"delay_mean_us", s.departed_frames ? us(s.delay_sum) / double(s.departed_frames)
+                                                        : 0.0},
+                    {"delay_max_us", us(s.delay_max)}};
 }
 
 std::size_t nic_device::dma_ring_free() const {
@@ -456,6 +634,16 @@ void nic_device::post(frame& f, ps_t at) {
 
 void nic_device::post_slow(frame& f, ps_t at) {
     if (m_dma) return post_dma(f, at, 0);
+    if (m_pacer) {
+        if (queued() >= m_cfg.tx_queue_frames) {
+            m_stats.drops.add(drop_cause::NIC_TX_QUEUE_FULL);
+            frame_pool::global().release(f);
+            return;
+        }
+        pace(f, at + m_cfg.tx_latency);
+        if (queued() > m_stats.tx_queue_peak) m_stats.tx_queue_peak = queued();
+        return;
+    }
     // Honouring pauses, nothing is committed ahead of its time (a pause may come first).
     post_class(f, at + m_cfg.tx_latency);
 }
@@ -464,7 +652,8 @@ void nic_device::on_wire_free() {
     const ps_t now = now_ps();
     if (!m_slow_tx) return serve_fifo<false>(now);
     if (m_reaction) return serve_classes(now);
-    serve_fifo<true>(now);
+    if (m_dma) return serve_fifo<true>(now);
+    serve_fifo<false>(now);
 }
 
 template <bool DMA>
@@ -561,6 +750,7 @@ void nic_device::receive(unsigned, frame& f) {
     if (f.kind == frame_kind::PAUSE || f.kind == frame_kind::PFC) return receive_control(f);
     m_stats.rx_frames++;
     m_stats.rx_bytes += f.frame_bytes();
+    if (m_pacer) pacer_ack(f);
     const ps_t now = now_ps();
     const ps_t at = m_pcie ? rx_dma(f, now) : now + m_cfg.rx_latency;
     if (m_host)
@@ -583,6 +773,7 @@ void nic_device::report_stats(nlohmann::json& out) const {
         out["flow_control"] = std::move(fc);
     }
     if (m_dma) report_dma(out);
+    if (m_pacer) report_pacer(out);
     if (m_csr) {
         const auto& c = m_csr->get_stats();
         out["csr"] = {{"mmio_posts", c.mmio_posts},

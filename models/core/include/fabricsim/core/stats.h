@@ -28,6 +28,8 @@ enum class drop_cause : std::uint8_t {
     PFC_WATCHDOG,        ///< PFC watchdog (drop action) on a stormed priority
     OUT_OF_SEQUENCE,     ///< go-back-N receiver (RoCE): discarded after a missing packet
     DUPLICATE,           ///< go-back-N receiver (RoCE): discarded, it had arrived before
+    RX_RING_FULL,        ///< host RX ring had no free descriptor (the NIC's out-of-buffer)
+    PACER_FIFO_FULL,     ///< NIC pacer's FIFO had no room for the frame
     COUNT
 };
 

@@ -20,6 +20,11 @@
 /// RX DMA writes (frame, then its 16 B completion) on one PCIe link (algo/pcie_link.h). The
 /// engine runs at its own timer: one event per descriptor fetch, none per frame; frames it
 /// makes ready join the MAC queue as posts do.
+/// HULL pacer (`pacer.mode`, algo/hull_pacer.h): frames the host posts (after tx_latency, or
+/// out of the DMA engine, i.e. after LSO) enter the pacer at their ready time (one event each),
+/// ECN-Echo ACKs received associate their flows, and paced frames join the MAC queue when the
+/// token bucket lets them (one event per departure, plus one per rate update while frames
+/// wait).
 #include <array>
 #include <cstdint>
 #include <memory>
@@ -35,6 +40,7 @@
 #include "fabricsim/core/scheduler.h"
 #include "fabricsim/core/stats.h"
 #include "fabricsim/nic/algo/dcqcn.h"
+#include "fabricsim/nic/algo/hull_pacer.h"
 #include "fabricsim/nic/algo/lso.h"
 #include "fabricsim/nic/algo/pcie_link.h"
 #include "fabricsim/nic/algo/rate_limiter.h"
@@ -89,6 +95,19 @@ struct nic_config {
         ps_t rx_pipeline = 50 * PS_PER_NS;       ///< RX DMA write done to the host seeing it
         std::uint32_t rx_completion_bytes = 16;  ///< RX completion written after the frame
     } dma;
+    /// HULL's hardware pacer after LSO (docs/models/hull.md): a preset with overrides, at the
+    /// NIC's line rate.
+    struct pacer_config {
+        enum class preset : std::uint8_t { NONE, TESTBED, NS2 } mode = preset::NONE;
+        std::optional<ps_t> update_period, idle_timeout, token_period;
+        std::optional<double> eta, beta, p_a;
+        std::optional<std::uint32_t> table_entries;
+        std::optional<bank_policy> table_full;
+        std::optional<std::uint64_t> depth, fifo, granularity, initial_rate;
+        bool enabled() const { return mode != preset::NONE; }
+        /// The preset at `line_rate_bps` with the overrides (not validated).
+        hull_pacer_params params(std::uint64_t line_rate_bps) const;
+    } pacer;
     /// LSO (with a DMA model only): the host hands sends of up to max_bytes.
     bool lso_enabled = false;
     lso_params lso;
@@ -125,7 +144,9 @@ public:
 class nic_device : public sc_core::sc_module, public frame_receiver, public stats_provider
 {
 public:
-    nic_device(const sc_core::sc_module_name& name, const nic_config& cfg, std::uint64_t rate_bps);
+    /// `seed`: the run seed (the pacer's association draws derive from it and the name).
+    nic_device(const sc_core::sc_module_name& name, const nic_config& cfg, std::uint64_t rate_bps,
+               std::uint64_t seed = 0);
     ~nic_device() override;
 
     eth_tx_port tx{"tx"};
@@ -167,6 +188,8 @@ public:
     /// The rate-limiter bank; nullptr when no reaction point uses it (DCQCN off).
     rate_limiter_bank* limiters() { return m_limiters.get(); }
     const rate_limiter_bank* limiters() const { return m_limiters.get(); }
+    /// The HULL pacer; nullptr when pacer.mode is none.
+    const hull_pacer* pacer() const { return m_pacer.get(); }
 
     void receive(unsigned port, frame& f) override;
     /// Sends control frame `f` at max(now, wire free), before queued data, also while paused.
@@ -210,10 +233,13 @@ private:
     /// and at the MAC).
     std::size_t queued() const { return m_slow_tx ? queued_slow() : m_queue.size(); }
     std::size_t queued_slow() const {
-        return m_dma ? mac_queued() + m_dma->frames_pending() : m_class_frames;
+        return mac_queued() + (m_dma ? m_dma->frames_pending() : 0) + m_pacer_in.size() +
+               m_paced.size();
     }
     std::size_t tx_free_slow() const {
-        return m_dma ? dma_ring_free() : m_cfg.tx_queue_frames - m_class_frames;
+        if (m_dma) return dma_ring_free();
+        const std::size_t held = queued_slow();
+        return held < m_cfg.tx_queue_frames ? m_cfg.tx_queue_frames - held : 0;
     }
     /// MAC frames waiting for the wire (the TX queue without DMA).
     std::size_t mac_queued() const { return m_reaction ? m_class_frames : m_queue.size(); }
@@ -221,6 +247,14 @@ private:
     [[gnu::cold, gnu::noinline]] void post_dma(frame& f, ps_t at, std::uint32_t mss);
     [[gnu::cold, gnu::noinline]] void run_dma();
     [[gnu::cold, gnu::noinline]] void mac_enqueue(frame& f, ps_t ready);
+    /// Off the slow paths (DMA, pacer) into the MAC queue, to leave at `ready` or later.
+    [[gnu::cold, gnu::noinline]] void to_mac(frame& f, ps_t ready);
+    // The pacer (cold: a NIC without it never calls these).
+    [[gnu::cold, gnu::noinline]] void pace(frame& f, ps_t ready);
+    [[gnu::cold, gnu::noinline]] void on_pacer();
+    [[gnu::cold, gnu::noinline]] void pacer_ack(const frame& f);
+    void arm_pacer(ps_t now);
+    void report_pacer(nlohmann::json& out) const;
     [[gnu::cold, gnu::noinline]] ps_t rx_dma(const frame& f, ps_t now);
     std::size_t dma_ring_free() const;
     void report_dma(nlohmann::json& out) const;
@@ -277,6 +311,15 @@ private:
     bool m_slow_tx = false;  ///< flow control or DMA: the TX paths off the plain FIFO
     bool m_dma_again = false;
     std::unique_ptr<nic_registers> m_csr;  ///< only with csr.enabled
+    // The pacer, only with pacer.mode set.
+    struct pacer_entry {
+        frame* f;
+        ps_t ready;
+    };
+    std::unique_ptr<hull_pacer> m_pacer;
+    ring<pacer_entry> m_pacer_in{1};  ///< posted, not yet at the pacer (ready later)
+    ring<frame*> m_paced{1};          ///< the pacer FIFO's frames, oldest first
+    model_timer m_pacer_timer = model_timer::bind<nic_device, &nic_device::on_pacer>(this);
 };
 
 }  // namespace fabricsim::nic
