@@ -806,6 +806,15 @@ const param_table<host::tcp_options>& tcp_params() {
                   });
         iw.min = 1;
         iw.max = 10000;
+        auto& abc = t.add("abc_limit", value_kind::INT, "2",
+                          "Slow start grows cwnd by the bytes an ACK covers, at most this many "
+                          "segments per ACK (RFC 3465 L; Linux has no limit: stretch ACKs from "
+                          "GRO or LRO then count in full)",
+                          [](opts& o, const config_value& v) {
+                              o.cc.abc_limit_segments = static_cast<std::uint32_t>(v.integer());
+                          });
+        abc.min = 1;
+        abc.max = 1 << 20;
         t.add("initial_ssthresh", value_kind::BYTES, "0B",
               "Initial slow-start threshold (0 = unlimited)",
               [](opts& o, const config_value& v) { o.cc.initial_ssthresh_bytes = v.bytes(); });

@@ -57,6 +57,31 @@ TEST_CASE("gro: in-order segments of one poll become one delivery at the poll en
     CHECK(g.stats().mean_segments() == 10.0);
 }
 
+TEST_CASE("gro: a CE change flushes and the merge chains the cookies", "[host][gro]") {
+    struct chain : collector {
+        std::vector<std::pair<std::uint64_t, std::uint64_t>> links;
+        void on_merge(std::uint64_t prev, std::uint64_t cookie) override {
+            links.emplace_back(prev, cookie);
+        }
+    } c;
+    gro_merger g(1, gro_params{}, c);
+    for (std::uint32_t i = 0; i < 4; ++i) {
+        rx_packet p = seg(7, 1448 * i, 1448, i);
+        p.ce = i >= 2;  // Linux flushes on a TOS difference: [0, 1] and [2, 3]
+        g.on_delivery(0, p, i * US);
+    }
+    g.on_poll_end(0, 10 * US, true);
+    REQUIRE(c.out.size() == 2);
+    CHECK(c.out[0].segments == 2);
+    CHECK_FALSE(c.out[0].ce);
+    CHECK(c.out[0].at == 2 * US);  // flushed by the CE segment, at its time
+    CHECK(c.out[1].segments == 2);
+    CHECK(c.out[1].ce);
+    CHECK(g.stats().flush_tos == 1);
+    const std::vector<std::pair<std::uint64_t, std::uint64_t>> want{{0, 1}, {2, 3}};
+    CHECK(c.links == want);
+}
+
 TEST_CASE("gro: an aggregate holds at most 64 KB", "[host][gro]") {
     // 45 x 1448 = 65160 B fit in 65536; the 46th segment does not: it flushes the 45 at its own
     // time and starts the next aggregate.

@@ -20,10 +20,10 @@ struct rx_harness {
     std::vector<ack_decision> acks;
     explicit rx_harness(const tcp_receiver_params& p) : r(p) {}
     /// Segment number k (MSS bytes at k*MSS) arriving at time k us.
-    unsigned seg(unsigned k, bool ce = false, bool cwr = false) {
+    unsigned seg(unsigned k, bool ce = false, bool cwr = false, bool more = false) {
         ack_decision out[2];
         const unsigned n =
-            r.on_segment(k * US, std::uint64_t(k) * MSS, MSS, ce, cwr, 1000 + k, out);
+            r.on_segment(k * US, std::uint64_t(k) * MSS, MSS, ce, cwr, 1000 + k, out, more);
         for (unsigned i = 0; i < n; ++i) acks.push_back(out[i]);
         return n;
     }
@@ -54,6 +54,25 @@ TEST_CASE("tcp receiver: delayed ACK every second segment, timer for a lone segm
     CHECK(a.ts_echo == 1002);
     CHECK(h.r.get_stats().delayed_ack_timeouts == 1);
     CHECK_FALSE(h.r.on_delayed_ack_timer(1000 * US, a));  // nothing pending
+}
+
+TEST_CASE("tcp receiver: a GRO aggregate is ACKed once, after its last segment", "[tcp][gro]") {
+    rx_harness h(rx_params(2));
+    for (unsigned k = 0; k < 4; ++k) CHECK(h.seg(k, false, false, true) == 0);
+    CHECK(h.seg(4) == 1);  // the aggregate's last segment: one ACK for all five
+    CHECK(h.acks.back().ack == 5 * MSS);
+    CHECK(h.acks.back().ts_echo == 1000);
+    // A lone last segment of an aggregate of one: the delayed ACK as before.
+    CHECK(h.seg(5) == 0);
+    CHECK(h.r.delayed_ack_deadline() == 505 * US);
+    // A hole filled inside an aggregate is ACKed with the aggregate's last segment.
+    rx_harness g(rx_params(8));
+    g.seg(1);
+    CHECK(g.seg(0, false, false, true) == 0);  // fills the hole, more follow
+    CHECK(g.seg(2) == 1);
+    CHECK(g.acks.back().ack == 3 * MSS);
+    // Out-of-order segments are ACKed at once even inside an aggregate.
+    CHECK(g.seg(5, false, false, true) == 1);
 }
 
 TEST_CASE(

@@ -96,3 +96,50 @@ TEST_CASE("nic config: PCIe, DMA and LSO errors name the key", "[nic][config]") 
           "does not apply with a pcie.model");
     names("nic: {pcie: {model: gen3_x16}, tx_queue: 100000}\n", "nic.tx_queue", "65536");
 }
+
+TEST_CASE("nic config: the pacer preset with overrides and the receive path keys load",
+          "[nic][config]") {
+    const auto none = load("nic: {}\n");
+    REQUIRE(none.error.empty());
+    CHECK_FALSE(none.c.pacer.enabled());
+    CHECK_FALSE(none.c.rx.napi);
+    const auto p = load(
+        "nic: {pacer: {mode: ns2, beta: 16, fifo: 64KiB, table_full: lru}, rx: {napi: true, "
+        "coalescing: adaptive, rx_frames: 8, rx_usecs: 0s, gro: false, cores: 4, irq_cost: 2us, "
+        "byte_cost: 1ns, budget: 16, ring: 512}}\n");
+    REQUIRE(p.error.empty());
+    const hull_pacer_params hp = p.c.pacer.params(10'000'000'000ull);
+    CHECK(hp.update_period == 7'200 * PS_PER_NS);  // the ns2 preset
+    CHECK(hp.beta == 16);                          // overridden
+    CHECK(hp.fifo_bytes == 65536);
+    CHECK(hp.table_full == bank_policy::LRU);
+    CHECK(hp.line_rate_bps == 10'000'000'000ull);  // the NIC's rate, not the preset's
+    CHECK_FALSE(hp.validate());
+    CHECK(p.c.rx.napi);
+    CHECK(p.c.rx.coalesce.adaptive);
+    CHECK(p.c.rx.coalesce.rx_frames == 8);
+    CHECK(p.c.rx.coalesce.rx_usecs == 0);
+    CHECK_FALSE(p.c.rx.gro);
+    CHECK(p.c.rx.cpu.cores == 4);
+    CHECK(p.c.rx.cpu.irq_cost == 2 * PS_PER_US);
+    CHECK(p.c.rx.cpu.poll_cost == rx_cpu_params{}.poll_cost);
+    CHECK(p.c.rx.cpu.byte_cost == 1000);
+    CHECK(p.c.rx.cpu.budget == 16);
+    CHECK(p.c.rx.cpu.ring == 512);
+    // The testbed preset is 1G hardware: at 10G a 16-us token is larger than its 3 KiB bucket.
+    const auto t = load("nic: {pacer: {mode: testbed}}\n");
+    REQUIRE(t.error.empty());
+    CHECK(t.c.pacer.params(10'000'000'000ull).validate()->field == "depth_bytes");
+    CHECK_FALSE(t.c.pacer.params(1'000'000'000ull).validate());
+}
+
+TEST_CASE("nic config: pacer and receive path errors name the key", "[nic][config]") {
+    names("nic: {pacer: {beta: 3}}\n", "nic.pacer.beta", "applies only with a pacer.mode");
+    names("nic: {pacer: {mode: fast}}\n", "nic.pacer.mode", "fast");
+    names("nic: {pacer: {mode: ns2, eta: 0}}\n", "nic.pacer.eta", "");
+    names("nic: {pacer: {mode: ns2, p_a: 1.5}}\n", "nic.pacer.p_a", "");
+    names("nic: {rx: {rx_frames: 8}}\n", "nic.rx.rx_frames", "applies only with rx.napi");
+    names("nic: {rx: {napi: true, cores: 0}}\n", "nic.rx.cores", "");
+    names("nic: {rx: {napi: true, budget: 0}}\n", "nic.rx.budget", "");
+    names("nic: {rx: {napi: true, coalescing: dynamic}}\n", "nic.rx.coalescing", "dynamic");
+}

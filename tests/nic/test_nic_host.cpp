@@ -1,5 +1,7 @@
 #include <catch2/catch.hpp>
 
+#include <nlohmann/json.hpp>
+
 #include "fabricsim/host/host.h"
 #include "fabricsim/host/traffic_source.h"
 #include "fabricsim/phy/link.h"
@@ -178,4 +180,76 @@ TEST_CASE("NIC DMA: TCP's first window is one LSO send that leaves at line rate"
     sc_core::sc_start(to_sc_time(100 * PS_PER_US));
     CHECK(p.flows[id].delivered_frames == 10);
     CHECK(p.flows[id].sent_frames == 10);
+}
+
+namespace {
+
+/// The NAPI receive path on both hosts: an interrupt at 10 frames (or 50 us), irq and poll 4 us,
+/// 300 ns per frame.
+nic::nic_config napi_config(bool gro) {
+    nic::nic_config nc;  // ideal PCIe: 500 ns each way
+    nc.rx.napi = true;
+    nc.rx.gro = gro;
+    nc.rx.coalesce.rx_frames = 10;
+    nc.rx.coalesce.rx_usecs = 50 * PS_PER_US;
+    return nc;
+}
+
+std::uint32_t tcp_window_flow(host::flow_table& flows) {
+    host::flow_spec s;
+    s.src = 0;
+    s.dst = 1;
+    s.transport = host::transport_kind::TCP;
+    s.size_bytes = 14600;  // the initial window: 10 segments back to back
+    return flows.add(s);
+}
+
+}  // namespace
+
+TEST_CASE("NAPI: one interrupt, one poll and one GRO delivery ACK the first window, exact",
+          "[nic][host][napi]") {
+    dma_pair p(napi_config(true));
+    const auto id = tcp_window_flow(p.flows);
+    p.wire(id);
+    // Segment k is in host memory at 3.2208 us + k x 1.2304 us (500 ns TX, 1.2208 us wire, 1 us
+    // cable, 500 ns RX). The 10th fires the interrupt at 14.2944 us; irq 4 us and poll entry
+    // 4 us: the poll reads at 22.2944 us, 300 ns per frame, finds the ring empty at 25.2944 us
+    // (NAPI complete), and GRO hands the 10 segments over as one: one ACK, posted then.
+    const ps_t ack_posted = 3'220'800 + 9 * 1'230'400 + 8 * PS_PER_US + 10 * 300'000;
+    sc_core::sc_start(to_sc_time(ack_posted));
+    CHECK(p.b.get_stats().tx_frames == 0);
+    CHECK(p.hb.frames_held() == 10);
+    sc_core::sc_start(to_sc_time(1));
+    CHECK(p.b.get_stats().tx_frames == 1);
+    CHECK(p.hb.frames_held() == 0);
+    CHECK(p.flows[id].ack_sent == 1);
+    sc_core::sc_start(to_sc_time(200 * PS_PER_US));
+    CHECK(p.flows[id].rx_bytes == 14600);
+    CHECK(p.flows[id].ack_sent == 1);
+    nlohmann::json j;
+    p.hb.report_stats(j);
+    CHECK(j["rx_path"]["interrupts"] == 1);
+    CHECK(j["rx_path"]["interrupts_by_frames"] == 1);
+    CHECK(j["rx_path"]["frames_per_interrupt"] == 10.0);
+    CHECK(j["rx_path"]["ring_peak"] == 10);
+    CHECK(j["rx_path"]["gro"]["deliveries"] == 1);
+    // Busy 4 + 4 + 3 us of the 25.2944 us to the poll's end and beyond.
+    CHECK(j["rx_path"]["cores"][0]["interrupts"] == 1);
+}
+
+TEST_CASE("NAPI without GRO: the poll's frames reach TCP one by one, an ACK every two",
+          "[nic][host][napi]") {
+    dma_pair p(napi_config(false));
+    const auto id = tcp_window_flow(p.flows);
+    p.wire(id);
+    // Deliveries at 22.5944 + k x 0.3 us; delayed ACKs (every second segment) leave with the
+    // 2nd, 4th, ... delivery: the first at 22.8944 us.
+    const ps_t first_ack = 3'220'800 + 9 * 1'230'400 + 8 * PS_PER_US + 2 * 300'000;
+    sc_core::sc_start(to_sc_time(first_ack));
+    CHECK(p.b.get_stats().tx_frames == 0);
+    sc_core::sc_start(to_sc_time(1));
+    CHECK(p.b.get_stats().tx_frames == 1);
+    sc_core::sc_start(to_sc_time(200 * PS_PER_US));
+    CHECK(p.flows[id].rx_bytes == 14600);
+    CHECK(p.flows[id].ack_sent == 5);
 }

@@ -57,24 +57,28 @@ void gro_merger::on_delivery(unsigned queue, const rx_packet& p, ps_t at) {
         }
         m_stats.aggregates++;
         m_out->on_aggregate(queue,
-                            gro_aggregate{p.flow, p.seq, 0, 1, p.bytes, p.cookie, p.cookie, at});
+                            gro_aggregate{p.flow, p.seq, 0, 1, p.bytes, p.cookie, p.cookie, at, p.ce});
         return;
     }
     if (mine) {
         const bool in_order = p.seq == mine->a.seq + mine->a.payload;
         const bool fits = std::uint64_t(mine->a.payload) + p.payload <= m_p.max_payload;
-        if (in_order && fits) {
+        const bool same_tos = p.ce == mine->a.ce;
+        if (in_order && fits && same_tos) {
             mine->a.payload += p.payload;
             mine->a.segments++;
             mine->a.bytes += p.bytes;
+            m_out->on_merge(mine->a.last_cookie, p.cookie);
             mine->a.last_cookie = p.cookie;
             m_stats.merged++;
             return;
         }
-        if (in_order) {
-            m_stats.flush_full++;
-        } else {
+        if (!in_order) {
             m_stats.flush_gap++;
+        } else if (!same_tos) {
+            m_stats.flush_tos++;
+        } else {
+            m_stats.flush_full++;
         }
         flush(queue, *mine, at);
         free_slot = mine;
@@ -85,7 +89,8 @@ void gro_merger::on_delivery(unsigned queue, const rx_packet& p, ps_t at) {
     }
     free_slot->used = true;
     free_slot->order = m_next_order++;
-    free_slot->a = gro_aggregate{p.flow, p.seq, p.payload, 1, p.bytes, p.cookie, p.cookie, 0};
+    free_slot->a =
+        gro_aggregate{p.flow, p.seq, p.payload, 1, p.bytes, p.cookie, p.cookie, 0, p.ce};
 }
 
 void gro_merger::on_poll_end(unsigned queue, ps_t at, bool complete) {

@@ -56,6 +56,7 @@ ack_decision tcp_receiver::make_ack() {
     }
     m_last_ack = m_rcv_nxt;
     m_pending = 0;
+    m_ack_held = false;
     m_delack_at = 0;
     m_stats.acks++;
     if (a.ece) m_stats.ece_acks++;
@@ -63,7 +64,7 @@ ack_decision tcp_receiver::make_ack() {
 }
 
 unsigned tcp_receiver::on_segment(ps_t now, std::uint64_t seq, std::uint32_t len, bool ce, bool cwr,
-                                  ps_t ts, ack_decision out[2]) {
+                                  ps_t ts, ack_decision out[2], bool more) {
     unsigned n = 0;
     m_stats.segments++;
     if (ce) m_stats.ce_segments++;
@@ -99,7 +100,9 @@ unsigned tcp_receiver::on_segment(ps_t now, std::uint64_t seq, std::uint32_t len
         m_ooo.erase(m_ooo.begin());
     }
     ++m_pending;
-    if (had_holes || m_pending >= m_p.ack_every) {
+    if (more) {
+        m_ack_held |= had_holes;  // a filled hole is ACKed with the aggregate's last segment
+    } else if (had_holes || m_ack_held || m_pending >= m_p.ack_every) {
         out[n++] = make_ack();
     } else if (m_delack_at == 0) {
         m_delack_at = now + m_p.delayed_ack_timeout;

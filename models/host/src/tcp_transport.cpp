@@ -264,7 +264,8 @@ void tcp_transport::on_data(frame& f, ps_t now) {
     tcp_rx& r = m_rx[rec.rx_slot];
     ack_decision acks[2];
     const unsigned n = r.rcv.on_segment(now, f.seq_no, f.payload_bytes, ce,
-                                        (f.tcp_flags & tcp_flag::CWR) != 0, f.created, acks);
+                                        (f.tcp_flags & tcp_flag::CWR) != 0, f.created, acks,
+                                        f.rx_more);
     rec.rx_bytes = r.rcv.rcv_nxt();
     if (rec.completed == 0 && rec.spec.size_bytes != 0 && rec.rx_bytes >= rec.spec.size_bytes)
         rec.completed = now;

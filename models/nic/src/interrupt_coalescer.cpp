@@ -264,4 +264,19 @@ interrupt_coalescer::decision interrupt_coalescer::unmask(ps_t now, std::uint32_
     return check_count();
 }
 
+std::optional<rx_cpu_params::error> rx_cpu_params::validate() const {
+    auto bad = [](const char* field, const char* reason) {
+        return std::optional<error>(error{field, reason});
+    };
+    if (cores == 0 || cores > 1024) return bad("cores", "must be in 1 .. 1024");
+    if (budget == 0) return bad("budget", "must be >= 1");
+    if (ring == 0 || ring > (1u << 20)) return bad("ring", "must be in 1 .. 1048576");
+    constexpr ps_t MAX_COST = PS_PER_S;
+    if (irq_cost > MAX_COST) return bad("irq_cost", "must be <= 1 s");
+    if (poll_cost > MAX_COST) return bad("poll_cost", "must be <= 1 s");
+    if (packet_cost > MAX_COST) return bad("packet_cost", "must be <= 1 s");
+    if (byte_cost > PS_PER_US) return bad("byte_cost", "must be <= 1 us per byte");
+    return std::nullopt;
+}
+
 }  // namespace fabricsim::nic

@@ -219,6 +219,73 @@ void add_pacer_keys(param_table<nic_config>& t) {
         .min = 1;
 }
 
+/// nic.rx.*: the host receive path (ring, interrupt coalescing, NAPI and its CPU cost, GRO).
+void add_rx_keys(param_table<nic_config>& t) {
+    t.add("rx.napi", value_kind::BOOL, "false",
+          "Host receive path: RX ring, interrupt coalescing and NAPI polls on the host's cores "
+          "at a CPU cost, GRO (false: each frame reaches the transport at its DMA time)",
+          [](nic_config& c, const config_value& v) { c.rx.napi = v.boolean(); });
+    using store_fn = std::function<void(nic_config::rx_path_config&, const config_value&)>;
+    auto opt = [&t](const std::string& key, value_kind kind, const std::string& dflt,
+                    const std::string& help, const store_fn& store) -> param_spec& {
+        auto& s = t.add("rx." + key, kind, "", help + " (absent: " + dflt + ")",
+                        [store](nic_config& c, const config_value& v) {
+                            if (!v.present()) return;
+                            if (!c.rx.napi) v.fail("applies only with rx.napi");
+                            store(c.rx, v);
+                            fail_if_about(v, c.rx.coalesce.validate());
+                            fail_if_about(v, c.rx.cpu.validate());
+                        });
+        s.optional = true;
+        return s;
+    };
+    auto u32 = [](const config_value& v) { return static_cast<std::uint32_t>(v.integer()); };
+    opt("coalescing", value_kind::CHOICE, "static",
+        "Interrupt moderation: static (rx_usecs / rx_frames, ethtool -C) or adaptive (Linux "
+        "net_dim with the mlx5 RX CQE profiles)",
+        [](auto& r, const config_value& v) { r.coalesce.adaptive = v.str() == "adaptive"; })
+        .choices = {"static", "adaptive"};
+    opt("rx_usecs", value_kind::TIME, "16us",
+        "rx-usecs: the interrupt fires this long after the first unsignalled completion (0: "
+        "off; both 0: an interrupt per frame)",
+        [](auto& r, const config_value& v) { r.coalesce.rx_usecs = v.time(); })
+        .max = 1e12;
+    auto& rf = opt("rx_frames", value_kind::INT, "44",
+                   "rx-frames: the interrupt fires at this many unsignalled completions (0: off)",
+                   [u32](auto& r, const config_value& v) { r.coalesce.rx_frames = u32(v); });
+    rf.min = 0;
+    rf.max = 1 << 20;
+    opt("gro", value_kind::BOOL, "true",
+        "GRO: a poll merges a flow's in-order segments into one delivery (one ACK) of up to 64 KB",
+        [](auto& r, const config_value& v) { r.gro = v.boolean(); });
+    auto& ring = opt("ring", value_kind::INT, "1024",
+                     "RX descriptors per queue; a frame finding none is dropped (rx_ring_full)",
+                     [u32](auto& r, const config_value& v) { r.cpu.ring = u32(v); });
+    ring.min = 1;
+    ring.max = 1 << 20;
+    auto& cores = opt("cores", value_kind::INT, "1",
+                      "Host cores, one RX queue each (flows spread over them by flow id)",
+                      [u32](auto& r, const config_value& v) { r.cpu.cores = u32(v); });
+    cores.min = 1;
+    cores.max = 1024;
+    opt("irq_cost", value_kind::TIME, "4us", "CPU per interrupt (hard IRQ and softirq entry)",
+        [](auto& r, const config_value& v) { r.cpu.irq_cost = v.time(); })
+        .max = 1e12;
+    opt("poll_cost", value_kind::TIME, "4us", "CPU per poll call (NAPI, GRO flush, stack per batch)",
+        [](auto& r, const config_value& v) { r.cpu.poll_cost = v.time(); })
+        .max = 1e12;
+    opt("packet_cost", value_kind::TIME, "300ns", "CPU per frame (driver, GRO, protocol)",
+        [](auto& r, const config_value& v) { r.cpu.packet_cost = v.time(); })
+        .max = 1e12;
+    opt("byte_cost", value_kind::TIME, "0s", "CPU per frame byte (e.g. a copy), a time per byte",
+        [](auto& r, const config_value& v) { r.cpu.byte_cost = v.time(); })
+        .max = 1e6;
+    auto& budget = opt("budget", value_kind::INT, "64", "NAPI weight: frames per poll call",
+                       [u32](auto& r, const config_value& v) { r.cpu.budget = u32(v); });
+    budget.min = 1;
+    budget.max = 1 << 20;
+}
+
 }  // namespace
 
 hull_pacer_params nic_config::pacer_config::params(std::uint64_t line_rate_bps) const {
@@ -245,6 +312,7 @@ const param_table<nic_config>& nic_config::params() {
         param_table<nic_config> t;
         add_dma_keys(t);
         add_pacer_keys(t);
+        add_rx_keys(t);
         auto& txl = t.add("tx_latency", value_kind::TIME, "500ns",
                           "Host post to MAC: descriptor fetch and DMA read, fixed (ideal PCIe)",
                           [](nic_config& c, const config_value& v) {

@@ -76,6 +76,7 @@ struct alignas(64) frame {
     ecn_codepoint ecn = ecn_codepoint::NOT_ECT;
     std::uint8_t ttl = 64;
     bool fcs_error = false;  ///< corrupted on a link; dropped by the next store-and-forward MAC
+    bool rx_more = false;    ///< host RX: more segments of the same GRO aggregate follow
     std::uint16_t ingress_port = 0;
     std::uint16_t hops = 0;
     std::uint32_t src_ip = 0;
@@ -87,7 +88,9 @@ struct alignas(64) frame {
     std::uint32_t flow_id = 0;
     ps_t rx_last_bit = 0;        ///< set by the link: last bit arrives at the receiver
     ps_t created = 0;            ///< when the source generated it
-    frame* pool_next = nullptr;  ///< free-list link, owned by frame_pool
+    /// Free-list link, owned by frame_pool while the frame is free; an owner may chain its
+    /// frames with it meanwhile (host GRO) and leaves it null when it passes a frame on.
+    frame* pool_next = nullptr;
 
     // Ethernet / 802.1Q
     mac_addr dst_mac{};

@@ -15,6 +15,10 @@
 /// space (no polling). Open-loop sources are temporally decoupled by `lookahead` (posted ahead
 /// with their exact send time) only on hosts whose transports all allow it (no TCP flows),
 /// because the NIC needs posts in time order.
+/// With the NIC profile's `rx.napi`, received data frames go through the host receive path
+/// instead (host/algo/rx_cpu.h: RX ring, interrupt coalescing, NAPI polls at a CPU cost on the
+/// host's cores, GRO) and reach their transport when a poll has processed them, from a heap
+/// ordered by (time, arrival) that shares the host's timer with the rx_cpu's next event.
 #include <array>
 #include <cstdint>
 #include <memory>
@@ -45,6 +49,7 @@ class host : public sc_core::sc_module, public nic::nic_host_if, public stats_pr
 public:
     host(const sc_core::sc_module_name& name, const host_identity& id, nic::nic_device& nic,
          flow_table& flows, std::uint64_t seed, ps_t lookahead);
+    ~host() override;
 
     /// Adds the sending side of flow `flow_id` (already in the flow table) to the transport of
     /// its kind. Before simulation starts.
@@ -72,11 +77,11 @@ public:
     };
     const stats& get_stats() const { return m_stats; }
     void report_stats(nlohmann::json& out) const override;
-    void add_drops(drop_counters& d) const override {
-        for (const auto& t : m_transports) t->add_drops(d);
-    }
+    void add_drops(drop_counters& d) const override;
     /// Frames received by the NIC and waiting for their host-memory time.
-    std::uint64_t frames_held() const override { return m_rx_fifo.size(); }
+    std::uint64_t frames_held() const override {
+        return m_rx_fifo.size() + (m_napi ? napi_held() : 0);
+    }
 
     // For transports.
     flow_table& flows() const { return m_flows; }
@@ -154,6 +159,14 @@ private:
     void on_timer();
     void end_of_elaboration() override;
     void rearm();
+    // The NAPI receive path (cold: a host without it never calls these).
+    class napi_path;
+    [[gnu::cold, gnu::noinline]] void nic_rx_napi(frame& f, ps_t at);
+    [[gnu::cold, gnu::noinline]] void on_timer_napi(ps_t now);
+    /// `f` leaves the receive path at `at`; `more`: segments of its GRO aggregate follow.
+    void deliver_napi(frame& f, ps_t at, bool more);
+    std::uint64_t napi_held() const;
+    void report_napi(nlohmann::json& out) const;
 
     host_identity m_id;
     nic::nic_device& m_nic;
@@ -169,6 +182,7 @@ private:
     std::vector<timer> m_heap;  ///< min-heap via std::push_heap/greater
     model_timer m_wake = model_timer::bind<host, &host::on_timer>(this);
     stats m_stats;
+    std::unique_ptr<napi_path> m_napi;  ///< only with the NIC profile's rx.napi
 };
 
 /// The transports every host runs, one per transport_kind in enum order (the registry, in

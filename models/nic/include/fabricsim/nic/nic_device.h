@@ -41,6 +41,7 @@
 #include "fabricsim/core/stats.h"
 #include "fabricsim/nic/algo/dcqcn.h"
 #include "fabricsim/nic/algo/hull_pacer.h"
+#include "fabricsim/nic/algo/interrupt_coalescer.h"
 #include "fabricsim/nic/algo/lso.h"
 #include "fabricsim/nic/algo/pcie_link.h"
 #include "fabricsim/nic/algo/rate_limiter.h"
@@ -108,6 +109,16 @@ struct nic_config {
         /// The preset at `line_rate_bps` with the overrides (not validated).
         hull_pacer_params params(std::uint64_t line_rate_bps) const;
     } pacer;
+    /// The host's receive path (host/algo/rx_cpu.h, gro.h), part of the node's profile: with
+    /// `napi`, received frames take a slot of an RX ring, the NIC's interrupt moderation
+    /// signals them and the host's cores poll them (NAPI) at a CPU cost, optionally merging a
+    /// flow's in-order segments (GRO); off, each frame reaches the transport at its DMA time.
+    struct rx_path_config {
+        bool napi = false;
+        coalesce_params coalesce;
+        bool gro = true;
+        rx_cpu_params cpu;
+    } rx;
     /// LSO (with a DMA model only): the host hands sends of up to max_bytes.
     bool lso_enabled = false;
     lso_params lso;

@@ -6,8 +6,9 @@
 ///
 /// Timing model. gro_merger is an rx_sink placed between rx_cpu and the transport. Per queue it
 /// holds at most max_flows open aggregates (Linux: MAX_GRO_SKBS = 8). A processed segment
-///  - extends its flow's aggregate if it starts where the aggregate ends and the payload stays
-///    within max_payload;
+///  - extends its flow's aggregate if it starts where the aggregate ends, has the same CE bit
+///    (Linux's inet_gro_receive flushes on any TOS difference) and the payload stays within
+///    max_payload;
 ///  - otherwise flushes that aggregate (at the segment's time) and opens a new one; with no
 ///    free slot the oldest aggregate of the queue is flushed first;
 ///  - with no payload (pure ACKs, control) flushes its flow's aggregate and passes on alone.
@@ -44,7 +45,8 @@ struct gro_aggregate {
     std::uint64_t bytes = 0;     ///< frame bytes in total
     std::uint64_t first_cookie = 0;
     std::uint64_t last_cookie = 0;
-    ps_t at = 0;  ///< handed to the transport
+    ps_t at = 0;      ///< handed to the transport
+    bool ce = false;  ///< every segment's CE bit
 };
 
 class gro_output
@@ -52,6 +54,12 @@ class gro_output
 public:
     virtual ~gro_output() = default;
     virtual void on_aggregate(unsigned queue, const gro_aggregate& a) = 0;
+    /// Segment `cookie` extended the aggregate whose last segment was `prev` (a caller that
+    /// hands on the segments themselves chains them here).
+    virtual void on_merge(std::uint64_t prev, std::uint64_t cookie) {
+        (void)prev;
+        (void)cookie;
+    }
 };
 
 /// GRO for every queue of one host. No allocation after construction.
@@ -73,6 +81,7 @@ public:
         std::uint64_t merged = 0;         ///< frames that extended an aggregate
         std::uint64_t flush_poll = 0;     ///< aggregates ended by a poll end
         std::uint64_t flush_gap = 0;      ///< ended by an out-of-order segment of the flow
+        std::uint64_t flush_tos = 0;      ///< ended by a segment with the other CE bit
         std::uint64_t flush_full = 0;     ///< ended because the next segment did not fit
         std::uint64_t flush_evict = 0;    ///< ended to free a slot for another flow
         std::uint64_t flush_control = 0;  ///< ended by a frame without payload

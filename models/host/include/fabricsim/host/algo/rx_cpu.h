@@ -54,6 +54,7 @@ struct rx_packet {
     std::uint32_t flow = 0;     ///< flow id (GRO)
     std::uint32_t seq = 0;      ///< TCP sequence number of the first payload byte (GRO)
     std::uint32_t payload = 0;  ///< TCP payload bytes; 0 = never merged (GRO)
+    bool ce = false;            ///< ECN CE: GRO merges only segments of equal TOS, as Linux
 };
 
 /// Receives what the host RX path produces.
@@ -72,20 +73,8 @@ public:
     }
 };
 
-/// Host RX CPU parameters. Defaults are calibrated to seed-000 Table 4.2 (10G, 1500 B frames,
-/// one receive core); the arithmetic is in docs/models/nic.md.
-struct rx_cpu_params {
-    std::uint32_t cores = 1;             ///< RX queues = cores serving them
-    ps_t irq_cost = 4 * PS_PER_US;       ///< hard IRQ + softirq entry, per interrupt
-    ps_t poll_cost = 4 * PS_PER_US;      ///< per poll call: NAPI, GRO flush, stack per batch
-    ps_t packet_cost = 300 * PS_PER_NS;  ///< per frame: driver, GRO, protocol
-    ps_t byte_cost = 0;                  ///< per frame byte (ps/B), e.g. a copy
-    std::uint32_t budget = 64;           ///< NAPI weight: frames per poll call
-    std::uint32_t ring = 1024;           ///< RX descriptors per queue (mlx4_en/mlx5 default)
-
-    using error = param_error;
-    std::optional<error> validate() const;
-};
+/// Host RX CPU parameters (nic/algo/interrupt_coalescer.h: a node's NIC profile carries them).
+using rx_cpu_params = nic::rx_cpu_params;
 
 /// The receive path of one host. No allocation after construction.
 class rx_cpu

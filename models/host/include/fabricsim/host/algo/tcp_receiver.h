@@ -55,9 +55,11 @@ public:
 
     /// Data segment [seq, seq + len) arrives at `now` with its CE and CWR bits and the send
     /// time `ts`. Writes the ACKs to send now (0, 1 or 2: DCTCP's state change first ACKs the
-    /// earlier segments) and returns their count.
+    /// earlier segments) and returns their count. `more`: further in-order segments of the same
+    /// GRO aggregate follow at once, so an in-order segment is not ACKed yet (the aggregate's
+    /// last one is, as Linux ACKs a GRO skb of more than one MSS at once).
     unsigned on_segment(ps_t now, std::uint64_t seq, std::uint32_t len, bool ce, bool cwr, ps_t ts,
-                        ack_decision out[2]);
+                        ack_decision out[2], bool more = false);
     /// The delayed-ACK timer fired; returns true and the ACK if one was pending.
     bool on_delayed_ack_timer(ps_t now, ack_decision& out);
     /// When the delayed-ACK timer must fire (0 = not running).
@@ -91,6 +93,7 @@ private:
     ps_t m_ts_recent = 0;
     ps_t m_delack_at = 0;
     bool m_ce_state = false;     ///< DCTCP: CE bit of the last segment
+    bool m_ack_held = false;     ///< GRO: a hole was filled inside the current aggregate
     bool m_ece_latched = false;  ///< RFC 3168
     stats m_stats;
 };

@@ -224,4 +224,20 @@ private:
     counters m_stats;
 };
 
+/// Host RX CPU parameters (host/algo/rx_cpu.h uses them; they live here because the node's
+/// NIC profile, `nic.rx.*`, carries them with the coalescing settings). Defaults are calibrated to seed-000 Table 4.2 (10G, 1500 B frames,
+/// one receive core); the arithmetic is in docs/models/nic.md.
+struct rx_cpu_params {
+    std::uint32_t cores = 1;             ///< RX queues = cores serving them
+    ps_t irq_cost = 4 * PS_PER_US;       ///< hard IRQ + softirq entry, per interrupt
+    ps_t poll_cost = 4 * PS_PER_US;      ///< per poll call: NAPI, GRO flush, stack per batch
+    ps_t packet_cost = 300 * PS_PER_NS;  ///< per frame: driver, GRO, protocol
+    ps_t byte_cost = 0;                  ///< per frame byte (ps/B), e.g. a copy
+    std::uint32_t budget = 64;           ///< NAPI weight: frames per poll call
+    std::uint32_t ring = 1024;           ///< RX descriptors per queue (mlx4_en/mlx5 default)
+
+    using error = param_error;
+    std::optional<error> validate() const;
+};
+
 }  // namespace fabricsim::nic
