@@ -397,3 +397,40 @@ TEST_CASE("rx_cpu: seed-000 Table 4.2 trend with the default costs", "[host][rxc
     CHECK(adaptive.segments_per_delivery == Approx(27.33).margin(0.01));
     CHECK(adaptive.drops == 0);
 }
+
+TEST_CASE("rx_cpu: the application reads in the core's idle time, pre-empted by interrupts",
+          "[host][rxcpu]") {
+    struct reads : recorder {
+        std::vector<std::pair<std::uint64_t, ps_t>> read;
+        void on_app_read(unsigned, const rx_packet& p, ps_t at) override {
+            read.emplace_back(p.cookie, at);
+        }
+    } r;
+    rx_cpu_params p = costs(2 * US, 1 * US, 500 * NS);
+    p.app_byte_cost = 1000;  // 1 ns per payload byte: 1 us per frame
+    rx_cpu cpu(p, coalesce(0, 10), r);
+    auto data = [](std::uint64_t k) {
+        rx_packet f = frame(k);
+        f.payload = 1000;
+        return f;
+    };
+    // The worked example: the poll hands frames 0..9 over at 12.5 .. 17 us and completes at
+    // 17 us; the reader then takes 1 us each: frames 0, 1, 2 read at 18, 19, 20 us.
+    for (std::uint64_t k = 0; k < 10; ++k) cpu.on_completion(0, k * US, data(k));
+    // Ten more frames 100 ns apart from 20 us: the 10th fires the interrupt at 20.9 us, 0.9 us
+    // into frame 3; the poll (2 + 1 us) reads them at 23.9 us, 0.5 us each, and completes at
+    // 28.9 us; the reader resumes: frame 3 at 29 us, 4..9 at 30..35 us, 10..19 at 36..45 us.
+    for (std::uint64_t k = 0; k < 10; ++k)
+        cpu.on_completion(0, 20 * US + k * 100 * NS, data(10 + k));
+    CHECK(cpu.app_backlog(0) == 7 * 1000);  // as of 20.9 us: 3 read, 7 processed and unread
+    drain(cpu, 100 * US);
+    REQUIRE(r.read.size() == 20);
+    CHECK(r.read[0] == std::make_pair(std::uint64_t(0), 18 * US));
+    CHECK(r.read[2] == std::make_pair(std::uint64_t(2), 20 * US));
+    CHECK(r.read[3] == std::make_pair(std::uint64_t(3), 29 * US));
+    CHECK(r.read[9] == std::make_pair(std::uint64_t(9), 35 * US));
+    CHECK(r.read[19] == std::make_pair(std::uint64_t(19), 45 * US));
+    CHECK(cpu.app_busy_ps(0, 100 * US) == 20 * US);
+    CHECK(cpu.busy_ps(0, 100 * US) == 2 * (3 * US + 5 * US));
+    CHECK(cpu.app_backlog(0) == 0);
+}

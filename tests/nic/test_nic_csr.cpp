@@ -202,7 +202,7 @@ TEST_CASE("NIC CSR: error responses, a refused doorbell, debug reads and DMI ref
     c.script = [&](cpu& p) {
         std::uint32_t v = 0;
         got.push_back(p.read(0x008, v));                                // reserved: unmapped
-        got.push_back(p.read(0x400, v));                                // reserved for the rings
+        got.push_back(p.read(0x600, v));                                // reserved
         got.push_back(p.read(reg::WINDOW_BYTES, v));                    // past the block
         got.push_back(p.read(reg::ID + 2, v));                          // misaligned
         got.push_back(p.access(tlm::TLM_READ_COMMAND, reg::ID, v, 2));  // 2-byte read
@@ -344,4 +344,74 @@ TEST_CASE("NIC CSR: an MMIO post takes the DMA engine with a PCIe model", "[nic]
     CHECK(bytes_read == a.pcie()->stats().bytes_read);
     CHECK(bytes_read == 16u + 1514u);  // the descriptor, then the frame
     CHECK(sink.got.size() == 1u);
+}
+
+TEST_CASE(
+    "NIC CSR: COAL_RX_FRAMES changes the host's interrupt moderation, ring registers read back",
+    "[nic][tb][csr][napi]") {
+    nic::nic_config sender;
+    nic::nic_config receiver;
+    receiver.csr.enabled = true;
+    receiver.rx.napi = true;
+    receiver.rx.gro = true;
+    receiver.rx.coalesce.rx_frames = 10;
+    receiver.rx.coalesce.rx_usecs = 50 * PS_PER_US;
+    receiver.rx.cpu.irq_cost = 0;  // the poll reads at the interrupt
+    receiver.rx.cpu.poll_cost = 0;
+    receiver.rx.cpu.packet_cost = 0;
+    nic::nic_device a("a_nic", sender, RATE), b("b_nic", receiver, RATE);
+    host::flow_table flows;
+    host::flow_spec s;
+    s.src = 0;
+    s.dst = 1;
+    s.transport = host::transport_kind::TCP;
+    s.size_bytes = 14600;  // one initial window: 10 segments at line rate
+    const auto id = flows.add(s);
+    host::host ha("ha", {0, ipv4_for_host(0), mac_for_node(0)}, a, flows, 1, 0);
+    host::host hb("hb", {1, ipv4_for_host(1), mac_for_node(1)}, b, flows, 1, 0);
+    ha.add_source(id, {ipv4_for_host(1), mac_for_node(1)});
+    hb.add_sink(id, {ipv4_for_host(0), mac_for_node(0)});
+    phy::link l("l", one_us_cable(), 1);
+    a.tx.socket.bind(l.ab.in);
+    l.ab.out.bind(b.rx.socket);
+    b.tx.socket.bind(l.ba.in);
+    l.ba.out.bind(a.rx.socket);
+    cpu c("cpu");
+    c.socket.bind(b.csr()->socket);
+    std::uint32_t frames_before = 0, frames_after = 0, irqs = 0, bad = 0;
+    std::array<std::uint32_t, 4> rx_ring{}, tx_ring{};
+    std::uint32_t base_hi = 0;
+    c.script = [&](cpu& p) {
+        p.read(reg::COAL_RX_FRAMES, frames_before);
+        p.write(reg::COAL_RX_FRAMES, 5);  // seen at 150 ns, before the first segment
+        p.read(reg::COAL_RX_FRAMES, frames_after);
+        p.write(reg::COAL_RX_FRAMES, 0x7fffffff);  // out of range: ignored
+        p.write(reg::RING_SELECT, 0x100);          // RX ring 0
+        p.write(reg::RING_BASE_HI, 0x12);
+        p.read(reg::RING_BASE_HI, base_hi);
+        wait(to_sc_time(100 * PS_PER_US) - sc_core::sc_time_stamp());
+        p.read(reg::IRQ_COUNT, irqs);
+        p.read(reg::RING_SIZE, rx_ring[0]);
+        p.read(reg::RING_HEAD, rx_ring[1]);
+        p.read(reg::RING_TAIL, rx_ring[2]);
+        p.read(reg::RING_PEAK, rx_ring[3]);
+        p.write(reg::RING_SELECT, 0x000);  // TX ring 0: the TX queue without a DMA model
+        p.read(reg::RING_SIZE, tx_ring[0]);
+        p.read(reg::RING_HEAD, tx_ring[1]);
+        p.read(reg::RING_TAIL, tx_ring[2]);
+        p.read(reg::RING_PEAK, tx_ring[3]);
+        p.write(reg::RING_SELECT, 0x107);  // RX ring 7: none (one core)
+        p.read(reg::RING_SIZE, bad);
+    };
+    sc_core::sc_start(to_sc_time(200 * PS_PER_US));
+    CHECK(frames_before == 10);
+    CHECK(frames_after == 5);
+    CHECK(b.csr()->get_stats().ignored_writes == 1);
+    CHECK(base_hi == 0x12);
+    // Five segments per interrupt (at 8.1424 and 14.2944 us) instead of one for all ten.
+    CHECK(irqs == 2);
+    CHECK(flows[id].ack_sent == 2);  // one GRO aggregate each
+    CHECK(rx_ring == std::array<std::uint32_t, 4>{1024, 10, 10, 5});
+    CHECK(tx_ring == std::array<std::uint32_t, 4>{1024, 2, 2, 0});  // the ACKs; never waited
+    CHECK(bad == 0);
 }

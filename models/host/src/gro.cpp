@@ -56,8 +56,8 @@ void gro_merger::on_delivery(unsigned queue, const rx_packet& p, ps_t at) {
             flush(queue, *mine, at);
         }
         m_stats.aggregates++;
-        m_out->on_aggregate(queue,
-                            gro_aggregate{p.flow, p.seq, 0, 1, p.bytes, p.cookie, p.cookie, at, p.ce});
+        m_out->on_aggregate(
+            queue, gro_aggregate{p.flow, p.seq, 0, 1, p.bytes, p.cookie, p.cookie, at, p.ce});
         return;
     }
     if (mine) {
@@ -89,8 +89,7 @@ void gro_merger::on_delivery(unsigned queue, const rx_packet& p, ps_t at) {
     }
     free_slot->used = true;
     free_slot->order = m_next_order++;
-    free_slot->a =
-        gro_aggregate{p.flow, p.seq, p.payload, 1, p.bytes, p.cookie, p.cookie, 0, p.ce};
+    free_slot->a = gro_aggregate{p.flow, p.seq, p.payload, 1, p.bytes, p.cookie, p.cookie, 0, p.ce};
 }
 
 void gro_merger::on_poll_end(unsigned queue, ps_t at, bool complete) {

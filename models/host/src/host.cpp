@@ -34,6 +34,14 @@ public:
     void on_poll_end(unsigned queue, ps_t at, bool complete) override {
         if (gro) gro->on_poll_end(queue, at, complete);
     }
+    void on_app_read(unsigned, const rx_packet& p, ps_t at) override {
+        // In time order with the deliveries: the transport hears it at `at`.
+        heap.push_back(
+            {at, seq++, nullptr,
+             m_host.m_by_kind[static_cast<std::size_t>(m_host.m_flows[p.flow].spec.transport)],
+             p.flow, p.payload});
+        std::push_heap(heap.begin(), heap.end(), std::greater<entry>());
+    }
     void on_merge(std::uint64_t prev, std::uint64_t cookie) override {
         frame_of(prev).pool_next = &frame_of(cookie);
     }
@@ -56,8 +64,10 @@ public:
     struct entry {
         ps_t at;
         std::uint64_t seq;  ///< arrival order: equal times keep it (an aggregate's segments)
-        frame* f;
+        frame* f;           ///< nullptr: the application read `bytes` of `flow`
         transport* t;
+        std::uint32_t flow;
+        std::uint32_t bytes;
         bool operator>(const entry& o) const { return at != o.at ? at > o.at : seq > o.seq; }
     };
     host& m_host;
@@ -66,6 +76,7 @@ public:
     std::vector<entry> heap;  ///< min-heap via std::push_heap/greater
     std::uint64_t seq = 0;
     std::uint64_t in_path = 0;  ///< frames in the ring, a poll or an open aggregate
+    std::uint64_t in_heap = 0;  ///< frames in the heap (its other entries are reads)
     ps_t last_call = 0;         ///< latest time handed to cpu (deliveries run ahead of now)
     drop_counters drops;
 };
@@ -78,7 +89,7 @@ void host::add_drops(drop_counters& d) const {
 }
 
 std::uint64_t host::napi_held() const {
-    return m_napi->in_path + m_napi->heap.size();
+    return m_napi->in_path + m_napi->in_heap;
 }
 
 void host::nic_rx_napi(frame& f, ps_t at) {
@@ -110,7 +121,8 @@ void host::deliver_napi(frame& f, ps_t at, bool more) {
     f.rx_more = more;
     transport& t = transport_of(f.flow_id);
     if (t.holds_rx()) {
-        n.heap.push_back({at, n.seq++, &f, &t});
+        n.heap.push_back({at, n.seq++, &f, &t, 0, 0});
+        n.in_heap++;
         std::push_heap(n.heap.begin(), n.heap.end(), std::greater<napi_path::entry>());
         return;
     }
@@ -131,6 +143,11 @@ void host::on_timer_napi(ps_t now) {
             std::pop_heap(n.heap.begin(), n.heap.end(), std::greater<napi_path::entry>());
             const napi_path::entry e = n.heap.back();
             n.heap.pop_back();
+            if (!e.f) {
+                e.t->on_app_read(e.flow, e.bytes, e.at);
+                continue;
+            }
+            n.in_heap--;
             e.t->on_frame(*e.f, e.at);
             m_pool.release(*e.f);
             continue;
@@ -142,6 +159,29 @@ void host::on_timer_napi(ps_t now) {
                                           now);
     }
     rearm();
+}
+
+bool host::nic_rx_ring(unsigned queue, rx_ring_status& out) const {
+    if (!m_napi || queue >= m_napi->cpu.cores()) return false;
+    const rx_cpu::counters& c = m_napi->cpu.stats(queue);
+    out.size = m_napi->cpu.params().ring;
+    out.written = c.completions;
+    out.processed = c.packets;
+    out.peak = c.peak_ring;
+    return true;
+}
+
+bool host::nic_coalescing(nic::coalesce_params& out, std::uint64_t& interrupts) const {
+    if (!m_napi) return false;
+    out = m_napi->cpu.coalescer(0).params();
+    interrupts = m_napi->cpu.totals().interrupts;
+    return true;
+}
+
+bool host::nic_set_coalescing(const nic::coalesce_params& p) {
+    if (!m_napi || p.validate()) return false;
+    m_napi->cpu.set_coalescing(p);
+    return true;
 }
 
 void host::report_napi(nlohmann::json& out) const {
@@ -161,7 +201,9 @@ void host::report_napi(nlohmann::json& out) const {
                          {"ring_peak", n.cpu.stats(q).peak_ring},
                          {"profile", n.cpu.coalescer(q).profile()}});
     }
-    nlohmann::json rx = {{"cpu_utilisation", n.cpu.utilisation(now)},
+    nlohmann::json rx = {{"cpu_utilisation", n.cpu.utilisation(now) + n.cpu.app_utilisation(now)},
+                         {"softirq_utilisation", n.cpu.utilisation(now)},
+                         {"app_utilisation", n.cpu.app_utilisation(now)},
                          {"interrupts", c.interrupts},
                          {"frames_per_interrupt", c.mean_batch()},
                          {"max_frames_per_interrupt", c.max_batch},
@@ -208,7 +250,10 @@ host::host(const sc_core::sc_module_name& name, const host_identity& id, nic::ni
         m_by_kind[k] = m_transports[k].get();
     }
     nic.attach_host(*this);
-    if (nic.config().rx.napi) m_napi = std::make_unique<napi_path>(*this, nic.config().rx);
+    if (nic.config().rx.napi) {
+        m_napi = std::make_unique<napi_path>(*this, nic.config().rx);
+        m_app_model = nic.config().rx.cpu.app_byte_cost > 0;
+    }
     if (nic::nic_registers* csr = nic.csr()) csr->set_identity(id.mac, id.ip);
 }
 

@@ -5,7 +5,6 @@
 
 namespace fabricsim::host {
 
-
 rx_cpu::counters& rx_cpu::counters::operator+=(const counters& o) {
     completions += o.completions;
     rx_ring_full += o.rx_ring_full;
@@ -54,6 +53,8 @@ void rx_cpu::run(ps_t until, bool inclusive) {
         queue_state& q = m_q[best];
         if (q.polling) {
             look(best, e);
+        } else if (q.app_size && q.app_since + q.app_left == e) {
+            app_done(best, e);
         } else if (q.coal.on_timer(e)) {
             interrupt(best, e);
         } else {
@@ -73,6 +74,11 @@ void rx_cpu::commit(queue_state& q, ps_t from, ps_t to) {
 
 void rx_cpu::interrupt(unsigned queue, ps_t t) {
     queue_state& q = m_q[queue];
+    if (q.app_size) {  // the softirq pre-empts the reader
+        const ps_t ran = t - q.app_since;
+        q.app_left -= ran;
+        q.app_busy += ran;
+    }
     q.stats.interrupts++;
     q.stats.polls++;
     q.polling = true;
@@ -111,6 +117,7 @@ void rx_cpu::look(unsigned queue, ps_t t) {
         e.finish = s;
         q.stats.bytes += e.pkt.bytes;
         m_sink->on_delivery(queue, e.pkt, s);
+        if (m_p.app_byte_cost && e.pkt.payload) app_push(q, e.pkt);
         ++q.proc;
         ++n;
     }
@@ -124,11 +131,50 @@ void rx_cpu::look(unsigned queue, ps_t t) {
 void rx_cpu::complete(unsigned queue, ps_t t) {
     queue_state& q = m_q[queue];
     q.polling = false;
+    q.app_since = t;  // the reader resumes
     q.next_check = NEVER;
     if (q.batch > q.stats.max_batch) q.stats.max_batch = q.batch;
     m_sink->on_poll_end(queue, t, true);
     const auto unprocessed = static_cast<std::uint32_t>(q.tail - q.proc);
     if (q.coal.unmask(t, unprocessed).fire) interrupt(queue, t);
+}
+
+void rx_cpu::app_push(queue_state& q, const rx_packet& p) {
+    if (q.app_size == q.app.size()) {  // grow the ring, oldest first
+        std::vector<rx_packet> bigger(std::max<std::size_t>(16, 2 * q.app.size()));
+        for (std::size_t i = 0; i < q.app_size; ++i)
+            bigger[i] = q.app[(q.app_head + i) % q.app.size()];
+        q.app.swap(bigger);
+        q.app_head = 0;
+    }
+    q.app[(q.app_head + q.app_size) % q.app.size()] = p;
+    if (q.app_size++ == 0) q.app_left = ps_t(p.payload) * m_p.app_byte_cost;
+    q.app_bytes += p.payload;
+}
+
+void rx_cpu::app_done(unsigned queue, ps_t t) {
+    queue_state& q = m_q[queue];
+    const rx_packet p = q.app[q.app_head];
+    q.app_head = (q.app_head + 1) % q.app.size();
+    --q.app_size;
+    q.app_busy += t - q.app_since;
+    q.app_since = t;
+    q.app_bytes -= p.payload;
+    q.app_left = q.app_size ? ps_t(q.app[q.app_head].payload) * m_p.app_byte_cost : 0;
+    m_sink->on_app_read(queue, p, t);
+}
+
+ps_t rx_cpu::app_busy_ps(unsigned queue, ps_t now) const {
+    const queue_state& q = m_q[queue];
+    if (q.polling || !q.app_size || now <= q.app_since) return q.app_busy;
+    return q.app_busy + std::min(now - q.app_since, q.app_left);
+}
+
+double rx_cpu::app_utilisation(ps_t now) const {
+    if (now == 0) return 0.0;
+    ps_t sum = 0;
+    for (unsigned i = 0; i < m_q.size(); ++i) sum += app_busy_ps(i, now);
+    return double(sum) / (double(now) * double(m_q.size()));
 }
 
 bool rx_cpu::on_completion(unsigned queue, ps_t now, const rx_packet& p) {

@@ -11,7 +11,7 @@ void tcp_sender_params::validate() const {
 }
 
 tcp_sender::tcp_sender(const tcp_sender_params& p, const cc_params& cc, const rtt_params& rtt)
-    : m_p(p), m_cc(cc), m_rtt(rtt) {
+    : m_p(p), m_cc(cc), m_rtt(rtt), m_rwnd(p.rwnd) {
     m_p.validate();
     m_sacked.reserve(8);
     m_rtx.reserve(8);
@@ -88,7 +88,7 @@ void tcp_sender::update_retransmissions(std::uint64_t ack) {
 
 std::uint32_t tcp_sender::recovery_threshold() {
     const std::uint32_t mss = m_cc.params().mss;
-    const bool nothing_new = (!m_unlimited && m_snd_nxt >= m_written) || flight() + mss > m_p.rwnd;
+    const bool nothing_new = (!m_unlimited && m_snd_nxt >= m_written) || flight() + mss > m_rwnd;
     if (m_p.early_retransmit && nothing_new) {
         const std::uint64_t oseg = (flight() + mss - 1) / mss;
         if (oseg >= 2 && oseg < 4 && oseg - 1 < m_p.dupack_threshold)
@@ -144,7 +144,7 @@ bool tcp_sender::next_sack_segment(ps_t now, tcp_segment& out) {
     const std::uint64_t end = m_unlimited ? ~std::uint64_t(0) : m_written;
     if (m_snd_nxt < end) {
         const auto len = static_cast<std::uint32_t>(std::min<std::uint64_t>(mss, end - m_snd_nxt));
-        if (in_pipe + len > cwnd || flight() + len > m_p.rwnd) return false;
+        if (in_pipe + len > cwnd || flight() + len > m_rwnd) return false;
         emit(now, out, m_snd_nxt, len, m_snd_nxt < m_snd_max);
         m_snd_nxt += len;
         m_snd_max = std::max(m_snd_max, m_snd_nxt);
@@ -185,7 +185,7 @@ bool tcp_sender::next_segment(ps_t now, tcp_segment& out) {
         m_last_send = now;
     }
     const auto len = static_cast<std::uint32_t>(std::min<std::uint64_t>(mss, end - m_snd_nxt));
-    const std::uint64_t window = std::min(m_cc.cwnd(), m_p.rwnd);
+    const std::uint64_t window = std::min(m_cc.cwnd(), m_rwnd);
     if (flight() + len > window) return false;
     emit(now, out, m_snd_nxt, len, m_snd_nxt < m_snd_max);
     m_snd_nxt += len;
@@ -243,7 +243,9 @@ void tcp_sender::on_ack(ps_t now, std::uint64_t ack, bool ece, ps_t ts_echo, uns
             arm_rto(now);  // 5.3
         return;
     }
-    if (ack == m_snd_una && m_snd_una < m_snd_max) {
+    const bool window_update = m_window_update;
+    m_window_update = false;
+    if (ack == m_snd_una && m_snd_una < m_snd_max && !window_update) {
         m_stats.dupacks++;
         ++m_dupacks;
         if (m_p.sack) {

@@ -9,6 +9,10 @@
 
 namespace fabricsim::host {
 
+namespace {
+constexpr unsigned WSCALE = 7;  ///< window scale of the advertised window (Linux, 6 MiB buffers)
+}  // namespace
+
 tcp_transport::tcp_transport(host& h, flow_table& flows)
     : transport(h, flows, transport_kind::TCP, true), m_lso_max(h.nic().lso_max_bytes()) {}
 
@@ -29,6 +33,9 @@ void tcp_transport::add_sink(std::uint32_t flow, const flow_path& from) {
     rec.rx_slot = static_cast<std::uint32_t>(m_rx.size());
     m_rx.push_back({flow, tcp_receiver(rec.spec.tcp.receiver), from.peer_ip, from.next_hop});
     m_rx.back().ect_acks = rec.spec.tcp.cc.kind == cc_kind::DCTCP;
+    m_rx.back().app_window = m_host.app_reads_slowly();
+    m_rx.back().rcvbuf = rec.spec.tcp.sender.rwnd;
+    m_rx.back().adv_edge = rec.spec.tcp.sender.rwnd;  // the window of the handshake
 }
 
 void tcp_transport::start() {
@@ -243,6 +250,12 @@ void tcp_transport::send_ack(tcp_rx& r, const ack_decision& a, ps_t now) {
     f.sack_blocks = a.sack_blocks;
     f.sack_edges = a.sack_edges;
     f.ip_id = static_cast<std::uint16_t>(rec.ack_sent);
+    if (r.app_window) {  // else 0xFFFF: the sender keeps rwnd
+        const std::uint64_t unread = a.ack - std::min(a.ack, r.app_read);
+        const std::uint64_t wnd = r.rcvbuf > unread ? r.rcvbuf - unread : 0;
+        f.tcp_window = static_cast<std::uint16_t>(std::min<std::uint64_t>(wnd >> WSCALE, 0xFFFE));
+        r.adv_edge = a.ack + (std::uint64_t(f.tcp_window) << WSCALE);
+    }
     f.set_ipv4(frame_kind::IPV4_TCP, 0);
     f.created = now;
     rec.ack_sent++;
@@ -263,9 +276,9 @@ void tcp_transport::on_data(frame& f, ps_t now) {
     if (ce) rec.ce_frames++;
     tcp_rx& r = m_rx[rec.rx_slot];
     ack_decision acks[2];
-    const unsigned n = r.rcv.on_segment(now, f.seq_no, f.payload_bytes, ce,
-                                        (f.tcp_flags & tcp_flag::CWR) != 0, f.created, acks,
-                                        f.rx_more);
+    const unsigned n =
+        r.rcv.on_segment(now, f.seq_no, f.payload_bytes, ce, (f.tcp_flags & tcp_flag::CWR) != 0,
+                         f.created, acks, f.rx_more);
     rec.rx_bytes = r.rcv.rcv_nxt();
     if (rec.completed == 0 && rec.spec.size_bytes != 0 && rec.rx_bytes >= rec.spec.size_bytes)
         rec.completed = now;
@@ -286,6 +299,8 @@ void tcp_transport::on_ack(frame& f, ps_t now) {
     rec.ack_delivered++;
     tcp_tx& x = m_tx[rec.tx_slot];
     const bool ece = (f.tcp_flags & tcp_flag::ECE) != 0;
+    x.snd.set_peer_window(f.tcp_window == 0xFFFF ? ~std::uint64_t(0)
+                                                 : std::uint64_t(f.tcp_window) << WSCALE);
     x.snd.on_ack(now, f.ack_no, ece, f.ts_echo, f.sack_blocks, f.sack_edges.data());
     if (rec.spec.trace) {
         const auto& cc = x.snd.cc();
@@ -327,6 +342,22 @@ void tcp_transport::export_flow_results() const {
 void tcp_transport::report_stats(nlohmann::json& out) const {
     out["tcp_senders"] = m_tx.size();
     out["tcp_receivers"] = m_rx.size();
+    if (m_host.app_reads_slowly()) out["tcp_window_updates"] = m_window_updates;
+}
+
+void tcp_transport::on_app_read(std::uint32_t flow, std::uint64_t bytes, ps_t now) {
+    flow_record& rec = m_flows[flow];
+    tcp_rx& r = m_rx[rec.rx_slot];
+    r.app_read += bytes;
+    const std::uint64_t rcv_nxt = r.rcv.rcv_nxt();
+    const std::uint64_t open = r.adv_edge > rcv_nxt ? r.adv_edge - rcv_nxt : 0;
+    const std::uint64_t unread = rcv_nxt - std::min(rcv_nxt, r.app_read);
+    const std::uint64_t wnd = r.rcvbuf > unread ? r.rcvbuf - unread : 0;
+    // tcp_cleanup_rbuf: a window fallen to half the buffer that reading at least doubles.
+    if (2 * open <= r.rcvbuf && wnd >= 2 * open && wnd - open >= rec.spec.tcp.cc.mss) {
+        m_window_updates++;
+        send_ack(r, r.rcv.ack_now(), now);
+    }
 }
 
 }  // namespace fabricsim::host

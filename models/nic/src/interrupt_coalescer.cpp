@@ -201,6 +201,19 @@ interrupt_coalescer::interrupt_coalescer(const coalesce_params& p) : m_p(p), m_d
     }
 }
 
+void interrupt_coalescer::set_params(const coalesce_params& p) {
+    if (auto e = p.validate())
+        throw std::invalid_argument("coalesce_params." + e->field + ": " + e->reason);
+    const bool was_adaptive = m_p.adaptive;
+    m_p = p;
+    if (!p.adaptive) {
+        m_moder = dim_profile{p.rx_usecs, p.rx_frames};
+        return;
+    }
+    if (!was_adaptive) m_profile = p.start_profile;
+    m_moder = p.profiles[m_profile];
+}
+
 interrupt_coalescer::decision interrupt_coalescer::fire(bool by_frames, bool by_timer) {
     m_stats.interrupts++;
     if (by_frames) {
@@ -276,6 +289,7 @@ std::optional<rx_cpu_params::error> rx_cpu_params::validate() const {
     if (poll_cost > MAX_COST) return bad("poll_cost", "must be <= 1 s");
     if (packet_cost > MAX_COST) return bad("packet_cost", "must be <= 1 s");
     if (byte_cost > PS_PER_US) return bad("byte_cost", "must be <= 1 us per byte");
+    if (app_byte_cost > PS_PER_US) return bad("app_byte_cost", "must be <= 1 us per byte");
     return std::nullopt;
 }
 

@@ -204,7 +204,8 @@ void add_pacer_keys(param_table<nic_config>& t) {
     opt("depth", value_kind::BYTES, "Token bucket depth (must hold a token at the line rate)",
         [](auto& p, const config_value& v) { p.depth = v.bytes(); })
         .min = 1;
-    opt("fifo", value_kind::BYTES, "Pacer FIFO; a frame that does not fit is dropped "
+    opt("fifo", value_kind::BYTES,
+        "Pacer FIFO; a frame that does not fit is dropped "
         "(pacer_fifo_full)",
         [](auto& p, const config_value& v) { p.fifo = v.bytes(); })
         .min = 1;
@@ -254,7 +255,7 @@ void add_rx_keys(param_table<nic_config>& t) {
                    "rx-frames: the interrupt fires at this many unsignalled completions (0: off)",
                    [u32](auto& r, const config_value& v) { r.coalesce.rx_frames = u32(v); });
     rf.min = 0;
-    rf.max = 1 << 20;
+    rf.max = 65535;
     opt("gro", value_kind::BOOL, "true",
         "GRO: a poll merges a flow's in-order segments into one delivery (one ACK) of up to 64 KB",
         [](auto& r, const config_value& v) { r.gro = v.boolean(); });
@@ -271,7 +272,8 @@ void add_rx_keys(param_table<nic_config>& t) {
     opt("irq_cost", value_kind::TIME, "4us", "CPU per interrupt (hard IRQ and softirq entry)",
         [](auto& r, const config_value& v) { r.cpu.irq_cost = v.time(); })
         .max = 1e12;
-    opt("poll_cost", value_kind::TIME, "4us", "CPU per poll call (NAPI, GRO flush, stack per batch)",
+    opt("poll_cost", value_kind::TIME, "4us",
+        "CPU per poll call (NAPI, GRO flush, stack per batch)",
         [](auto& r, const config_value& v) { r.cpu.poll_cost = v.time(); })
         .max = 1e12;
     opt("packet_cost", value_kind::TIME, "300ns", "CPU per frame (driver, GRO, protocol)",
@@ -279,6 +281,11 @@ void add_rx_keys(param_table<nic_config>& t) {
         .max = 1e12;
     opt("byte_cost", value_kind::TIME, "0s", "CPU per frame byte (e.g. a copy), a time per byte",
         [](auto& r, const config_value& v) { r.cpu.byte_cost = v.time(); })
+        .max = 1e6;
+    opt("app_byte_cost", value_kind::TIME, "0s",
+        "The receiving application's copy per payload byte, on the flow's core below the "
+        "softirq; its unread bytes close the flow's TCP receive window (0: read at once)",
+        [](auto& r, const config_value& v) { r.cpu.app_byte_cost = v.time(); })
         .max = 1e6;
     auto& budget = opt("budget", value_kind::INT, "64", "NAPI weight: frames per poll call",
                        [u32](auto& r, const config_value& v) { r.cpu.budget = u32(v); });
@@ -581,26 +588,26 @@ void nic_device::pacer_ack(const frame& f) {
 void nic_device::report_pacer(nlohmann::json& out) const {
     const hull_pacer::counters s = m_pacer->stats();
     auto us = [](ps_t t) { return double(t) / double(PS_PER_US); };
-    out["pacer"] = {{"rate_bps", m_pacer->limiter_rate_bps()},
-                    {"updates", s.updates},
-                    {"host_bytes", s.host_bytes},
-                    {"ece_acks", s.ece_acks},
-                    {"associations", s.associations},
-                    {"associated_flows", s.associated},
-                    {"associated_peak", s.peak_associated},
-                    {"evictions", s.evictions},
-                    {"timeouts", s.timeouts},
-                    {"rejected_table_full", s.rejected_table_full},
-                    {"paced_frames", s.paced_frames},
-                    {"paced_bytes", s.paced_bytes},
-                    {"bypass_frames", s.bypass_frames},
-                    {"bypass_bytes", s.bypass_bytes},
-                    {"fifo_full_frames", s.fifo_full_frames},
-                    {"backlog_bytes", m_pacer->backlog_bytes()},
-                    {"backlog_peak_bytes", s.backlog_peak_bytes},
-                    {"delay_mean_us", s.departed_frames ? us(s.delay_sum) / double(s.departed_frames)
-                                                        : 0.0},
-                    {"delay_max_us", us(s.delay_max)}};
+    out["pacer"] = {
+        {"rate_bps", m_pacer->limiter_rate_bps()},
+        {"updates", s.updates},
+        {"host_bytes", s.host_bytes},
+        {"ece_acks", s.ece_acks},
+        {"associations", s.associations},
+        {"associated_flows", s.associated},
+        {"associated_peak", s.peak_associated},
+        {"evictions", s.evictions},
+        {"timeouts", s.timeouts},
+        {"rejected_table_full", s.rejected_table_full},
+        {"paced_frames", s.paced_frames},
+        {"paced_bytes", s.paced_bytes},
+        {"bypass_frames", s.bypass_frames},
+        {"bypass_bytes", s.bypass_bytes},
+        {"fifo_full_frames", s.fifo_full_frames},
+        {"backlog_bytes", m_pacer->backlog_bytes()},
+        {"backlog_peak_bytes", s.backlog_peak_bytes},
+        {"delay_mean_us", s.departed_frames ? us(s.delay_sum) / double(s.departed_frames) : 0.0},
+        {"delay_max_us", us(s.delay_max)}};
 }
 
 std::size_t nic_device::dma_ring_free() const {

@@ -37,7 +37,47 @@ bool nic_registers::mapped(std::uint32_t offset) {
            in(offset, reg::MAC_LO, reg::IP_ADDR + WORD) ||
            in(offset, reg::TX_FRAMES, reg::COUNTERS_END) ||
            in(offset, reg::TXD_DST_IP, reg::TXD_DOORBELL + WORD) ||
-           in(offset, reg::RL_COUNT, reg::RL_RATE_MBPS + WORD);
+           in(offset, reg::RL_COUNT, reg::RL_RATE_MBPS + WORD) ||
+           in(offset, reg::RING_SELECT, reg::RING_PEAK + WORD) ||
+           in(offset, reg::COAL_RX_USECS, reg::IRQ_COUNT + WORD);
+}
+
+std::array<std::uint32_t, 4> nic_registers::ring_registers() const {
+    const bool rx = (m_ring_select >> 8u & 1u) != 0;
+    const std::uint32_t ring = m_ring_select & 0xffu;
+    auto low = [](std::uint64_t v) { return static_cast<std::uint32_t>(v); };
+    if (rx) {
+        nic_host_if::rx_ring_status st;
+        const nic_host_if* h = m_nic.host();
+        if (!h || !h->nic_rx_ring(ring, st)) return {};
+        return {st.size, low(st.processed), low(st.written), st.peak};
+    }
+    if (const tx_dma* dma = m_nic.dma()) {
+        if (ring >= dma->config().rings) return {};
+        const auto& i = dma->indices(ring);
+        return {m_nic.config().tx_queue_frames, low(i.done), low(i.posted), i.peak};
+    }
+    if (ring != 0) return {};
+    // Without a DMA model the TX queue is ring 0: posted = sent + waiting.
+    const auto& s = m_nic.get_stats();
+    return {m_nic.config().tx_queue_frames, low(s.tx_frames), low(s.tx_frames + m_nic.tx_queued()),
+            static_cast<std::uint32_t>(s.tx_queue_peak)};
+}
+
+tlm::tlm_response_status nic_registers::coalescing_write(std::uint32_t offset,
+                                                         std::uint32_t value) {
+    nic_host_if* h = m_nic.host();
+    coalesce_params p;
+    std::uint64_t interrupts = 0;
+    if (!h || !h->nic_coalescing(p, interrupts)) {
+        m_stats.ignored_writes++;
+        return tlm::TLM_OK_RESPONSE;
+    }
+    if (offset == reg::COAL_RX_USECS) p.rx_usecs = ps_t(value) * PS_PER_US;
+    if (offset == reg::COAL_RX_FRAMES) p.rx_frames = value;
+    if (offset == reg::COAL_ADAPTIVE) p.adaptive = (value & 1u) != 0;
+    if (!h->nic_set_coalescing(p)) m_stats.ignored_writes++;  // out of range
+    return tlm::TLM_OK_RESPONSE;
 }
 
 tlm::tlm_response_status nic_registers::check(const tlm::tlm_generic_payload& gp) {
@@ -191,6 +231,43 @@ tlm::tlm_response_status nic_registers::read(std::uint32_t offset, std::uint32_t
                         ? static_cast<std::uint32_t>(bank->at(m_rl_index).rate_bps() / BPS_PER_MBPS)
                         : 0;
             break;
+        case reg::RING_SELECT:
+            value = m_ring_select;
+            break;
+        case reg::RING_BASE_LO:
+        case reg::RING_BASE_HI: {
+            const std::uint32_t ring = m_ring_select & 0xffu;
+            const std::uint64_t base =
+                ring < reg::RINGS_MAX ? m_ring_base[m_ring_select >> 8u & 1u][ring] : 0;
+            value = static_cast<std::uint32_t>(offset == reg::RING_BASE_LO ? base : base >> 32u);
+            break;
+        }
+        case reg::RING_SIZE:
+        case reg::RING_HEAD:
+        case reg::RING_TAIL:
+        case reg::RING_PEAK:
+            value = ring_registers()[(offset - reg::RING_SIZE) / WORD];
+            break;
+        case reg::COAL_RX_USECS:
+        case reg::COAL_RX_FRAMES:
+        case reg::COAL_ADAPTIVE:
+        case reg::IRQ_COUNT: {
+            coalesce_params p;
+            std::uint64_t interrupts = 0;
+            const nic_host_if* h = m_nic.host();
+            if (!h || !h->nic_coalescing(p, interrupts)) {
+                value = 0;
+            } else if (offset == reg::COAL_RX_USECS) {
+                value = static_cast<std::uint32_t>(p.rx_usecs / PS_PER_US);
+            } else if (offset == reg::COAL_RX_FRAMES) {
+                value = p.rx_frames;
+            } else if (offset == reg::COAL_ADAPTIVE) {
+                value = p.adaptive ? 1 : 0;
+            } else {
+                value = static_cast<std::uint32_t>(interrupts);
+            }
+            break;
+        }
         default:  // TXD_DOORBELL: write only
             return tlm::TLM_COMMAND_ERROR_RESPONSE;
     }
@@ -247,7 +324,27 @@ tlm::tlm_response_status nic_registers::write(std::uint32_t offset, std::uint32_
             else
                 m_stats.ignored_writes++;
             break;
-        default:  // ID, LINK_RATE_MBPS, the counters, RL_COUNT: read only
+        case reg::RING_SELECT:
+            m_ring_select = value & 0x1ffu;
+            break;
+        case reg::RING_BASE_LO:
+        case reg::RING_BASE_HI: {
+            const std::uint32_t ring = m_ring_select & 0xffu;
+            if (ring >= reg::RINGS_MAX) {
+                m_stats.ignored_writes++;
+                break;
+            }
+            std::uint64_t& base = m_ring_base[m_ring_select >> 8u & 1u][ring];
+            base = offset == reg::RING_BASE_LO
+                       ? (base & ~0xffff'ffffull) | value
+                       : (base & 0xffff'ffffull) | std::uint64_t(value) << 32u;
+            break;
+        }
+        case reg::COAL_RX_USECS:
+        case reg::COAL_RX_FRAMES:
+        case reg::COAL_ADAPTIVE:
+            return coalescing_write(offset, value);
+        default:  // ID, LINK_RATE_MBPS, the counters, RL_COUNT, RING_SIZE..PEAK, IRQ_COUNT
             return tlm::TLM_COMMAND_ERROR_RESPONSE;
     }
     return tlm::TLM_OK_RESPONSE;

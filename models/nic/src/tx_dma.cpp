@@ -25,6 +25,8 @@ bool tx_dma::post(unsigned ring, frame& f, std::uint32_t mss, ps_t at) {
     tx_ring& r = m_rings[ring];
     if (r.q.size() >= m_cfg.ring_size) return false;
     r.q.push_back({&f, at + m_cfg.doorbell_latency, mss, 0});
+    r.idx.posted++;
+    r.idx.peak = std::max(r.idx.peak, r.q.size());
     m_descriptors++;
     m_frames_pending += mss ? lso_segments(f, mss) : 1;
     m_stats.posts++;
@@ -65,6 +67,7 @@ bool tx_dma::read_one(tx_ring& r, ps_t now, tx_dma_sink& sink) {
     if (!lso) {
         frame& f = *d.f;
         r.q.pop_front();
+        r.idx.done++;
         r.fetched--;
         m_descriptors--;
         sink.dma_ready(f, ready);
@@ -76,6 +79,7 @@ bool tx_dma::read_one(tx_ring& r, ps_t now, tx_dma_sink& sink) {
     if (++d.next == segments) {
         frame& big = *d.f;
         r.q.pop_front();
+        r.idx.done++;
         r.fetched--;
         m_descriptors--;
         sink.dma_release(big);

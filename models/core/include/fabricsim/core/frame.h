@@ -86,8 +86,8 @@ struct alignas(64) frame {
     std::uint32_t length = 60;        ///< L2 bytes without FCS
     std::uint32_t payload_bytes = 0;  ///< L4 payload
     std::uint32_t flow_id = 0;
-    ps_t rx_last_bit = 0;        ///< set by the link: last bit arrives at the receiver
-    ps_t created = 0;            ///< when the source generated it
+    ps_t rx_last_bit = 0;  ///< set by the link: last bit arrives at the receiver
+    ps_t created = 0;      ///< when the source generated it
     /// Free-list link, owned by frame_pool while the frame is free; an owner may chain its
     /// frames with it meanwhile (host GRO) and leaves it null when it passes a frame on.
     frame* pool_next = nullptr;

@@ -65,6 +65,9 @@ public:
 
     void nic_rx(frame& f, ps_t at) override;
     void nic_tx_ready() override;
+    bool nic_rx_ring(unsigned queue, rx_ring_status& out) const override;
+    bool nic_coalescing(nic::coalesce_params& out, std::uint64_t& interrupts) const override;
+    bool nic_set_coalescing(const nic::coalesce_params& p) override;
 
     /// Copies the transports' end-of-run per-flow state into the flow table.
     void export_flow_results() const;
@@ -128,6 +131,9 @@ public:
     /// that keeps the NIC fed a few frames ahead; not counted).
     void wait_for_tx(transport& t, std::size_t at_most);
     nic::nic_device& nic() const { return m_nic; }
+    /// The receiving application reads at a CPU cost (nic.rx.app_byte_cost): TCP then
+    /// advertises the window its unread bytes leave.
+    bool app_reads_slowly() const { return m_app_model; }
     /// Queues a timer of transport kind `kind`: order among equal times is (kind, timer_kind,
     /// slot).
     void push_timer(ps_t at, transport_kind kind, std::uint8_t timer_kind, std::uint32_t slot) {
@@ -183,6 +189,7 @@ private:
     model_timer m_wake = model_timer::bind<host, &host::on_timer>(this);
     stats m_stats;
     std::unique_ptr<napi_path> m_napi;  ///< only with the NIC profile's rx.napi
+    bool m_app_model = false;
 };
 
 /// The transports every host runs, one per transport_kind in enum order (the registry, in

@@ -14,6 +14,11 @@
 /// sends of up to lso.max_bytes (contiguous, every one but the last a full MSS, CWR only on the
 /// first): what Linux's TSO hands the NIC, without its deferral (tcp_tso_should_defer) and
 /// autosizing.
+/// Receive window: on a host whose application reads at a CPU cost (nic.rx.app_byte_cost), ACKs
+/// advertise rwnd minus the bytes not yet read (window field with scale 7) and an application
+/// read that at least doubles a window fallen to half the buffer sends a window update (Linux's
+/// tcp_cleanup_rbuf rule); elsewhere the window field stays 0xFFFF and the sender's limit is rwnd.
+/// No persist timer (ACKs are not lost in these runs).
 #include <cstdint>
 #include <vector>
 
@@ -36,6 +41,7 @@ public:
     void on_timer(std::uint8_t timer_kind, std::uint32_t slot, ps_t at, ps_t now) override;
     void on_frame(frame& f, ps_t at) override;
     void on_tx_ready(ps_t now) override;
+    void on_app_read(std::uint32_t flow, std::uint64_t bytes, ps_t at) override;
     void app_write(std::uint32_t flow, std::uint64_t bytes, ps_t at) override;
     std::uint64_t timeouts(std::uint32_t flow) const override;
     void export_flow_results() const override;
@@ -62,7 +68,11 @@ private:
         std::uint32_t src_ip;
         mac_addr next_hop;
         ps_t delack_queued = 0;
-        bool ect_acks = false;  ///< DCTCP: ACKs are ECN-capable too (Linux)
+        bool ect_acks = false;     ///< DCTCP: ACKs are ECN-capable too (Linux)
+        bool app_window = false;   ///< the window follows the application's reading
+        std::uint64_t rcvbuf = 0;  ///< receive buffer (the flow's rwnd)
+        std::uint64_t app_read = 0;
+        std::uint64_t adv_edge = 0;  ///< right edge of the last window advertised
     };
     struct pending_write {
         std::uint32_t tx_slot;
@@ -89,6 +99,7 @@ private:
     std::vector<pending_write> m_writes;  ///< scheduled application writes (slot = index)
     std::vector<std::uint32_t> m_free_writes;
     std::vector<std::uint32_t> m_blocked;  ///< tcp_tx slots waiting for NIC space, in order
+    std::uint64_t m_window_updates = 0;    ///< window-update ACKs sent
     std::uint32_t m_lso_max = 0;           ///< the NIC's LSO send size, 0 without LSO
 };
 

@@ -67,6 +67,13 @@ public:
     virtual void on_frame(frame& f, ps_t at) = 0;
     /// The NIC has room again after this transport called host::wait_for_tx().
     virtual void on_tx_ready(ps_t now) { (void)now; }
+    /// The receiving application has read `bytes` of flow `flow`'s data at `at` (hosts with
+    /// the NIC profile's rx.app_byte_cost only).
+    virtual void on_app_read(std::uint32_t flow, std::uint64_t bytes, ps_t at) {
+        (void)flow;
+        (void)bytes;
+        (void)at;
+    }
 
     /// The application writes `bytes` on flow `flow` at `at` (transports that carry messages;
     /// the receiver's listener hears when they have all arrived). The host rearms afterwards.

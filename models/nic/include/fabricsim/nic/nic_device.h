@@ -150,6 +150,30 @@ public:
     virtual void nic_rx(frame& f, ps_t at) = 0;
     /// The TX queue has room again after request_tx_ready() (called at the time it frees).
     virtual void nic_tx_ready() {}
+    /// The host's receive ring `queue` (its indices mod 2^32 in the NIC's registers).
+    struct rx_ring_status {
+        std::uint32_t size = 0;
+        std::uint64_t written = 0;    ///< frames the NIC wrote (tail)
+        std::uint64_t processed = 0;  ///< frames the host has processed (head)
+        std::uint32_t peak = 0;
+    };
+    /// False when the host has no receive ring model (nic_config::rx.napi off) or no `queue`.
+    virtual bool nic_rx_ring(unsigned queue, rx_ring_status& out) const {
+        (void)queue;
+        (void)out;
+        return false;
+    }
+    /// Interrupt moderation of every receive queue, as the NIC's registers set it; false when
+    /// the host has none (rx.napi off). `interrupts`: raised so far.
+    virtual bool nic_coalescing(coalesce_params& out, std::uint64_t& interrupts) const {
+        (void)out;
+        (void)interrupts;
+        return false;
+    }
+    virtual bool nic_set_coalescing(const coalesce_params& p) {
+        (void)p;
+        return false;
+    }
 };
 
 class nic_device : public sc_core::sc_module, public frame_receiver, public stats_provider
@@ -164,6 +188,7 @@ public:
     eth_rx_port rx{"rx", *this, 0};
 
     void attach_host(nic_host_if& host) { m_host = &host; }
+    nic_host_if* host() const { return m_host; }
     /// Host posts `f` for transmission at absolute time `at` (>= now). Takes ownership.
     /// Posts must come in non-decreasing `at` order.
     void post(frame& f, ps_t at);

@@ -60,7 +60,20 @@ constexpr std::uint32_t TXD_DOORBELL = 0x21c;
 constexpr std::uint32_t RL_COUNT = 0x300;      ///< RO
 constexpr std::uint32_t RL_INDEX = 0x304;      ///< RW
 constexpr std::uint32_t RL_RATE_MBPS = 0x308;  ///< RW, 0 = unlimited
-// 0x400..0x4ff reserved for the TX/RX rings, 0x500..0x5ff for interrupt coalescing.
+// Rings: RING_SELECT picks one, the others show it
+constexpr std::uint32_t RING_SELECT = 0x400;   ///< RW bit 8: 1 = RX; bits 7:0: ring index
+constexpr std::uint32_t RING_BASE_LO = 0x404;  ///< RW the ring's host address (kept, unused)
+constexpr std::uint32_t RING_BASE_HI = 0x408;  ///< RW
+constexpr std::uint32_t RING_SIZE = 0x40c;     ///< RO descriptors (0: no such ring)
+constexpr std::uint32_t RING_HEAD = 0x410;     ///< RO consumer index mod 2^32
+constexpr std::uint32_t RING_TAIL = 0x414;     ///< RO producer index mod 2^32
+constexpr std::uint32_t RING_PEAK = 0x418;     ///< RO most descriptors in use
+// Interrupt coalescing of every RX queue (with the host's receive path, nic.rx.napi)
+constexpr std::uint32_t COAL_RX_USECS = 0x500;   ///< RW rx-usecs, whole microseconds
+constexpr std::uint32_t COAL_RX_FRAMES = 0x504;  ///< RW rx-frames
+constexpr std::uint32_t COAL_ADAPTIVE = 0x508;   ///< RW 1 = net_dim
+constexpr std::uint32_t IRQ_COUNT = 0x50c;       ///< RO interrupts raised, mod 2^32
+constexpr std::uint32_t RINGS_MAX = 8;           ///< base registers kept per direction
 
 constexpr std::uint32_t DEVICE_ID = 0x4653;  ///< "FS"
 constexpr std::uint32_t VERSION = 1;
@@ -82,7 +95,7 @@ public:
     struct stats {
         std::uint64_t mmio_posts = 0;       ///< frames sent through the doorbell
         std::uint64_t bad_descriptors = 0;  ///< doorbells refused: TXD_LEN out of range
-        std::uint64_t ignored_writes = 0;   ///< RL_* writes without a bank or out of range
+        std::uint64_t ignored_writes = 0;   ///< RL_*/COAL_* writes without the block behind them
         std::uint64_t error_responses = 0;  ///< accesses answered with an error response
     };
     const stats& get_stats() const { return m_stats; }
@@ -112,6 +125,11 @@ private:
     std::uint32_t m_txd_class = 0;
     std::uint32_t m_txd_flow = 0;
     std::uint32_t m_rl_index = 0;
+    std::uint32_t m_ring_select = 0;
+    std::array<std::array<std::uint64_t, reg::RINGS_MAX>, 2> m_ring_base{};  ///< [TX, RX][ring]
+    /// The selected ring's size, head, tail and peak (all 0 when it does not exist).
+    std::array<std::uint32_t, 4> ring_registers() const;
+    tlm::tlm_response_status coalescing_write(std::uint32_t offset, std::uint32_t value);
     static constexpr std::uint32_t COUNTERS = (reg::COUNTERS_END - reg::TX_FRAMES) / 8;
     std::array<std::uint32_t, COUNTERS> m_latched_hi{};
     stats m_stats;

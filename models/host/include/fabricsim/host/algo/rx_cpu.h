@@ -33,9 +33,15 @@
 /// CPU load: busy time per core is exact (irq + poll + packet costs); utilisation() divides it
 /// by elapsed time. Per-frame work is O(1) and allocation-free (fixed rings); next_event() and
 /// each dispatch look at every queue, O(cores).
-/// Ignored: other work on the cores (the application's copy, the TX path, ACK transmission
+/// Application (app_byte_cost > 0): the receiving application copies each processed frame's
+/// payload on the queue's core at app_byte_cost per byte, in arrival order, only while the core
+/// has no softirq work (an interrupt pre-empts it, NAPI complete resumes it); rx_sink::
+/// on_app_read reports each frame read. A saturated softirq thus starves the reader, whose
+/// unread bytes close the flow's receive window (the transport's part).
+/// Ignored: other work on the cores (the TX path, ACK transmission
 /// costs beyond what poll_cost stands for), softirq time limits and ksoftirqd, interrupt
 /// latency, RPS/RFS, cache effects, GRO's own savings (see host/algo/gro.h for merging).
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -71,6 +77,12 @@ public:
         (void)at;
         (void)complete;
     }
+    /// The application has read `p`'s payload at `at` (app_byte_cost > 0 only).
+    virtual void on_app_read(unsigned queue, const rx_packet& p, ps_t at) {
+        (void)queue;
+        (void)p;
+        (void)at;
+    }
 };
 
 /// Host RX CPU parameters (nic/algo/interrupt_coalescer.h: a node's NIC profile carries them).
@@ -93,6 +105,11 @@ public:
     /// The earliest pending event (coalescing timer or poll step); NEVER if none.
     ps_t next_event() const;
 
+    /// New moderation settings for every queue (interrupt_coalescer::set_params).
+    void set_coalescing(const nic::coalesce_params& c) {
+        for (auto& q : m_q) q.coal.set_params(c);
+    }
+
     std::uint32_t cores() const { return m_p.cores; }
     const rx_cpu_params& params() const { return m_p; }
     const nic::interrupt_coalescer& coalescer(unsigned queue) const { return m_q[queue].coal; }
@@ -104,9 +121,15 @@ public:
     }
     /// Core busy time in [0, now] (now >= the time of the last call).
     ps_t busy_ps(unsigned queue, ps_t now) const;
-    /// busy_ps / now for one core, and averaged over all cores.
+    /// busy_ps / now for one core, and averaged over all cores (softirq work only).
     double utilisation(unsigned queue, ps_t now) const;
     double utilisation(ps_t now) const;
+    /// The application's reading time in [0, now] on `queue`'s core, and its share averaged
+    /// over the cores.
+    ps_t app_busy_ps(unsigned queue, ps_t now) const;
+    double app_utilisation(ps_t now) const;
+    /// Payload bytes processed and not yet read by the application on `queue`.
+    std::uint64_t app_backlog(unsigned queue) const { return m_q[queue].app_bytes; }
 
     struct counters {
         std::uint64_t completions = 0;   ///< frames admitted to the ring
@@ -145,14 +168,26 @@ private:
         ps_t busy = 0;            ///< committed busy time
         ps_t busy_end = 0;        ///< end of the committed chain
         counters stats;
+        // The application's reader: frames processed, not yet read, oldest first.
+        std::vector<rx_packet> app;  ///< a ring of app_size entries from app_head (grows)
+        std::size_t app_head = 0;
+        std::size_t app_size = 0;
+        ps_t app_left = 0;   ///< work left on the oldest
+        ps_t app_since = 0;  ///< the reader runs from here (the core is idle)
+        ps_t app_busy = 0;   ///< reading time up to app_since
+        std::uint64_t app_bytes = 0;
     };
 
     slot& at(unsigned queue, std::uint64_t i) {
         return m_slots[std::size_t(queue) * m_p.ring + i % m_p.ring];
     }
     ps_t event_of(const queue_state& q) const {
-        return q.polling ? q.next_check : q.coal.deadline();
+        if (q.polling) return q.next_check;
+        return q.app_size ? std::min(q.coal.deadline(), q.app_since + q.app_left)
+                          : q.coal.deadline();
     }
+    void app_push(queue_state& q, const rx_packet& p);
+    void app_done(unsigned queue, ps_t t);
     void run(ps_t until, bool inclusive);
     void interrupt(unsigned queue, ps_t t);
     void look(unsigned queue, ps_t t);

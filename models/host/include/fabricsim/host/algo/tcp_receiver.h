@@ -65,6 +65,8 @@ public:
     /// When the delayed-ACK timer must fire (0 = not running).
     ps_t delayed_ack_deadline() const { return m_delack_at; }
 
+    /// An ACK now, whatever is pending (a window update).
+    ack_decision ack_now() { return make_ack(); }
     std::uint64_t rcv_nxt() const { return m_rcv_nxt; }
     /// Bytes received beyond rcv_nxt (out of order).
     std::uint64_t out_of_order_bytes() const;

@@ -180,6 +180,12 @@ public:
     /// this is where net_dim samples and may change the profile.
     decision unmask(ps_t now, std::uint32_t unprocessed = 0);
 
+    /// New moderation settings (ethtool -C at run time, or the NIC's registers): static
+    /// values apply from the next completion (a window already timing keeps its deadline);
+    /// turning adaptive on starts net_dim at start_profile, its state kept from before.
+    /// Throws std::invalid_argument if p does not validate.
+    void set_params(const coalesce_params& p);
+
     bool interrupt_enabled() const { return !m_masked; }
     ps_t deadline() const { return m_deadline; }
     std::uint32_t pending() const { return m_pending; }
@@ -225,8 +231,9 @@ private:
 };
 
 /// Host RX CPU parameters (host/algo/rx_cpu.h uses them; they live here because the node's
-/// NIC profile, `nic.rx.*`, carries them with the coalescing settings). Defaults are calibrated to seed-000 Table 4.2 (10G, 1500 B frames,
-/// one receive core); the arithmetic is in docs/models/nic.md.
+/// NIC profile, `nic.rx.*`, carries them with the coalescing settings). Defaults are calibrated to
+/// seed-000 Table 4.2 (10G, 1500 B frames, one receive core); the arithmetic is in
+/// docs/models/nic.md.
 struct rx_cpu_params {
     std::uint32_t cores = 1;             ///< RX queues = cores serving them
     ps_t irq_cost = 4 * PS_PER_US;       ///< hard IRQ + softirq entry, per interrupt
@@ -235,6 +242,9 @@ struct rx_cpu_params {
     ps_t byte_cost = 0;                  ///< per frame byte (ps/B), e.g. a copy
     std::uint32_t budget = 64;           ///< NAPI weight: frames per poll call
     std::uint32_t ring = 1024;           ///< RX descriptors per queue (mlx4_en/mlx5 default)
+    /// The receiving application's copy per payload byte (ps/B), on the queue's core at lower
+    /// priority than the softirq; 0 = no application model (data is read at once).
+    ps_t app_byte_cost = 0;
 
     using error = param_error;
     std::optional<error> validate() const;

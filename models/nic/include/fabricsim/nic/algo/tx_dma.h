@@ -102,6 +102,15 @@ public:
     };
     const counters& stats() const { return m_stats; }
 
+    /// One ring's indices (mod 2^32 in the registers): descriptors posted (tail) and fully
+    /// read (head), and the most in use at once.
+    struct ring_indices {
+        std::uint64_t posted = 0;
+        std::uint64_t done = 0;
+        std::uint32_t peak = 0;
+    };
+    const ring_indices& indices(unsigned ring) const { return m_rings[ring].idx; }
+
 private:
     struct descriptor {
         frame* f = nullptr;
@@ -114,6 +123,7 @@ private:
         std::uint32_t fetched = 0;   ///< descriptors at the head that have been fetched
         std::uint32_t fetching = 0;  ///< descriptors of the outstanding fetch (after fetched)
         ps_t fetch_done = 0;
+        ring_indices idx;
     };
     /// Reads the next frame of ring r's head descriptor if the buffer has room.
     bool read_one(tx_ring& r, ps_t now, tx_dma_sink& sink);
