@@ -93,6 +93,7 @@ output_estimate estimate_output(const scenario& sc) {
         e.trace_bytes += std::ceil(segments) * TRACE_ROW_BYTES;
     }
     for (const auto& g : sc.incast) e.table_bytes += 64.0 * g.queries;
+    for (const auto& w : sc.message_workloads) e.table_bytes += 128.0 * double(w.messages.size());
     return e;
 }
 
@@ -111,7 +112,7 @@ void check_output_estimate(const scenario& sc) {
         "the results would take about " + human(e.total()) + ", more than the limit of " +
             human(double(sc.max_output_bytes)) + " (" + std::to_string(sc.max_output_bytes) +
             " B): timeseries.csv " + series + "; pcaps " + human(e.pcap_bytes) + "; traces " +
-            human(e.trace_bytes) + "; flows.csv, queries.csv and summary.json " +
+            human(e.trace_bytes) + "; flows.csv, queries.csv, messages.csv and summary.json " +
             human(e.table_bytes) +
             ". Raise results.max_output_bytes or write less (results.sample_interval, "
             "results.pcap_max_bytes/pcap_start/pcap_stop, trace)");

@@ -47,6 +47,7 @@ platform::platform(const sc_core::sc_module_name& name, const scenario& sc,
     install_routes();
     attach_flows();
     start_incast();
+    start_message_workloads();
     if (m_sc.sample_interval > 0 && !out_dir.empty()) {
         open_timeseries(out_dir);
         SC_METHOD(sample);
@@ -161,6 +162,18 @@ void platform::start_incast() {
             m_sc.incast[i], host_of, m_flows, m_sc.seed,
             "traffic.incast[" + std::to_string(i) + "]"));
         m_incast.back()->start();
+    }
+}
+
+void platform::start_message_workloads() {
+    const topology& topo = m_sc.topo;
+    std::vector<host::host*> host_of(topo.nodes.size(), nullptr);
+    for (std::uint32_t n = 0; n < topo.nodes.size(); ++n)
+        if (m_host_of_node[n] >= 0) host_of[n] = m_hosts[std::size_t(m_host_of_node[n])].get();
+    for (const auto& spec : m_sc.message_workloads) {
+        m_message_workloads.push_back(
+            std::make_unique<message_workload>(spec, host_of, m_flows, m_sc.seed));
+        m_message_workloads.back()->start();
     }
 }
 
@@ -435,6 +448,7 @@ run_result run_scenario(const scenario& sc, const std::string& out_dir, const ru
         if (sc.flows_csv) top->write_flows_csv(out_dir + "/flows.csv");
         top->write_traces(out_dir + "/traces");
         top->write_queries_csv(out_dir + "/queries.csv");
+        top->write_messages_csv(out_dir + "/messages.csv");
         write_file(out_dir + "/summary.json",
                    r.summary.dump(2) + "\n");  // last: its presence means complete files
     }

@@ -408,6 +408,25 @@ json incast_json(const std::vector<std::unique_ptr<host::partition_aggregate>>& 
     return out;
 }
 
+/// Per workload over persistent connections: its connections and messages.
+json messages_json(const std::vector<std::unique_ptr<message_workload>>& workloads) {
+    json out = json::array();
+    for (const auto& w : workloads) {
+        std::size_t connections = 0, completed = 0;
+        for (const auto& p : w->spec().pairs) connections += p.connections.size();
+        for (const auto& r : w->records())
+            if (r.end) ++completed;
+        out.push_back({{"workload", w->spec().name},
+                       {"pairs", w->spec().pairs.size()},
+                       {"connections", connections},
+                       {"request_bytes", w->spec().request_bytes},
+                       {"messages", w->records().size()},
+                       {"completed", completed},
+                       {"waited_for_connection", w->queued()}});
+    }
+    return out;
+}
+
 json host_perf_json(double wall_seconds, double cpu_seconds, std::uint64_t hops) {
     return {{"wall_time_s", wall_seconds},
             {"frame_hops_per_s", wall_seconds > 0 ? double(hops) / wall_seconds : 0.0},
@@ -486,6 +505,7 @@ nlohmann::json platform::summary(double wall_seconds, double cpu_seconds) const 
     if (json r = roce_json(m_flows); !r.is_null()) s["roce"] = std::move(r);
     if (json f = fct_json(); !f.is_null()) s["fct"] = std::move(f);
     if (!m_incast.empty()) s["incast"] = incast_json(m_incast, m_sc.topo);
+    if (!m_message_workloads.empty()) s["messages"] = messages_json(m_message_workloads);
     s["flows"] = flows_json(m_flows, m_sc.topo);
     s["config"] = echo_json(scenario_schema(), m_sc.echo);
     s["host_perf"] = host_perf_json(wall_seconds, cpu_seconds, hops);
@@ -508,6 +528,21 @@ nlohmann::json platform::fct_json() const {
             const double t = us(f.completed - f.started);
             fct[i].push_back(t);
             slow[i].push_back(t / ideal);
+        }
+    }
+    // Messages of the workloads over persistent connections, from their arrival.
+    for (const auto& w : m_message_workloads) {
+        const auto& recs = w->records();
+        for (std::size_t m = 0; m < recs.size(); ++m) {
+            const auto& msg = w->spec().messages[m];
+            for (const std::size_t i : {size_bin(msg.bytes), ALL_BIN}) {
+                ++count[i];
+                timeouts[i] += w->timeouts(m);
+                if (!recs[m].end) continue;
+                const double t = us(recs[m].end - msg.start);
+                fct[i].push_back(t);
+                slow[i].push_back(t / us(ideal_message_fct(*w, m)));
+            }
         }
     }
     if (count[ALL_BIN] == 0) return nullptr;
@@ -618,6 +653,56 @@ void platform::write_queries_csv(const std::string& path) const {
     f.close();
 }
 
+void platform::write_messages_csv(const std::string& path) const {
+    if (m_message_workloads.empty()) return;
+    output_file f(path);
+    f.write(
+        "workload,message,src,dst,connection_flow,size_bytes,start_us,dispatch_us,end_us,fct_us,"
+        "timeouts,ideal_fct_us,slowdown\n");
+    csv_row row;
+    for (std::size_t w = 0; w < m_message_workloads.size(); ++w) {
+        const message_workload& mw = *m_message_workloads[w];
+        const auto& recs = mw.records();
+        for (std::size_t m = 0; m < recs.size(); ++m) {
+            const auto& msg = mw.spec().messages[m];
+            const auto& pair = mw.spec().pairs[msg.pair];
+            const auto& r = recs[m];
+            row.clear();
+            row.uint(w);
+            row.uint(m);
+            row.text(m_sc.topo.nodes[pair.src].name);
+            row.text(m_sc.topo.nodes[pair.dst].name);
+            if (r.connection != connection_pool::NONE) {
+                row.uint(pair.connections[r.connection].data_flow);
+            } else {
+                row.empty();
+            }
+            row.uint(msg.bytes);
+            row.time(msg.start);
+            if (r.connection != connection_pool::NONE)
+                row.time(r.dispatched);
+            else
+                row.empty();
+            const ps_t ideal = ideal_message_fct(mw, m);
+            if (r.end) {
+                row.time(r.end);
+                row.time(r.end - msg.start);
+            } else {
+                row.empty();
+                row.empty();
+            }
+            row.uint(mw.timeouts(m));
+            row.time(ideal);
+            if (r.end)
+                row.real(us(r.end - msg.start) / us(ideal));
+            else
+                row.empty();
+            f.write(row.end());
+        }
+    }
+    f.close();
+}
+
 namespace {
 /// A RoCE flow's DCQCN trace: CNPs sent by the receiver, CNPs and rate changes at the sender.
 void write_roce_trace(output_file& f, const host::flow_record& r) {
@@ -704,6 +789,23 @@ ps_t platform::path_time(std::uint32_t src, std::uint32_t dst, double wire_bytes
     // before the ideal FCT took the core clock into account; rounding it changes TCP runs.
     return path_between(src, dst).arrival(0, frame_of(wire_bytes), frame_of(last_wire_bytes),
                                           packets, idle_path::clock_rounding::OFF);
+}
+
+ps_t platform::ideal_message_fct(const message_workload& w, std::size_t m) const {
+    const auto& msg = w.spec().messages[m];
+    const auto& pair = w.spec().pairs[msg.pair];
+    const auto& conn = pair.connections.front();
+    ps_t at = msg.start;
+    if (conn.request_flow >= 0) {
+        host::flow_spec req = m_flows[static_cast<std::uint32_t>(conn.request_flow)].spec;
+        req.size_bytes = w.spec().request_bytes;
+        req.start = at;
+        at += ideal_fct(req);
+    }
+    host::flow_spec data = m_flows[conn.data_flow].spec;
+    data.size_bytes = msg.bytes;
+    data.start = at;
+    return at + ideal_fct(data) - msg.start;
 }
 
 ps_t platform::ideal_fct(const host::flow_spec& flow) const {

@@ -8,6 +8,7 @@
 #include <optional>
 #include <set>
 #include <sstream>
+#include <utility>
 
 #include <fnmatch.h>
 
@@ -992,6 +993,8 @@ struct workload_entry : list_entry {
     std::optional<host::cc_kind> cc;
     std::uint8_t dscp = 0;
     host::transport_kind transport = host::transport_kind::TCP;
+    std::uint32_t connections = 0;  ///< persistent connections per pair; 0 = one per flow
+    std::uint64_t request_size = 0;
 };
 
 /// traffic.incast[]
@@ -1256,6 +1259,18 @@ const param_table<workload_entry>& workload_params() {
             "(roce.*, nic.dcqcn.*)",
             {{"tcp", host::transport_kind::TCP}, {"roce", host::transport_kind::ROCE}},
             &we::transport);
+        auto& conns = t.add(
+            "connections", value_kind::INT, "0",
+            "tcp: persistent connections per (source, destination) pair that carry the flows as "
+            "messages, each on a random idle connection of its pair (waiting for one when all are "
+            "busy); 0: a fresh connection per flow",
+            &we::connections);
+        conns.min = 0;
+        conns.max = 4096;
+        t.add("request_size", value_kind::BYTES, "0B",
+              "connections: the destination first sends a request of this size on the "
+              "connection and the source answers when it has arrived (0: no request)",
+              &we::request_size);
         add_group_cc(t);
         auto& dscp = t.add("dscp", value_kind::INT, "0", "IPv4 DSCP of the flows", &we::dscp);
         dscp.min = 0;
@@ -1534,8 +1549,47 @@ void add_generated_flows(scenario& sc, const std::vector<flow_pattern>& patterns
     }
 }
 
+/// traffic.workload[] with `connections`: the generated flows become messages on
+/// `w.connections` app-driven TCP connections per (source, destination) pair that has any (plus
+/// a request flow back per connection with `request_size`), pairs in (source, destination)
+/// order.
+void add_message_workload(scenario& sc, const workload_entry& w, const host::tcp_options& o,
+                          const std::vector<host::generated_flow>& made, std::size_t index) {
+    message_workload_spec spec;
+    spec.name = "traffic.workload[" + std::to_string(index) + "]";
+    spec.request_bytes = w.request_size;
+    std::map<std::pair<std::uint32_t, std::uint32_t>, std::uint32_t> pair_of;
+    for (const auto& g : made) pair_of.emplace(std::make_pair(g.src, g.dst), 0);
+    auto connection = [&](std::uint32_t src, std::uint32_t dst) {
+        host::flow_spec f;
+        f.src = src;
+        f.dst = dst;
+        make_tcp(f, o);
+        f.app_driven = true;
+        f.dscp = w.dscp;
+        f.stop = sc.duration;
+        return add_flow(sc, f);
+    };
+    for (auto& [ends, p] : pair_of) {
+        p = static_cast<std::uint32_t>(spec.pairs.size());
+        message_workload_spec::pair pair;
+        pair.src = ends.first;
+        pair.dst = ends.second;
+        for (std::uint32_t c = 0; c < w.connections; ++c) {
+            message_workload_spec::connection conn;
+            conn.data_flow = connection(pair.src, pair.dst);
+            if (w.request_size) conn.request_flow = connection(pair.dst, pair.src);
+            pair.connections.push_back(conn);
+        }
+        spec.pairs.push_back(std::move(pair));
+    }
+    for (const auto& g : made)
+        spec.messages.push_back({pair_of.at({g.src, g.dst}), g.size_bytes, g.start});
+    sc.message_workloads.push_back(std::move(spec));
+}
+
 /// traffic.workload[]: open-loop TCP flows from the workload generator, one fresh connection
-/// per flow.
+/// per flow (or messages on persistent connections, add_message_workload).
 void add_workloads(scenario& sc, const std::vector<workload_entry>& workloads,
                    const transport_options& opt, file_reader& files) {
     const auto hosts = sc.topo.hosts();
@@ -1549,6 +1603,10 @@ void add_workloads(scenario& sc, const std::vector<workload_entry>& workloads,
         if (!csv_path.empty()) sc.echo["traffic"]["workload"][index]["sizes"] = csv_path;
         const bool roce_flows = w.transport == host::transport_kind::ROCE;
         if (roce_flows && w.cc) w.fail("cc", "applies to TCP workloads only (transport: tcp)");
+        if (roce_flows && w.connections)
+            w.fail("connections", "applies to TCP workloads only (transport: tcp)");
+        if (w.request_size && !w.connections)
+            w.fail("request_size", "needs persistent connections (connections > 0)");
         const host::tcp_options o = with_cc(opt.tcp, w.cc);
         host::workload_params p = w.params;
         p.stop = w.stop.value_or(sc.duration);
@@ -1576,6 +1634,10 @@ void add_workloads(scenario& sc, const std::vector<workload_entry>& workloads,
                                     " flows; raise max_flows or lower load or duration");
         } catch (const std::invalid_argument& e) {
             w.fail("pattern", e.what());
+        }
+        if (w.connections) {
+            add_message_workload(sc, w, o, made, index);
+            continue;
         }
         for (const auto& g : made) {
             host::flow_spec f;

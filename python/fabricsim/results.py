@@ -22,7 +22,8 @@ def _flatten(d, prefix, out):
 def summary_metrics(summary):
     """Flat scalar metrics of a summary: sim_time_s, goodput_bps, frames.*, latency_us.*,
     kernel.*, tcp.*, fct.<bin>.* (bin "all", "<10KB", "10KB-100KB", ...: flows, completed,
-    timeouts, fct_us.p50/p99/..., slowdown.p50/...), incast.* (incast[i].* with several
+    timeouts, fct_us.p50/p99/..., slowdown.p50/...; messages on persistent connections
+    included), incast.* (incast[i].* with several
     partition/aggregate groups: qct_us.p50/p99/..., timeouts, ...), and switch-wide aggregates (peak queue over all ports, peak buffer, CE marks).
     Run-varying wall-clock figures are left out (see run_metrics)."""
     m = {}
@@ -99,7 +100,7 @@ def _series_column(name):
 class Result:
     """One run's results folder.
 
-    summary: summary.json as a dict. flows, timeseries, queries, drops, ports, queues,
+    summary: summary.json as a dict. flows, timeseries, queries, messages, drops, ports, queues,
     timeseries_long: DataFrames (read on first use; tables from CSV or Parquet files).
     metrics: flat scalar metrics (the columns of a sweep row). path: the folder.
     """
@@ -219,6 +220,14 @@ class Result:
         """queries.csv: one row per partition/aggregate query (group, query, start_us, end_us,
         qct_us, timeouts); empty without traffic.incast."""
         return self._csv("queries.csv")
+
+    @property
+    def messages(self):
+        """messages.csv: one row per message of a workload over persistent connections
+        (workload, message, src, dst, connection_flow, size_bytes, start_us, dispatch_us,
+        end_us, fct_us, timeouts, ideal_fct_us, slowdown); empty without
+        traffic.workload[].connections."""
+        return self._csv("messages.csv")
 
     @property
     def drops(self):

@@ -173,6 +173,26 @@ def test_partition_aggregate_queries_and_tcp_metrics(tmp_path):
     assert m["tcp.flows"] == r.summary["tcp"]["flows"] > 0
 
 
+def test_messages_on_persistent_connections(sim, tmp_path):
+    # A workload over persistent connections: messages.csv through Result.messages, and the
+    # messages counted in the FCT metrics.
+    cfg = tmp_path / "m.yaml"
+    cfg.write_text("duration: 20ms\ntopology: {kind: incast, host_rate: 1Gbps, incast: {hosts: 3}}\n"
+                   "traffic: {workload: [{pattern: many_to_one, target: h0, load: 0.2, sizes: fixed,\n"
+                   "  size: 4KB, connections: 2, request_size: 64B, stop: 15ms}]}\n")
+    sim(cfg, "--out", tmp_path / "m", "--quiet")
+    r = fabricsim.load_result(tmp_path / "m")
+    m = r.messages
+    assert list(m.columns) == ["workload", "message", "src", "dst", "connection_flow", "size_bytes",
+                               "start_us", "dispatch_us", "end_us", "fct_us", "timeouts",
+                               "ideal_fct_us", "slowdown"]
+    w = r.summary["messages"][0]
+    assert len(m) == w["messages"] == w["completed"] > 10 and w["connections"] == 4
+    assert (m.dst == "h0").all() and (m.fct_us >= m.ideal_fct_us - 1e-3).all()
+    assert r.metrics["fct.all.completed"] == len(m)
+    assert len(r.flows) == 8  # per connection a data flow and a request flow
+
+
 def test_schema_gives_kind_and_the_unit_of_plain_numbers():
     params = {p["path"]: p for p in fabricsim.schema()}
     assert {k: (params[k]["kind"], params[k]["unit"]) for k in (

@@ -18,6 +18,7 @@
 #include "fabricsim/nic/nic_device.h"
 #include "fabricsim/phy/link.h"
 #include "fabricsim/platforms/idle_path.h"
+#include "fabricsim/platforms/message_workload.h"
 #include "fabricsim/platforms/scenario.h"
 #include "fabricsim/switch/switch_device.h"
 
@@ -49,6 +50,8 @@ public:
     void write_flows_csv(const std::string& path) const;
     /// queries.csv: one row per partition/aggregate query (start, QCT, timeouts).
     void write_queries_csv(const std::string& path) const;
+    /// messages.csv: one row per message of the workloads over persistent connections.
+    void write_messages_csv(const std::string& path) const;
     /// One CSV per traced TCP flow (cwnd, alpha, RTT at every ACK) under `dir`.
     void write_traces(const std::string& dir) const;
 
@@ -63,6 +66,7 @@ private:
     void install_routes();                         ///< shortest-path (ECMP) routes per switch
     void attach_flows();  ///< sources and TCP receivers on their hosts, first RTT samples
     void start_incast();  ///< partition/aggregate applications
+    void start_message_workloads();                    ///< workloads over persistent connections
     void open_timeseries(const std::string& out_dir);  ///< timeseries.csv and its header
     std::uint32_t host_ip(std::uint32_t node) const;
 
@@ -72,8 +76,12 @@ private:
     /// host node src to dst, without clock rounding (the TCP handshake's RTT seed).
     ps_t path_time(std::uint32_t src, std::uint32_t dst, double wire_bytes, double last_wire_bytes,
                    std::uint64_t packets) const;
-    /// summary.json "fct": FCT and slowdown of sized TCP flows by size bin; null without any.
+    /// summary.json "fct": FCT and slowdown of sized TCP flows and of messages by size bin;
+    /// null without any.
     nlohmann::json fct_json() const;
+    /// Idle-network completion time of message `m` of workload `w` from its arrival: the
+    /// request's (if any), then the message's.
+    ps_t ideal_message_fct(const message_workload& w, std::size_t m) const;
     void sample();
 
     scenario m_sc;
@@ -83,6 +91,7 @@ private:
     std::vector<std::unique_ptr<host::host>> m_hosts;
     std::vector<std::unique_ptr<phy::link>> m_links;
     std::vector<std::unique_ptr<host::partition_aggregate>> m_incast;
+    std::vector<std::unique_ptr<message_workload>> m_message_workloads;
     std::map<std::uint32_t, std::map<std::uint32_t, std::vector<std::uint16_t>>> m_routes;
     std::vector<int> m_switch_of_node;  ///< node index -> m_switches index or -1
     std::vector<int> m_host_of_node;    ///< node index -> m_hosts index or -1

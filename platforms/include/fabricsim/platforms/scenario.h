@@ -14,6 +14,7 @@
 #include "fabricsim/host/partition_aggregate.h"
 #include "fabricsim/host/traffic_source.h"
 #include "fabricsim/nic/nic_device.h"
+#include "fabricsim/platforms/connection_pool.h"
 #include "fabricsim/platforms/topology.h"
 #include "fabricsim/switch/switch_config.h"
 
@@ -50,6 +51,8 @@ struct scenario {
     std::vector<host::flow_spec> flows;
     std::vector<host::incast_spec>
         incast;  ///< partition/aggregate groups (their flows are in `flows`)
+    /// workloads over persistent connections (their connections' flows are in `flows`)
+    std::vector<message_workload_spec> message_workloads;
     ps_t sample_interval = 0;
     bool per_queue_series = true;
     bool flows_csv = true;
