@@ -30,7 +30,7 @@ cmake --build "$build" --target fabricsim-sim >/dev/null || exit 2
 
 # Scenarios that run longer than a few seconds are shortened (same duration for both sides).
 declare -A short=([incast_dctcp]=400ms [mqecn_static_flows]=50ms [websearch_leaf_spine]=20ms
-                  [dumbbell_line_rate]=20ms)
+                  [dumbbell_line_rate]=20ms [hull_testbed]=2s)
 out=$scratch/out
 rm -rf "$out"
 status=0
