@@ -1451,6 +1451,19 @@ std::uint32_t add_flow(scenario& sc, host::flow_spec f) {
     return sc.flows.back().id;
 }
 
+/// An application-driven TCP connection src -> dst for the whole run (incast, message workloads).
+std::uint32_t add_app_connection(scenario& sc, std::uint32_t src, std::uint32_t dst,
+                                 const host::tcp_options& o, std::uint8_t dscp) {
+    host::flow_spec f;
+    f.src = src;
+    f.dst = dst;
+    make_tcp(f, o);
+    f.app_driven = true;
+    f.dscp = dscp;
+    f.stop = sc.duration;
+    return add_flow(sc, f);
+}
+
 /// The files a scenario reads (workload CSVs), see load_scenario.
 struct file_reader {
     const std::string& base_dir;
@@ -1561,14 +1574,7 @@ void add_message_workload(scenario& sc, const workload_entry& w, const host::tcp
     std::map<std::pair<std::uint32_t, std::uint32_t>, std::uint32_t> pair_of;
     for (const auto& g : made) pair_of.emplace(std::make_pair(g.src, g.dst), 0);
     auto connection = [&](std::uint32_t src, std::uint32_t dst) {
-        host::flow_spec f;
-        f.src = src;
-        f.dst = dst;
-        make_tcp(f, o);
-        f.app_driven = true;
-        f.dscp = w.dscp;
-        f.stop = sc.duration;
-        return add_flow(sc, f);
+        return add_app_connection(sc, src, dst, o, w.dscp);
     };
     for (auto& [ends, p] : pair_of) {
         p = static_cast<std::uint32_t>(spec.pairs.size());
@@ -1679,14 +1685,7 @@ void add_incast(scenario& sc, const std::vector<incast_entry>& groups,
                                              : g.response_size.value_or(2048);
         const host::tcp_options o = with_cc(tcp, g.cc);
         auto connection = [&](std::uint32_t src, std::uint32_t dst) {
-            host::flow_spec f;
-            f.src = src;
-            f.dst = dst;
-            make_tcp(f, o);
-            f.app_driven = true;
-            f.dscp = g.dscp;
-            f.stop = sc.duration;
-            return add_flow(sc, f);
+            return add_app_connection(sc, src, dst, o, g.dscp);
         };
         for (auto w : is.workers) {
             is.request_flows.push_back(connection(is.aggregator, w));

@@ -152,11 +152,7 @@ void host::on_timer_napi(ps_t now) {
             m_pool.release(*e.f);
             continue;
         }
-        std::pop_heap(m_heap.begin(), m_heap.end(), std::greater<timer>());
-        const timer t = m_heap.back();
-        m_heap.pop_back();
-        m_by_kind[t.order >> 8]->on_timer(static_cast<std::uint8_t>(t.order & 0xFF), t.slot, t.at,
-                                          now);
+        run_next_timer(now);
     }
     rearm();
 }
@@ -299,13 +295,16 @@ void host::on_timer() {
             m_pool.release(*e.f);
             continue;
         }
-        std::pop_heap(m_heap.begin(), m_heap.end(), std::greater<timer>());
-        const timer t = m_heap.back();
-        m_heap.pop_back();
-        m_by_kind[t.order >> 8]->on_timer(static_cast<std::uint8_t>(t.order & 0xFF), t.slot, t.at,
-                                          now);
+        run_next_timer(now);
     }
     rearm();
+}
+
+void host::run_next_timer(ps_t now) {
+    std::pop_heap(m_heap.begin(), m_heap.end(), std::greater<timer>());
+    const timer t = m_heap.back();
+    m_heap.pop_back();
+    m_by_kind[t.order >> 8]->on_timer(static_cast<std::uint8_t>(t.order & 0xFF), t.slot, t.at, now);
 }
 
 void host::app_write(std::uint32_t flow, std::uint64_t bytes, ps_t at) {

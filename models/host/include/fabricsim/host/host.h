@@ -163,6 +163,8 @@ private:
         return *m_by_kind[static_cast<std::size_t>(m_flows[flow].spec.transport)];
     }
     void on_timer();
+    /// Pops the earliest timer of the heap and runs it.
+    void run_next_timer(ps_t now);
     void end_of_elaboration() override;
     void rearm();
     // The NAPI receive path (cold: a host without it never calls these).
