@@ -83,6 +83,14 @@ public:
 
 host::~host() = default;
 
+// Inlined into both receive paths' loops (the plain one is the hot path).
+inline void host::run_next_timer(ps_t now) {
+    std::pop_heap(m_heap.begin(), m_heap.end(), std::greater<timer>());
+    const timer t = m_heap.back();
+    m_heap.pop_back();
+    m_by_kind[t.order >> 8]->on_timer(static_cast<std::uint8_t>(t.order & 0xFF), t.slot, t.at, now);
+}
+
 void host::add_drops(drop_counters& d) const {
     for (const auto& t : m_transports) t->add_drops(d);
     if (m_napi) d += m_napi->drops;
@@ -298,13 +306,6 @@ void host::on_timer() {
         run_next_timer(now);
     }
     rearm();
-}
-
-void host::run_next_timer(ps_t now) {
-    std::pop_heap(m_heap.begin(), m_heap.end(), std::greater<timer>());
-    const timer t = m_heap.back();
-    m_heap.pop_back();
-    m_by_kind[t.order >> 8]->on_timer(static_cast<std::uint8_t>(t.order & 0xFF), t.slot, t.at, now);
 }
 
 void host::app_write(std::uint32_t flow, std::uint64_t bytes, ps_t at) {

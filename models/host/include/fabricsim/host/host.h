@@ -164,7 +164,7 @@ private:
     }
     void on_timer();
     /// Pops the earliest timer of the heap and runs it.
-    void run_next_timer(ps_t now);
+    [[gnu::always_inline]] void run_next_timer(ps_t now);
     void end_of_elaboration() override;
     void rearm();
     // The NAPI receive path (cold: a host without it never calls these).
