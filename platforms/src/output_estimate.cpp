@@ -54,6 +54,13 @@ output_estimate estimate_output(const scenario& sc) {
                     (1.0 + (sc.per_queue_series && c.queues > 1 ? c.queues : 0) + flow_control);
             digit_columns += cols * (digits(double(c.buffer_bytes)) + 1);
         }
+        for (const std::uint32_t n : sc.topo.hosts()) {  // NIC pacer and limiter-bank columns
+            const nic::nic_config& c = sc.nic_config_of(n);
+            const double cols =
+                (c.pacer.mode != nic::nic_config::pacer_config::preset::NONE ? 3 : 0) +
+                (c.dcqcn.enabled() ? 4 : 0);
+            digit_columns += cols * (digits(double(sc.topo.port_rate(n, 0))) + 1);
+        }
         e.timeseries_row_bytes =
             digits(double(sc.duration) / double(PS_PER_US)) + 7 + 1 + digit_columns;
     }

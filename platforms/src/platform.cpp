@@ -206,6 +206,13 @@ void platform::open_timeseries(const std::string& out_dir) {
             }
         }
     }
+    // NICs with a pacer or a rate-limiter bank; no column for the others.
+    for (const auto& n : m_nics) {
+        const std::vector<std::string> cols = n->series_columns();
+        if (cols.empty()) continue;
+        m_series_nics.push_back(n.get());
+        for (const std::string& c : cols) column(std::string(n->basename()) + '.' + c);
+    }
     h += '\n';
     m_timeseries->write(h);
     m_row.reserve(h.size());
@@ -254,6 +261,7 @@ void platform::sample() {
             }
         }
     }
+    for (const nic::nic_device* n : m_series_nics) n->append_series(row);
     row += '\n';
     m_timeseries->write(row);
     m_sample_tick.notify(to_sc_time(m_sc.sample_interval));

@@ -6,7 +6,10 @@
 #include <limits>
 #include <random>
 #include <stdexcept>
+#include <utility>
+#include <vector>
 
+#include "fabricsim/core/log_histogram.h"
 #include "fabricsim/nic/algo/hull_pacer.h"
 
 using namespace fabricsim;
@@ -315,6 +318,14 @@ TEST_CASE("hull_pacer: the token bucket paces associated frames at R_tb", "[nic]
     CHECK(out == std::vector<ps_t>{1 * US, 1 * US, 1 * US, 16 * US, 32 * US});
     CHECK(p.stats().delay_sum == 46 * US);
     CHECK(p.stats().delay_max == 31 * US);
+    // Delays 0, 0, 0, 15, 31 us: the distribution keeps the zeros exact.
+    const log_histogram& d = p.delay_histogram();
+    CHECK(d.count() == 5);
+    CHECK(d.quantile(0.6) == 0);
+    CHECK(d.quantile(0.8) == Approx(15.0 * US).epsilon(0.02));
+    CHECK(d.quantile(1.0) == Approx(31.0 * US).epsilon(0.02));
+    using octave = std::pair<double, std::uint64_t>;
+    CHECK(d.octaves(double(US)) == std::vector<octave>{{0, 3}, {16.0 * US, 1}, {32.0 * US, 1}});
     CHECK(p.next_departure(40 * US) == hull_pacer::NEVER);
 }
 

@@ -55,6 +55,14 @@ def test_two_flows_converge_to_a_fair_share_within_10ms(two_flows):
     q = ts[ts.time_us >= 5000]["tor.p2q3_frame_bytes"]
     assert q.quantile(0.99) <= 1.25 * KMAX
     assert xoff_after(ts, 5000) == 0.0
+    # The senders' limiter banks over time: one limiter each from the first CNP on, its rate
+    # near the fair share once settled (a limiter that is 0 bit/s before it is bound).
+    for nic in ("h0_nic", "h1_nic"):
+        assert ts[f"{nic}.limiters_in_use"].iloc[0] == 0 and ts[f"{nic}.limiters_in_use"].iloc[-1] == 1
+        late = ts[ts.time_us >= 10e3]
+        assert (late[f"{nic}.limiter_flows"] == 1).all()
+        assert (late[f"{nic}.limiter_rate_min_bps"] == late[f"{nic}.limiter_rate_mean_bps"]).all()
+        assert 0.35 * LINE <= late[f"{nic}.limiter_rate_mean_bps"].mean() <= 0.65 * LINE
 
 
 def test_without_dcqcn_the_two_flows_hold_the_port_in_pfc(scenarios):

@@ -67,6 +67,7 @@ def two_flows(sim, tmp_path_factory):
         ts = pd.read_csv(d / mode / "timeseries.csv")
         q = ts[ts.time_us >= 20e3]["s0.p2_frame_bytes"]  # the bottleneck port, after start-up
         out[mode] = (s, q)
+        out[mode + "_series"] = ts
     return out
 
 
@@ -87,6 +88,31 @@ def test_pacing_raises_the_goodput_of_two_flows_through_a_phantom_queue(two_flow
         assert p["paced_frames"] > 0.9 * (p["paced_frames"] + p["bypass_frames"])
         assert p["fifo_full_frames"] == 0
         assert p["delay_mean_us"] < 200
+
+
+def test_the_pacer_over_time_and_its_delay_distribution(two_flows):
+    ts = two_flows["testbed_series"]
+    assert not any(".pacer_" in c for c in two_flows["none_series"].columns)  # off: no columns
+    for h in ("h0_nic", "h1_nic"):
+        p = two_flows["testbed"][0]["nics"][h]["pacer"]
+        rate = ts[f"{h}.pacer_rate_bps"]
+        # The token bucket's rate: the line rate before the flow is associated, then tracking
+        # the flow's share of the phantom queue's 950 Mbps (two flows: ~475 Mbps each).
+        assert rate.iloc[0] == LINE and rate.between(500_000, LINE).all()
+        assert 300e6 <= rate[ts.time_us >= 20e3].mean() <= 600e6
+        assert ts[f"{h}.pacer_flows"].iloc[-1] == 1
+        assert ts[f"{h}.pacer_backlog_bytes"].max() <= p["backlog_peak_bytes"]
+        # The distribution: percentiles in order, within the mean/max the counters give, and
+        # the octave histogram holds every departed (paced) frame.
+        qs = [p["delay_p50_us"], p["delay_p90_us"], p["delay_p99_us"], p["delay_p999_us"]]
+        assert qs == sorted(qs) and qs[-1] <= p["delay_max_us"] * 1.02 + 1e-9
+        assert 0 < p["delay_p50_us"] < 2 * p["delay_mean_us"] + 10
+        hist = p["delay_histogram_us"]
+        assert [e for e, _ in hist] == sorted(e for e, _ in hist)
+        assert sum(n for _, n in hist) == p["departed_frames"]
+        assert p["departed_frames"] <= p["paced_frames"]
+        assert (p["departed_frames"] == p["paced_frames"]) == (p["backlog_bytes"] == 0)
+        assert hist[-1][0] >= p["delay_max_us"]
 
 
 def test_with_pacing_the_switch_queue_stays_near_zero(two_flows):

@@ -5,10 +5,7 @@
 
 namespace fabricsim::host {
 
-namespace bh = boost::histogram;
-
-// 10 ns .. 1 s in ~2% steps: 920 bins.
-flow_table::flow_table() : m_latency(bh::make_histogram(axis_t(920, 1e4, 1e12))) {}
+flow_table::flow_table() = default;
 
 std::uint32_t flow_table::add(const flow_spec& spec) {
     flow_record r;
@@ -29,23 +26,7 @@ void flow_table::on_delivered(std::uint32_t id, std::uint32_t frame_bytes, std::
     r.latency_min = std::min(r.latency_min, latency);
     r.latency_max = std::max(r.latency_max, latency);
     r.latency_sum += double(latency);
-    m_latency(double(latency));
-    ++m_samples;
-}
-
-double flow_table::latency_quantile(double q) const {
-    if (m_samples == 0) return 0;
-    const double target = q * double(m_samples);
-    double acc = 0;
-    for (auto&& x : bh::indexed(m_latency, bh::coverage::all)) {
-        acc += *x;
-        if (acc >= target && *x > 0) {
-            if (x.index() < 0) return x.bin().upper();
-            if (x.index() >= static_cast<int>(m_latency.axis().size())) return x.bin().lower();
-            return x.bin().upper();
-        }
-    }
-    return 0;
+    m_latency.add(double(latency));
 }
 
 }  // namespace fabricsim::host

@@ -192,6 +192,7 @@ std::uint32_t hull_pacer::depart(ps_t now) {
     m_stats.departed_frames++;
     m_stats.delay_sum += delay;
     if (delay > m_stats.delay_max) m_stats.delay_max = delay;
+    m_delays.add(double(delay));
     return e.bytes;
 }
 

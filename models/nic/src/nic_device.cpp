@@ -1,12 +1,16 @@
 #include "fabricsim/nic/nic_device.h"
 
+#include <algorithm>
 #include <functional>
 #include <stdexcept>
+#include <utility>
 
 #include <nlohmann/json.hpp>
 
+#include "fabricsim/core/csv.h"
 #include "fabricsim/core/frame_pool.h"
 #include "fabricsim/core/kernel.h"
+#include "fabricsim/core/log_histogram.h"
 #include "fabricsim/core/rng.h"
 #include "fabricsim/nic/nic_registers.h"
 
@@ -601,6 +605,7 @@ void nic_device::report_pacer(nlohmann::json& out) const {
         {"rejected_table_full", s.rejected_table_full},
         {"paced_frames", s.paced_frames},
         {"paced_bytes", s.paced_bytes},
+        {"departed_frames", s.departed_frames},
         {"bypass_frames", s.bypass_frames},
         {"bypass_bytes", s.bypass_bytes},
         {"fifo_full_frames", s.fifo_full_frames},
@@ -608,6 +613,52 @@ void nic_device::report_pacer(nlohmann::json& out) const {
         {"backlog_peak_bytes", s.backlog_peak_bytes},
         {"delay_mean_us", s.departed_frames ? us(s.delay_sum) / double(s.departed_frames) : 0.0},
         {"delay_max_us", us(s.delay_max)}};
+    // The delay distribution of paced frames: percentiles (~2% bins) and counts per octave.
+    const log_histogram& d = m_pacer->delay_histogram();
+    for (const auto& [key, q] :
+         {std::pair{"delay_p50_us", 0.5}, std::pair{"delay_p90_us", 0.9},
+          std::pair{"delay_p99_us", 0.99}, std::pair{"delay_p999_us", 0.999}})
+        out["pacer"][key] = d.quantile(q) / double(PS_PER_US);
+    nlohmann::json& hist = out["pacer"]["delay_histogram_us"] = nlohmann::json::array();
+    for (const auto& [upper, n] : d.octaves(double(PS_PER_US)))
+        hist.push_back({upper / double(PS_PER_US), n});
+}
+
+std::vector<std::string> nic_device::series_columns() const {
+    std::vector<std::string> c;
+    if (m_pacer) c.insert(c.end(), {"pacer_rate_bps", "pacer_backlog_bytes", "pacer_flows"});
+    if (m_limiters)
+        c.insert(c.end(), {"limiters_in_use", "limiter_flows", "limiter_rate_min_bps",
+                           "limiter_rate_mean_bps"});
+    return c;
+}
+
+void nic_device::append_series(std::string& row) const {
+    auto value = [&row](std::uint64_t v) {
+        row += ',';
+        csv::append_uint(row, v);
+    };
+    if (m_pacer) {
+        value(m_pacer->limiter_rate_bps());
+        value(m_pacer->backlog_bytes());
+        value(m_pacer->bank().associated());
+    }
+    if (m_limiters) {
+        const rate_limiter_bank& b = *m_limiters;
+        std::uint64_t lowest = 0, sum = 0;
+        unsigned used = 0;
+        for (unsigned i = 0; i < b.size() && used < b.in_use(); ++i) {
+            if (!b.users(i)) continue;
+            const std::uint64_t r = b.at(i).rate_bps() ? b.at(i).rate_bps() : m_rate_bps;
+            lowest = used ? std::min(lowest, r) : r;
+            sum += r;
+            ++used;
+        }
+        value(b.in_use());
+        value(b.associated());
+        value(lowest);
+        value(used ? sum / used : 0);
+    }
 }
 
 std::size_t nic_device::dma_ring_free() const {

@@ -96,7 +96,8 @@ private:
     std::vector<int> m_switch_of_node;  ///< node index -> m_switches index or -1
     std::vector<int> m_host_of_node;    ///< node index -> m_hosts index or -1
     std::unique_ptr<output_file> m_timeseries;
-    std::string m_row;  ///< one time-series row, reused
+    std::string m_row;                                  ///< one time-series row, reused
+    std::vector<const nic::nic_device*> m_series_nics;  ///< NICs with time-series columns
     sc_core::sc_event m_sample_tick{"sample_tick"};
 };
 

@@ -7,8 +7,7 @@
 #include <string>
 #include <vector>
 
-#include <boost/histogram.hpp>
-
+#include "fabricsim/core/log_histogram.h"
 #include "fabricsim/core/units.h"
 #include "fabricsim/host/traffic_source.h"
 
@@ -130,15 +129,12 @@ public:
                       ps_t latency, ps_t at);
     /// Latency quantile q in [0,1] over all delivered frames (ps), from a log-spaced histogram
     /// (2% bucket width).
-    double latency_quantile(double q) const;
-    std::uint64_t latency_samples() const { return m_samples; }
+    double latency_quantile(double q) const { return m_latency.quantile(q); }
+    std::uint64_t latency_samples() const { return m_latency.count(); }
 
 private:
-    using axis_t = boost::histogram::axis::regular<double, boost::histogram::axis::transform::log>;
-    using hist_t = decltype(boost::histogram::make_histogram(std::declval<axis_t>()));
     std::vector<flow_record> m_flows;
-    hist_t m_latency;
-    std::uint64_t m_samples = 0;
+    log_histogram m_latency = log_histogram::ps_10ns_to_1s();
 };
 
 }  // namespace fabricsim::host

@@ -5,7 +5,9 @@
 /// as soon as the wire is free, FIFO; one kernel event per frame that has to wait. On receive,
 /// the MAC checks the FCS (store-and-forward) and hands the frame to the host at
 /// now + rx_latency (annotated, no event); that is the ideal PCIe model (below for the real
-/// one). Ignores (later work): interrupt coalescing and the host CPU, the NIC clock.
+/// one). The RX ring, interrupt coalescing, NAPI polls on the host's cores and GRO are the
+/// host's receive path behind `rx.napi` (algo/interrupt_coalescer.h, host/algo/rx_cpu.h). Ignored:
+/// the NIC clock (no rounding to its cycles).
 /// MAC control: received PAUSE/PFC frames go to the TX's pause_reaction (when honoured) and
 /// never to the host; send_control() puts a control frame on the wire at the next frame
 /// boundary, ahead of queued data. With flow control honoured, frames the host posts ahead are
@@ -30,6 +32,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include <systemc>
 
@@ -249,6 +252,12 @@ public:
     void report_stats(nlohmann::json& out) const override;
     void add_drops(drop_counters& d) const override { d += m_stats.drops; }
     std::uint64_t frames_held() const override { return queued(); }
+    /// Time-series columns of what this NIC has on, none otherwise: the pacer (rate, FIFO
+    /// backlog, associated flows) and the rate-limiter bank (limiters in use, associated flows,
+    /// lowest and mean rate of the limiters in use, an unlimited one at the line rate).
+    std::vector<std::string> series_columns() const;
+    /// Their values at now, each as ",value", in series_columns() order.
+    void append_series(std::string& row) const;
 
 private:
     [[gnu::cold, gnu::noinline]] void post_slow(frame& f, ps_t at);

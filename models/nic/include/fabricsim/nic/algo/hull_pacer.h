@@ -34,6 +34,7 @@
 #include <random>
 #include <string>
 
+#include "fabricsim/core/log_histogram.h"
 #include "fabricsim/core/param_error.h"
 #include "fabricsim/core/units.h"
 #include "fabricsim/nic/algo/rate_limiter.h"
@@ -139,6 +140,8 @@ public:
     };
     /// A snapshot (bank counters included).
     counters stats() const;
+    /// Pacer delays of departed frames in ps (10 ns .. 1 s, ~2% bins; zeros exact).
+    const log_histogram& delay_histogram() const { return m_delays; }
 
 private:
     void advance(ps_t now);
@@ -155,6 +158,7 @@ private:
     std::uint64_t m_bytes = 0;  ///< M_r of the current interval
     ps_t m_next_update = 0;
     counters m_stats;
+    log_histogram m_delays = log_histogram::ps_10ns_to_1s();
 };
 
 }  // namespace fabricsim::nic
