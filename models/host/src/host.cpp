@@ -16,12 +16,25 @@ namespace fabricsim::host {
 /// The NAPI receive path: rx_cpu (ring, coalescing, polls, CPU) and optional GRO, handing
 /// frames to the host's delivery heap. Frames travel as cookies (their addresses); GRO chains
 /// an aggregate's frames through frame::pool_next.
-class host::napi_path final : public rx_sink, public gro_output
+class host::napi_path final : public rx_sink, public gro_output, public nic::nic_host_if
 {
 public:
     napi_path(host& h, const nic::nic_config::rx_path_config& c)
         : m_host(h), cpu(c.cpu, c.coalesce, *this) {
         if (c.gro) gro.emplace(c.cpu.cores, gro_params{}, *this);
+    }
+
+    // What the NIC sees of the host: received frames enter the path, the rest is the host's.
+    void nic_rx(frame& f, ps_t at) override { m_host.nic_rx_napi(f, at); }
+    void nic_tx_ready() override { m_host.nic_tx_ready(); }
+    bool nic_rx_ring(unsigned queue, rx_ring_status& out) const override {
+        return m_host.nic_rx_ring(queue, out);
+    }
+    bool nic_coalescing(nic::coalesce_params& out, std::uint64_t& interrupts) const override {
+        return m_host.nic_coalescing(out, interrupts);
+    }
+    bool nic_set_coalescing(const nic::coalesce_params& p) override {
+        return m_host.nic_set_coalescing(p);
     }
 
     static frame& frame_of(std::uint64_t cookie) {
@@ -101,6 +114,8 @@ std::uint64_t host::napi_held() const {
 }
 
 void host::nic_rx_napi(frame& f, ps_t at) {
+    m_stats.received_frames++;
+    m_stats.received_bytes += f.frame_bytes();
     if (!f.is_data() || f.flow_id >= m_flows.size()) {
         m_pool.release(f);
         return;
@@ -120,7 +135,7 @@ void host::nic_rx_napi(frame& f, ps_t at) {
     } else {
         n.in_path++;
     }
-    rearm();
+    rearm_napi();
 }
 
 void host::deliver_napi(frame& f, ps_t at, bool more) {
@@ -138,7 +153,8 @@ void host::deliver_napi(frame& f, ps_t at, bool more) {
     m_pool.release(f);
 }
 
-void host::on_timer_napi(ps_t now) {
+void host::on_timer_napi() {
+    const ps_t now = now_ps();
     napi_path& n = *m_napi;
     n.last_call = std::max(n.last_call, now);
     n.cpu.advance(now);
@@ -162,7 +178,13 @@ void host::on_timer_napi(ps_t now) {
         }
         run_next_timer(now);
     }
+    rearm_napi();
+}
+
+void host::rearm_napi() {
     rearm();
+    const ps_t next = m_napi->next();
+    if (next != ~ps_t(0)) m_wake.arm_at(std::max(next, now_ps()));
 }
 
 bool host::nic_rx_ring(unsigned queue, rx_ring_status& out) const {
@@ -253,10 +275,12 @@ host::host(const sc_core::sc_module_name& name, const host_identity& id, nic::ni
             throw std::logic_error("make_transports: transports out of transport_kind order");
         m_by_kind[k] = m_transports[k].get();
     }
-    nic.attach_host(*this);
     if (nic.config().rx.napi) {
         m_napi = std::make_unique<napi_path>(*this, nic.config().rx);
         m_app_model = nic.config().rx.cpu.app_byte_cost > 0;
+        nic.attach_host(*m_napi);
+    } else {
+        nic.attach_host(*this);
     }
     if (nic::nic_registers* csr = nic.csr()) csr->set_identity(id.mac, id.ip);
 }
@@ -277,20 +301,21 @@ void host::end_of_elaboration() {
     }
     m_heap.reserve(timers);
     for (const auto& t : m_transports) t->start();
-    rearm();
+    if (m_napi)
+        rearm_napi();
+    else
+        rearm();
 }
 
 void host::rearm() {
     ps_t next = ~ps_t(0);
     if (!m_heap.empty()) next = m_heap.front().at;
     if (!m_rx_fifo.empty()) next = std::min(next, m_rx_fifo.front().at);
-    if (m_napi) next = std::min(next, m_napi->next());
     if (next != ~ps_t(0)) m_wake.arm_at(std::max(next, now_ps()));
 }
 
 void host::on_timer() {
     const ps_t now = now_ps();
-    if (m_napi) return on_timer_napi(now);
     const ps_t horizon = now + m_lookahead;
     for (;;) {
         const bool rx_due = !m_rx_fifo.empty() && m_rx_fifo.front().at <= now;
@@ -335,7 +360,6 @@ void host::nic_tx_ready() {
 void host::nic_rx(frame& f, ps_t at) {
     m_stats.received_frames++;
     m_stats.received_bytes += f.frame_bytes();
-    if (m_napi) return nic_rx_napi(f, at);
     if (f.is_data() && f.flow_id < m_flows.size()) {
         transport& t = transport_of(f.flow_id);
         if (t.holds_rx()) {

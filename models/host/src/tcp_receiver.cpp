@@ -35,7 +35,7 @@ bool tcp_receiver::ece_now() const {
 }
 
 ack_decision tcp_receiver::make_ack() {
-    ack_decision a{m_rcv_nxt, ece_now(), m_ts_recent};
+    ack_decision a{m_rcv_nxt, ece_now(), m_ts_recent, 0, {}};
     if (m_p.sack && !m_ooo.empty()) {
         // RFC 2018: the block with the most recent segment first, then the lowest others.
         unsigned n = 0;
@@ -56,7 +56,6 @@ ack_decision tcp_receiver::make_ack() {
     }
     m_last_ack = m_rcv_nxt;
     m_pending = 0;
-    m_ack_held = false;
     m_delack_at = 0;
     m_stats.acks++;
     if (a.ece) m_stats.ece_acks++;
@@ -101,8 +100,10 @@ unsigned tcp_receiver::on_segment(ps_t now, std::uint64_t seq, std::uint32_t len
     }
     ++m_pending;
     if (more) {
-        m_ack_held |= had_holes;  // a filled hole is ACKed with the aggregate's last segment
-    } else if (had_holes || m_ack_held || m_pending >= m_p.ack_every) {
+        // A filled hole is ACKed with the aggregate's last segment: its count forces that ACK
+        // (no flag for the plain path to test).
+        if (had_holes) m_pending = std::max(m_pending, m_p.ack_every);
+    } else if (had_holes || m_pending >= m_p.ack_every) {
         out[n++] = make_ack();
     } else if (m_delack_at == 0) {
         m_delack_at = now + m_p.delayed_ack_timeout;

@@ -194,7 +194,7 @@ bool tcp_sender::next_segment(ps_t now, tcp_segment& out) {
 }
 
 void tcp_sender::on_ack(ps_t now, std::uint64_t ack, bool ece, ps_t ts_echo, unsigned blocks,
-                        const std::uint64_t* edges) {
+                        const std::uint64_t* edges, bool window_update) {
     m_stats.acks++;
     if (ece) m_stats.ece_acks++;
     ack = std::min(ack, m_snd_max);
@@ -243,8 +243,6 @@ void tcp_sender::on_ack(ps_t now, std::uint64_t ack, bool ece, ps_t ts_echo, uns
             arm_rto(now);  // 5.3
         return;
     }
-    const bool window_update = m_window_update;
-    m_window_update = false;
     if (ack == m_snd_una && m_snd_una < m_snd_max && !window_update) {
         m_stats.dupacks++;
         ++m_dupacks;

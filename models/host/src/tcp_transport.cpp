@@ -300,8 +300,9 @@ void tcp_transport::on_ack(frame& f, ps_t now) {
     tcp_tx& x = m_tx[rec.tx_slot];
     const bool ece = (f.tcp_flags & tcp_flag::ECE) != 0;
     // 0xFFFF: a receiver without the application model, whose window is always rwnd.
-    if (f.tcp_window != 0xFFFF) x.snd.set_peer_window(std::uint64_t(f.tcp_window) << WSCALE);
-    x.snd.on_ack(now, f.ack_no, ece, f.ts_echo, f.sack_blocks, f.sack_edges.data());
+    const bool window_update =
+        f.tcp_window != 0xFFFF && x.snd.set_peer_window(std::uint64_t(f.tcp_window) << WSCALE);
+    x.snd.on_ack(now, f.ack_no, ece, f.ts_echo, f.sack_blocks, f.sack_edges.data(), window_update);
     if (rec.spec.trace) {
         const auto& cc = x.snd.cc();
         rec.trace.push_back({now, cc.cwnd(), cc.ssthresh(), x.snd.flight(), x.snd.snd_una(),

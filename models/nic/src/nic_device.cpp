@@ -480,6 +480,7 @@ nic_device::nic_device(const sc_core::sc_module_name& name, const nic_config& cf
             p, splitmix64(seed ^ hash_name(std::string(this->name()) + ".pacer")));
     }
     m_slow_tx = m_reaction || m_dma || m_pacer;
+    m_slow_rx = m_pcie || m_pacer;
     if (cfg.csr.enabled) m_csr = std::make_unique<nic_registers>("csr", *this);
 }
 
@@ -672,6 +673,11 @@ std::size_t nic_device::dma_ring_free() const {
 ps_t nic_device::rx_dma(const frame& f, ps_t now) {
     m_pcie->dma_write(now, f.length);
     return m_pcie->dma_write(now, m_cfg.dma.rx_completion_bytes) + m_cfg.dma.rx_pipeline;
+}
+
+ps_t nic_device::rx_slow(const frame& f, ps_t now) {
+    if (m_pacer) pacer_ack(f);
+    return m_pcie ? rx_dma(f, now) : now + m_cfg.rx_latency;
 }
 
 frame& nic_device::dma_sink::dma_new_frame() {
@@ -876,9 +882,8 @@ void nic_device::receive(unsigned, frame& f) {
     if (f.kind == frame_kind::PAUSE || f.kind == frame_kind::PFC) return receive_control(f);
     m_stats.rx_frames++;
     m_stats.rx_bytes += f.frame_bytes();
-    if (m_pacer) pacer_ack(f);
     const ps_t now = now_ps();
-    const ps_t at = m_pcie ? rx_dma(f, now) : now + m_cfg.rx_latency;
+    const ps_t at = m_slow_rx ? rx_slow(f, now) : now + m_cfg.rx_latency;
     if (m_host)
         m_host->nic_rx(f, at);
     else

@@ -166,11 +166,17 @@ private:
     /// Pops the earliest timer of the heap and runs it.
     [[gnu::always_inline]] void run_next_timer(ps_t now);
     void end_of_elaboration() override;
+    /// Arms m_wake for the heap and the RX FIFO. With NAPI, the path's own events are armed by
+    /// rearm_napi() whenever they change (only in nic_rx_napi and on_timer_napi), and arm_at
+    /// keeps the earliest time, so rearm() need not look at them.
     void rearm();
-    // The NAPI receive path (cold: a host without it never calls these).
+    // The NAPI receive path (cold: a host without it never calls these). The path is chosen at
+    // construction: m_wake runs on_timer_napi and the NIC delivers to napi_path, which forwards
+    // to nic_rx_napi, so the plain path has no test for it.
     class napi_path;
     [[gnu::cold, gnu::noinline]] void nic_rx_napi(frame& f, ps_t at);
-    [[gnu::cold, gnu::noinline]] void on_timer_napi(ps_t now);
+    [[gnu::cold, gnu::noinline]] void on_timer_napi();
+    [[gnu::cold, gnu::noinline]] void rearm_napi();
     /// `f` leaves the receive path at `at`; `more`: segments of its GRO aggregate follow.
     void deliver_napi(frame& f, ps_t at, bool more);
     std::uint64_t napi_held() const;
@@ -188,7 +194,9 @@ private:
     std::vector<transport*> m_waiting;  ///< transports waiting for NIC space, in order
     ring<rx_entry> m_rx_fifo{64};
     std::vector<timer> m_heap;  ///< min-heap via std::push_heap/greater
-    model_timer m_wake = model_timer::bind<host, &host::on_timer>(this);
+    model_timer m_wake = m_nic.config().rx.napi
+                             ? model_timer::bind<host, &host::on_timer_napi>(this)
+                             : model_timer::bind<host, &host::on_timer>(this);
     stats m_stats;
     std::unique_ptr<napi_path> m_napi;  ///< only with the NIC profile's rx.napi
     bool m_app_model = false;

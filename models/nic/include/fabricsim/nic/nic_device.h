@@ -263,10 +263,12 @@ private:
     [[gnu::cold, gnu::noinline]] void post_slow(frame& f, ps_t at);
     void on_wire_free();
     /// Starts the FIFO's head when it may go; DMA: the TX buffer frees and the engine runs.
+    /// Always inlined (as start()): the pacer's paths call them too, and an out-of-line copy
+    /// costs the plain FIFO's per-frame path instructions.
     template <bool DMA>
-    void serve_fifo(ps_t now);
+    [[gnu::always_inline]] inline void serve_fifo(ps_t now);
     template <bool DMA = false>
-    void start(frame& f, ps_t at, ps_t now);
+    [[gnu::always_inline]] inline void start(frame& f, ps_t at, ps_t now);
     // The control and pause paths are cold and out of line: the data path stays as it was.
     [[gnu::cold, gnu::noinline]] void receive_control(frame& f);
     [[gnu::cold, gnu::noinline]] void on_pause_due();
@@ -301,6 +303,8 @@ private:
     void arm_pacer(ps_t now);
     void report_pacer(nlohmann::json& out) const;
     [[gnu::cold, gnu::noinline]] ps_t rx_dma(const frame& f, ps_t now);
+    /// The receive path with DMA or a pacer: when the host sees `f`.
+    [[gnu::cold, gnu::noinline]] ps_t rx_slow(const frame& f, ps_t now);
     std::size_t dma_ring_free() const;
     void report_dma(nlohmann::json& out) const;
     void push_class(frame& f, ps_t ready);
@@ -354,6 +358,7 @@ private:
     model_timer m_dma_timer = model_timer::bind<nic_device, &nic_device::run_dma>(this);
     bool m_dma_running = false;
     bool m_slow_tx = false;  ///< flow control or DMA: the TX paths off the plain FIFO
+    bool m_slow_rx = false;  ///< DMA or pacer: the receive path off the plain latency
     bool m_dma_again = false;
     std::unique_ptr<nic_registers> m_csr;  ///< only with csr.enabled
     // The pacer, only with pacer.mode set.

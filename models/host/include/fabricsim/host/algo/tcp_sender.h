@@ -72,16 +72,17 @@ public:
     /// The next segment the window and the data allow now; false if none.
     bool next_segment(ps_t now, tcp_segment& out);
     /// An ACK arrives: cumulative `ack`, ECN-Echo bit, echoed send time (0 = none) and
-    /// `blocks` SACK ranges as [begin, end) pairs in `edges`.
+    /// `blocks` SACK ranges as [begin, end) pairs in `edges`. `window_update`: the ACK changed
+    /// the advertised window (set_peer_window), so it is not a duplicate ACK (RFC 5681 §2).
     void on_ack(ps_t now, std::uint64_t ack, bool ece, ps_t ts_echo, unsigned blocks = 0,
-                const std::uint64_t* edges = nullptr);
+                const std::uint64_t* edges = nullptr, bool window_update = false);
     /// The receiver's advertised window `bytes` as of the next on_ack (the send limit is then
-    /// min(it, rwnd)). An ACK whose window differs from the last one's is a window update,
-    /// not a duplicate ACK (RFC 5681 §2).
-    void set_peer_window(std::uint64_t bytes) {
+    /// min(it, rwnd)); true when it differs from the last one (a window update).
+    bool set_peer_window(std::uint64_t bytes) {
         const std::uint64_t w = std::min(bytes, m_p.rwnd);
-        m_window_update = w != m_rwnd;
+        const bool changed = w != m_rwnd;
         m_rwnd = w;
+        return changed;
     }
     std::uint64_t peer_window() const { return m_rwnd; }
     /// The retransmission timer fired (the caller calls this at rto_deadline()).
@@ -158,9 +159,8 @@ private:
     };
     std::vector<retransmission> m_rtx;  ///< sorted by begin, disjoint
     ps_t m_rto_at = 0;
-    std::uint64_t m_rwnd = 0;      ///< the send limit: rwnd, or less as the receiver advertises
-    bool m_window_update = false;  ///< the ACK being handled changed the window
-    ps_t m_last_send = 0;          ///< time of the last data segment sent
+    std::uint64_t m_rwnd = 0;  ///< the send limit: rwnd, or less as the receiver advertises
+    ps_t m_last_send = 0;      ///< time of the last data segment sent
     ps_t m_last_sample = 0;
     stats m_stats;
 };
