@@ -1,5 +1,6 @@
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <array>
 
 #include "fabricsim/core/frame.h"
@@ -99,4 +100,67 @@ TEST_CASE("frame pool reuses frames without growing", "[frame]") {
         pool.release(b);
     }
     CHECK(pool.capacity() == 4);
+}
+
+TEST_CASE("a CNM follows the 802.1Qau PDU layout byte for byte", "[frame][cnm]") {
+    // A sampled TCP segment h1 -> h2 on priority 3 (tagged), 1460 B payload.
+    frame s;
+    s.src_mac = mac_for_node(1);
+    s.dst_mac = mac_for_node(2);
+    s.src_ip = ipv4_for_host(0);
+    s.dst_ip = ipv4_for_host(1);
+    s.src_port = 40000;
+    s.dst_port = 5001;
+    s.dscp = 24;
+    s.vlan_tagged = true;
+    s.pcp = 3;
+    s.vid = 7;
+    s.tcp_seq = 0x01020304;
+    s.tcp_flags = tcp_flag::ACK;
+    s.flow_id = 42;
+    s.set_ipv4(frame_kind::IPV4_TCP, 1460);
+    std::array<std::uint8_t, 2048> sampled{};
+    s.to_bytes(sampled.data(), sampled.size());
+
+    const mac_addr cp = mac_for_node(9);
+    frame c;
+    c.set_cnm(s, cp, 0x0011223344556677ULL, 45, -300, 12, 6, 28);
+    CHECK(c.kind == frame_kind::CNM);
+    CHECK(c.flow_id == 42);               // the reaction point's flow
+    CHECK(c.dst_ip == s.src_ip);          // routed back to the source
+    CHECK(c.length == 14 + 4 + 24 + 28);  // tagged, no trailer
+    std::array<std::uint8_t, 2048> b{};
+    REQUIRE(c.to_bytes(b.data(), b.size()) == c.length);
+    const std::array<std::uint8_t, 6> src = mac_for_node(1);
+    CHECK(std::equal(src.begin(), src.end(), &b[0]));  // DA = the sampled SA
+    CHECK(std::equal(cp.begin(), cp.end(), &b[6]));    // SA = the CP
+    CHECK(be16(&b[12]) == 0x8100);
+    CHECK(be16(&b[14]) == (6 << 13 | 7));  // cnmTransmitPriority, same VID
+    CHECK(be16(&b[16]) == 0x22E7);
+    const std::uint8_t* pdu = &b[18];
+    const std::array<std::uint8_t, 24> fields{
+        0x00,   45,                                        // version 0, reserved, qFb 45
+        0x00,   0x11, 0x22, 0x33, 0x44, 0x55, 0x66, 0x77,  // CPID
+        0xFE,   0xD4,                                      // QOffset -300
+        0x00,   0x0C,                                      // QDelta 12
+        3 << 5, 0x00,                                      // encapsulated priority 3
+        0x02,   0xFA, 0x00, 0x00, 0x00, 0x02,              // encapsulated DA
+        0x05,   0xDC};                                     // encapsulated MSDU length 1500
+    CHECK(std::equal(fields.begin(), fields.end(), pdu));
+    // The encapsulated MSDU: the sampled frame's first 28 octets after its EtherType (the
+    // IPv4 header and the TCP ports, sequence number and ACK).
+    CHECK(std::equal(pdu + 24, pdu + 24 + 28, &sampled[18]));
+
+    // Without MSDU octets: 14 + 24 = 38 B, padded to 60; the qFb keeps to 6 bits.
+    frame u;
+    s.vlan_tagged = false;
+    s.set_ipv4(frame_kind::IPV4_TCP, 1460);
+    u.set_cnm(s, cp, 1, 0xFF, 0, 0, 6, 0);
+    CHECK(u.length == 60);
+    u.to_bytes(b.data(), b.size());
+    CHECK(be16(&b[12]) == 0x22E7);
+    CHECK(be16(&b[14]) == 0x3F);
+    CHECK(be16(&b[28]) == 3 << 13);  // untagged: the priority is DSCP 24 / 8
+    CHECK(be16(&b[36]) == 1500);
+    CHECK(b[38] == 0);  // padding
 }

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstring>
 #include <stdexcept>
+#include <utility>
 
 namespace fabricsim {
 
@@ -22,7 +23,7 @@ std::uint32_t frame::header_bytes() const {
         case frame_kind::PFC:
             return h + 2;  // opcode
         case frame_kind::CNM:
-            return h + 4;  // version/reserved + QntzFb
+            return h + CNM_FIELDS + cnm_msdu_octets;
     }
     return h;
 }
@@ -50,6 +51,55 @@ void frame::set_pfc(std::uint8_t enable, const std::array<std::uint16_t, 8>& qua
     kind = frame_kind::PFC;
     pfc_enable = enable;
     pause_quanta = quanta;
+}
+
+void frame::set_cnm(const frame& sampled, const mac_addr& cp_mac, std::uint64_t cpid,
+                    std::uint8_t qfb, std::int16_t qoffset, std::int16_t qdelta,
+                    std::uint8_t priority, std::uint8_t msdu_octets) {
+    if (&sampled != this) {
+        // The sampled frame's header fields (kept for the encapsulated MSDU), not its
+        // simulation state.
+        src_ip = sampled.src_ip;
+        dst_ip = sampled.dst_ip;
+        src_port = sampled.src_port;
+        dst_port = sampled.dst_port;
+        dscp = sampled.dscp;
+        ecn = sampled.ecn;
+        ip_id = sampled.ip_id;
+        tcp_seq = sampled.tcp_seq;
+        tcp_ack = sampled.tcp_ack;
+        tcp_flags = sampled.tcp_flags;
+        tcp_window = sampled.tcp_window;
+        sack_blocks = sampled.sack_blocks;
+        sack_edges = sampled.sack_edges;
+        bth_opcode = sampled.bth_opcode;
+        aeth_syndrome = sampled.aeth_syndrome;
+        seq_no = sampled.seq_no;
+        ack_no = sampled.ack_no;
+        payload_bytes = sampled.payload_bytes;
+        flow_id = sampled.flow_id;
+        vlan_tagged = sampled.vlan_tagged;
+        vid = sampled.vid;
+    }
+    const std::uint32_t tag = sampled.vlan_tagged ? VLAN_TAG : 0;
+    cnm_encap_msdu_len = static_cast<std::uint16_t>(sampled.length - ETH_HEADER - tag);
+    cnm_encap_da = sampled.dst_mac;
+    cnm_encap_kind = sampled.kind;
+    cnm_encap_priority = sampled.vlan_tagged ? sampled.pcp : std::uint8_t(sampled.dscp >> 3);
+    cnm_msdu_octets = static_cast<std::uint8_t>(
+        std::min<std::uint32_t>({msdu_octets, CNM_MAX_MSDU_OCTETS, cnm_encap_msdu_len}));
+    dst_mac = sampled.src_mac;
+    src_mac = cp_mac;
+    std::swap(src_ip, dst_ip);
+    std::swap(src_port, dst_port);
+    pcp = priority;
+    kind = frame_kind::CNM;
+    cnm_cpid = cpid;
+    cnm_fb = qfb & 0x3F;
+    cnm_qoffset = qoffset;
+    cnm_qdelta = qdelta;
+    ttl = 64;  // routed like data: the CP originates it
+    length = std::max<std::uint32_t>(header_bytes(), 60);
 }
 
 namespace {
@@ -111,12 +161,27 @@ std::size_t frame::to_bytes(std::uint8_t* out, std::size_t capacity) const {
         }
         case frame_kind::CNM: {
             w.u16(ethertype::CNM);
-            w.u8(0);                            // version 0, reserved
-            w.u8(std::uint8_t(cnm_fb & 0x3F));  // reserved + QntzFb (6 bits)
-            w.u16(0);                           // reserved
+            w.u16(cnm_fb & 0x3Fu);  // version 0 (4 b), reserved (6 b), QuantizedFeedback (6 b)
             for (int i = 7; i >= 0; --i) w.u8(std::uint8_t(cnm_cpid >> (8 * i)));
             w.u16(std::uint16_t(cnm_qoffset));
             w.u16(std::uint16_t(cnm_qdelta));
+            w.u16(std::uint16_t((cnm_encap_priority & 7u) << 13));  // priority, as in a TCI
+            w.mac(cnm_encap_da);
+            w.u16(cnm_encap_msdu_len);
+            if (cnm_msdu_octets) {
+                // The sampled frame as it was (addresses and ports back), untagged: its MSDU
+                // starts after the EtherType.
+                frame s = *this;
+                s.kind = cnm_encap_kind;
+                s.vlan_tagged = false;
+                std::swap(s.src_ip, s.dst_ip);
+                std::swap(s.src_port, s.dst_port);
+                s.length = ETH_HEADER + cnm_encap_msdu_len;
+                std::array<std::uint8_t, 16 * 1024> buf;
+                if (s.length > buf.size()) throw std::length_error("frame::to_bytes: CNM MSDU");
+                s.to_bytes(buf.data(), buf.size());
+                std::memcpy(w.p, buf.data() + ETH_HEADER, cnm_msdu_octets);
+            }
             return length;
         }
         case frame_kind::IPV4_UDP:

@@ -125,11 +125,17 @@ struct alignas(64) frame {
     std::uint8_t pfc_enable = 0;
     std::array<std::uint16_t, 8> pause_quanta{};
 
-    // CNM (802.1Qau)
-    std::uint8_t cnm_fb = 0;
+    // CNM (802.1Qau, facts-l2 §3.4): the feedback fields, then what it encapsulates of the
+    // sampled frame. The sampled frame's IPv4/L4 fields stay in the frame's own (set_cnm).
+    std::uint8_t cnm_fb = 0;  ///< QuantizedFeedback, 6 bits
     std::int16_t cnm_qoffset = 0;
     std::int16_t cnm_qdelta = 0;
     std::uint64_t cnm_cpid = 0;
+    mac_addr cnm_encap_da{};               ///< the sampled frame's destination MAC
+    std::uint16_t cnm_encap_msdu_len = 0;  ///< its MSDU length (after DA, SA, tag, EtherType)
+    frame_kind cnm_encap_kind = frame_kind::IPV4_UDP;
+    std::uint8_t cnm_encap_priority = 0;  ///< its priority (PCP, or DSCP / 8 untagged)
+    std::uint8_t cnm_msdu_octets = 0;     ///< leading MSDU octets carried, 0..64
 
     /// Restore all fields to defaults (called on return to the pool).
     void reset();
@@ -142,6 +148,20 @@ struct alignas(64) frame {
     void set_pause(std::uint16_t quanta);
     /// Make this an 802.1Qbb PFC frame (enable vector + quanta per priority).
     void set_pfc(std::uint8_t enable, const std::array<std::uint16_t, 8>& quanta);
+    /// Make this an 802.1Qau CNM about `sampled`, from a congestion point with MAC `cp_mac`
+    /// and identifier `cpid`, sent to the sampled frame's source MAC at priority `priority`
+    /// (PCP if the sampled frame was tagged; forwarding classifies by it). It carries qfb,
+    /// the QOffset/QDelta fields and the first `msdu_octets` (<= 64) octets of the sampled
+    /// frame's MSDU. Forwarding is by destination IP here, so the frame keeps the sampled
+    /// frame's IPv4/L4 fields with addresses and ports swapped (routed back to the source,
+    /// flow_id kept: the reaction point's flow); to_bytes() swaps them back to write the
+    /// encapsulated MSDU as it was sampled.
+    void set_cnm(const frame& sampled, const mac_addr& cp_mac, std::uint64_t cpid, std::uint8_t qfb,
+                 std::int16_t qoffset, std::int16_t qdelta, std::uint8_t priority,
+                 std::uint8_t msdu_octets);
+    /// CNM PDU octets after the EtherType, without the encapsulated MSDU.
+    static constexpr std::uint32_t CNM_FIELDS = 24;
+    static constexpr std::uint8_t CNM_MAX_MSDU_OCTETS = 64;
 
     std::uint32_t header_bytes() const;
     /// TCP option bytes: NOP, NOP, SACK kind/length and 8 bytes per block.
