@@ -38,7 +38,7 @@ TEST_CASE("fera source: starts at C/N_0, tags the first frame and then one per t
     CHECK(s.stats().tags_sent == 3);
 }
 
-TEST_CASE("fera source: a returned tag sets the rate as it is; 2T without one resets it",
+TEST_CASE("fera source: a returned tag sets the rate as it is, 2T without one resets it",
           "[nic][fera]") {
     fera_source s(fera_source_params::thesis_default(G10));
     s.on_send(0);

@@ -219,7 +219,7 @@ TEST_CASE("fera PAUSE regime (§1.9, §2 G): rho = 1/f(q) ≈ 1.4, an exponentia
     }
 }
 
-TEST_CASE("fera: no arrivals give the maximum rate; min/max clamps; interval timing",
+TEST_CASE("fera: no arrivals give the maximum rate, min/max clamps, interval timing",
           "[switch][fera]") {
     fera_params p = fera_params::analysis(G10, 0.002);
     p.min_rate_bps = 1'000'000;
@@ -255,7 +255,7 @@ TEST_CASE("fera tags: each switch lowers a tag to its rate (min), whole bit/s", 
     CHECK(fera_tag_min(5, 0.0) == 0);
 }
 
-TEST_CASE("fera validation names the field; stability is a warning unless strict",
+TEST_CASE("fera validation names the field, stability is a warning unless strict",
           "[switch][fera]") {
     auto field_of = [](fera_params p) {
         auto e = p.validate();
