@@ -130,8 +130,9 @@ struct frame_totals {
     std::uint64_t acks_sent = 0;
     drop_counters drops;
     std::uint64_t held = 0;
-    /// MAC-control frames (PAUSE/PFC) the devices sent and took in: they are counted in held
-    /// (on a wire) and drops (corrupted) like data, so they join the balance.
+    /// Control frames the devices sent and took in (PAUSE/PFC; CNMs a switch made and a NIC
+    /// took in): they are counted in held (on a wire, queued) and drops like data, so they
+    /// join the balance.
     std::uint64_t control_sent = 0;
     std::uint64_t control_received = 0;
 };
@@ -149,6 +150,7 @@ std::uint64_t report_devices(const std::vector<std::unique_ptr<sw::switch_device
     for (const auto& sw : switches) {
         sw->add_drops(totals.drops);
         totals.held += sw->frames_held();
+        totals.control_sent += sw->generated_frames();  // CNMs of its congestion points
         for (unsigned p = 0; p < sw->port_count(); ++p) {
             totals.control_sent += sw->port(p).control_frames_sent();
             totals.control_received += sw->port(p).control_frames_received();

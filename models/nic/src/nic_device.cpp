@@ -878,10 +878,15 @@ void nic_device::receive(unsigned, frame& f) {
         return;
     }
     // The control path: MAC control (EtherType 0x8808) ends at the MAC. CNM and credit frames
-    // (the dispatch point of rate limiters and credit transports) go to the host for now.
-    if (f.kind == frame_kind::PAUSE || f.kind == frame_kind::PFC) return receive_control(f);
-    m_stats.rx_frames++;
-    m_stats.rx_bytes += f.frame_bytes();
+    // (the dispatch point of rate limiters and credit transports) are counted as control and
+    // go to the host for now.
+    if (!f.is_data()) {
+        if (f.kind == frame_kind::PAUSE || f.kind == frame_kind::PFC) return receive_control(f);
+        m_stats.rx_control_frames++;
+    } else {
+        m_stats.rx_frames++;
+        m_stats.rx_bytes += f.frame_bytes();
+    }
     const ps_t now = now_ps();
     const ps_t at = m_slow_rx ? rx_slow(f, now) : now + m_cfg.rx_latency;
     if (m_host)

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -101,6 +102,23 @@ void egress_queues::install_marking(const switch_config& cfg, std::uint64_t seed
                 name + ".aqm")));
         m_count_pools = e.scope == ecn_scope::POOL;
         m_count_port_bytes = e.scope == ecn_scope::PORT;
+    }
+    if (cfg.qcn.enabled()) {
+        // A CP on each queue a CNPV priority maps to.
+        qcn_port_params pp;
+        for (unsigned prio = 0; prio < 8; ++prio)
+            if (cfg.qcn.priorities >> prio & 1) {
+                const unsigned q = cfg.qos.tc_to_queue[cfg.qos.pcp_to_tc[prio]];
+                if (q < m_queues) pp.queues = static_cast<std::uint8_t>(pp.queues | 1u << q);
+            }
+        pp.cnm_priority = cfg.qcn.cnm_priority;
+        pp.msdu_octets = cfg.qcn.msdu_octets;
+        pp.port = m_index;
+        if (pp.queues) {
+            auto p = std::make_unique<qcn_congestion_point>(cfg.qcn.params(), pp, seed, name);
+            m_qcn = p.get();
+            add_policy(*m_own_policies.emplace_back(std::move(p)));
+        }
     }
     if (cfg.phantom.enabled) {
         auto p = std::make_unique<phantom_marking>(
@@ -251,10 +269,33 @@ void egress_queues::report_stats(nlohmann::json& out, ps_t now) const {
     out["queues"] = std::move(queues);
     if (m_mq)
         out["mq_ecn"] = {{"t_round_us", m_mq->t_round_ps() / 1e6}, {"samples", m_mq->samples()}};
+    if (m_qcn) report_qcn(out);
     if (m_phantom)
         out["phantom_queue"] = {{"frames", m_phantom->queue().frames()},
                                 {"marked", m_phantom->queue().marked()},
                                 {"counter_bytes", m_phantom->queue().counter_bytes(now)}};
+}
+
+void egress_queues::report_qcn(nlohmann::json& out) const {
+    nlohmann::json cps = nlohmann::json::array();
+    for (unsigned q = 0; q < m_queues; ++q) {
+        const qcn_cp* cp = m_qcn->cp(q);
+        if (!cp) continue;
+        const qcn_cp::counters& c = cp->stats();
+        // qFb histogram without its empty tail: index = qFb (0 = no congestion).
+        std::size_t last = c.qfb.size();
+        while (last > 0 && c.qfb[last - 1] == 0) --last;
+        cps.push_back({{"queue", q},
+                       {"cpid", m_qcn->cpid(q)},
+                       {"frames", c.frames},
+                       {"samples", c.samples},
+                       {"cnms", c.cnms},
+                       {"uncongested_samples", c.uncongested},
+                       {"below_quantum_samples", c.below_quantum},
+                       {"qfb_histogram",
+                        std::vector<std::uint64_t>(c.qfb.begin(), c.qfb.begin() + long(last))}});
+    }
+    out["qcn"] = std::move(cps);
 }
 
 }  // namespace fabricsim::sw

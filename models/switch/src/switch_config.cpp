@@ -1,6 +1,7 @@
 #include "fabricsim/switch/switch_config.h"
 
 #include <cmath>
+#include <functional>
 #include <initializer_list>
 #include <stdexcept>
 
@@ -382,6 +383,8 @@ size_spec ecn_threshold(switch_config& c, unsigned q, const config_value& v) {
     return th;
 }
 
+void add_qcn_keys(param_table<switch_config>& t);
+
 void add_ecn(param_table<switch_config>& t) {
     t.indexed_choice<ecn_mode>(
         "ecn.mode", "off",
@@ -482,7 +485,82 @@ void add_ecn(param_table<switch_config>& t) {
           "Marking threshold of the counter (HULL: 1 KB)",
           [](switch_config& c, const config_value& v) { c.phantom.threshold_bytes = v.bytes(); })
         .min = 1;
+    add_qcn_keys(t);
     add_flow_control_keys(t, &switch_config::flow_control);
+}
+
+/// 802.1Qau congestion points: a preset and optional overrides of its fields.
+void add_qcn_keys(param_table<switch_config>& t) {
+    using preset = qcn_config::preset;
+    t.choice<preset>(
+        "qcn.mode", "none",
+        "802.1Qau congestion point on the queues of the CNPV priorities: none, "
+        "standard (IEEE8021-CN-MIB defaults: Qeq 26000B, w 2, sampling table from "
+        "150000B, +-15% jitter), thesis (Alizadeh Fig 5.6: Qeq 22 x 1500B, w 2, "
+        "p_s 1%, Fb in 1500 B packets)",
+        {{"none", preset::NONE}, {"standard", preset::STANDARD}, {"thesis", preset::THESIS}},
+        [](switch_config& c, preset m) { c.qcn.mode = m; });
+    t.add("qcn.priorities", value_kind::STRING_LIST, "",
+          "CNPV priorities (0..7): the queues they map to (qos) get a congestion point "
+          "(absent: every priority)",
+          [](switch_config& c, const config_value& v) {
+              if (v.present()) c.qcn.priorities = load_index_mask(v.section(), v.key(), 7);
+          })
+        .optional = true;
+    auto opt =
+        [&t](const std::string& key, value_kind kind, const std::string& help,
+             const std::function<void(switch_config&, const config_value&)>& store) -> param_spec& {
+        auto& s = t.add("qcn." + key, kind, "", help + " (absent: the preset's)",
+                        [store](switch_config& c, const config_value& v) {
+                            if (v.present()) store(c, v);
+                        });
+        s.optional = true;
+        return s;
+    };
+    opt("q_eq", value_kind::BYTES, "Queue set point Q_eq (cpQueueSizeSetPoint)",
+        [](switch_config& c, const config_value& v) { c.qcn.q_eq = v.bytes(); })
+        .min = 100;
+    auto& w = opt("w", value_kind::REAL, "Feedback weight w (the MIB's cpFeedbackWeight is log2 w)",
+                  [](switch_config& c, const config_value& v) { c.qcn.w = v.real(); });
+    w.min = 1.0 / 1024;
+    w.max = 1024;
+    opt("sample_base", value_kind::BYTES,
+        "Bytes between samples at qFb < 8 (cpMinSampleBase); the table divides it by 1..8",
+        [](switch_config& c, const config_value& v) { c.qcn.sample_base = v.bytes(); })
+        .min = 10000;
+    auto& j = opt("jitter", value_kind::REAL,
+                  "Each sample interval x U[1 - jitter, 1 + jitter); 0 = the exact table",
+                  [](switch_config& c, const config_value& v) { c.qcn.jitter = v.real(); });
+    j.min = 0;
+    j.max = 0.99;
+    auto& ps =
+        opt("sample_probability", value_kind::REAL,
+            "> 0: sample each frame with this probability (the thesis' p_s) instead of "
+            "the byte table; 0 = the table",
+            [](switch_config& c, const config_value& v) { c.qcn.sample_probability = v.real(); });
+    ps.min = 0;
+    ps.max = 1;
+    opt("quantum", value_kind::BYTES,
+        "> 0: qFb = min(63, |Fb| / quantum) (the thesis: Fb in 1500 B packets); 0 = the "
+        "standard's 63 |Fb| / ((2w + 1) Q_eq)",
+        [](switch_config& c, const config_value& v) {
+            c.qcn.quantum = static_cast<std::uint32_t>(v.bytes());
+        })
+        .max = 1e9;
+    auto& pr = t.add("qcn.cnm_priority", value_kind::INT, "6",
+                     "cnmTransmitPriority: a CNM's PCP when the sampled frame was tagged",
+                     [](switch_config& c, const config_value& v) {
+                         c.qcn.cnm_priority = static_cast<std::uint8_t>(v.integer());
+                     });
+    pr.min = 0;
+    pr.max = 7;
+    auto& mo = t.add("qcn.msdu_octets", value_kind::INT, "64",
+                     "Leading octets of the sampled frame's MSDU a CNM carries (0..64)",
+                     [](switch_config& c, const config_value& v) {
+                         c.qcn.msdu_octets = static_cast<std::uint8_t>(v.integer());
+                     });
+    mo.min = 0;
+    mo.max = 64;
 }
 
 /// PAUSE/PFC generation: every key optional, so a scenario without them echoes as before.
@@ -777,6 +855,44 @@ void switch_config::validate(const config_node& n) const {
         n.child("shaper").fail("burst", "must hold one maximum frame on the wire (1542B)");
     validate_ecn(n);
     validate_flow_control(n);
+    validate_qcn(n);
+}
+
+qcn_cp_params qcn_config::params() const {
+    qcn_cp_params p = mode == preset::THESIS ? qcn_cp_params::thesis() : qcn_cp_params::standard();
+    if (q_eq) p.q_eq_bytes = *q_eq;
+    if (w) p.w = *w;
+    if (sample_base) p.sample_base_bytes = *sample_base;
+    if (jitter) p.jitter = *jitter;
+    if (sample_probability) p.sample_probability = *sample_probability;
+    if (quantum) p.quantum_bytes = *quantum;
+    return p;
+}
+
+void switch_config::validate_qcn(const config_node& n) const {
+    const config_node qn = n.child("qcn");
+    if (!qcn.enabled()) {
+        if (!qn.has("mode"))
+            refuse_given(qn,
+                         {"priorities", "q_eq", "w", "sample_base", "jitter", "sample_probability",
+                          "quantum", "cnm_priority", "msdu_octets"},
+                         "is set but qcn.mode is not");
+        return;
+    }
+    if (qcn.priorities == 0) qn.fail("priorities", "lists no priority");
+    const qcn_cp_params p = qcn.params();
+    if (const auto e = p.validate()) {
+        // The params' field names to the keys.
+        const std::string key = e->field == "q_eq_bytes"          ? "q_eq"
+                                : e->field == "sample_base_bytes" ? "sample_base"
+                                : e->field == "quantum_bytes"     ? "quantum"
+                                                                  : e->field;
+        qn.fail(qn.has(key) ? key : "mode", e->reason);
+    }
+    if (p.q_eq_bytes >= buffer_bytes)
+        qn.fail(qn.has("q_eq") ? "q_eq" : "mode",
+                "Q_eq " + format_bytes(p.q_eq_bytes) + " is not below switch.buffer (" +
+                    format_bytes(buffer_bytes) + "): the queue could never reach it");
 }
 
 void switch_config::validate_flow_control(const config_node& n) const {

@@ -4,6 +4,7 @@
 /// same profile; port speeds come from the links.
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -15,6 +16,7 @@
 #include "fabricsim/switch/algo/mmu.h"
 #include "fabricsim/switch/algo/pause_generator.h"
 #include "fabricsim/switch/algo/pfc_watchdog.h"
+#include "fabricsim/switch/algo/qcn_cp.h"
 #include "fabricsim/switch/algo/queue_scheduler.h"
 
 namespace fabricsim::sw {
@@ -77,6 +79,21 @@ struct phantom_queue_config {
     std::uint64_t threshold_bytes = 1000;
 };
 
+/// 802.1Qau congestion points on the egress queues of the CNPV priorities (docs/models/qcn.md).
+struct qcn_config {
+    enum class preset : std::uint8_t { NONE, STANDARD, THESIS } mode = preset::NONE;
+    std::uint8_t priorities = 0xFF;  ///< CNPV priorities (bit p); their queues get a CP
+    std::optional<std::uint64_t> q_eq;
+    std::optional<double> w, jitter, sample_probability;
+    std::optional<std::uint64_t> sample_base;
+    std::optional<std::uint32_t> quantum;
+    std::uint8_t cnm_priority = 6;  ///< cnmTransmitPriority
+    std::uint8_t msdu_octets = 64;  ///< sampled MSDU octets in a CNM
+    bool enabled() const { return mode != preset::NONE; }
+    /// The preset with the overrides (not validated).
+    qcn_cp_params params() const;
+};
+
 struct shaper_config {
     std::uint64_t rate_bps = 0;  ///< 0 = no shaping
     std::uint64_t burst_bytes = 0;
@@ -105,6 +122,7 @@ struct switch_config {
     std::array<shaper_config, MAX_QUEUES> queue_shaper{};
     ecn_config ecn;
     phantom_queue_config phantom;
+    qcn_config qcn;
     pause_reaction_config flow_control;               ///< PAUSE/PFC honoured by the egress ports
     pause_generation_config flow_control_generation;  ///< PAUSE/PFC the switch sends
     pfc_watchdog_config pfc_watchdog;
@@ -130,6 +148,7 @@ private:
     void validate_pools(const config_node& n) const;
     void validate_ecn(const config_node& n) const;
     void validate_flow_control(const config_node& n) const;
+    void validate_qcn(const config_node& n) const;
 };
 
 }  // namespace fabricsim::sw

@@ -28,6 +28,7 @@
 #include "fabricsim/switch/algo/egress_gate.h"
 #include "fabricsim/switch/algo/egress_policy.h"
 #include "fabricsim/switch/algo/mmu.h"
+#include "fabricsim/switch/algo/qcn_congestion_point.h"
 #include "fabricsim/switch/algo/queue_scheduler.h"
 
 namespace fabricsim::sw {
@@ -186,6 +187,7 @@ private:
     /// m_pass_bound after T_round changed (MQ-ECN round samples).
     void refresh_pass_bound() { m_pass_bound = m_mq->min_threshold(); }
     void install_marking(const switch_config& cfg, std::uint64_t seed, const std::string& name);
+    void report_qcn(nlohmann::json& out) const;
 
     // Members in order of access: the port's per-frame scalars share one line, then each
     // queue's line, then the scheduler (the MQ-ECN estimator is held further on: its first line
@@ -240,6 +242,7 @@ private:
     frame_emitter* m_emitter = nullptr;
     std::optional<threshold_scales> m_scales;  ///< what the ECN/RED policies scale by
     const phantom_marking* m_phantom = nullptr;
+    const qcn_congestion_point* m_qcn = nullptr;
     std::array<queue_cold, MAX_QUEUES> m_cold;
     unsigned m_queues;
     std::uint64_t m_rate_bps;
