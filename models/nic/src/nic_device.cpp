@@ -318,7 +318,7 @@ void add_qcn_keys(param_table<nic_config>& t) {
     auto& lf = t.add("qcn.limiters_full", value_kind::CHOICE, "",
                      "A CNM for a new flow when every QCN limiter is in use: share (the flow "
                      "joins limiter flow % rate_limiters and its RP, counted shared_bindings) or "
-                     "ignore (the flow stays at line rate, counted ignored_cnms) (absent: share)",
+                     "ignore (the flow stays at line rate, counted cnms_ignored) (absent: share)",
                      [](nic_config& c, const config_value& v) {
                          if (!v.present()) return;
                          if (!c.qcn.enabled()) v.fail("applies only with a qcn.mode");
