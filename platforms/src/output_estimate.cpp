@@ -56,9 +56,13 @@ output_estimate estimate_output(const scenario& sc) {
         }
         for (const std::uint32_t n : sc.topo.hosts()) {  // NIC pacer and limiter-bank columns
             const nic::nic_config& c = sc.nic_config_of(n);
+            // QCN: in use, flows, lowest and mean rate, and one rate per limiter of a small bank
+            // (nic_device::series_columns).
+            const double qcn_cols =
+                c.qcn.enabled() ? 4.0 + (c.qcn.rate_limiters <= 8 ? c.qcn.rate_limiters : 0) : 0;
             const double cols =
                 (c.pacer.mode != nic::nic_config::pacer_config::preset::NONE ? 3 : 0) +
-                (c.dcqcn.enabled() ? 4 : 0);
+                (c.dcqcn.enabled() ? 4 : 0) + qcn_cols;
             digit_columns += cols * (digits(double(sc.topo.port_rate(n, 0))) + 1);
         }
         e.timeseries_row_bytes =

@@ -224,6 +224,111 @@ void add_pacer_keys(param_table<nic_config>& t) {
         .min = 1;
 }
 
+/// nic.qcn.*: the QCN reaction points, a preset and overrides (names of the 802.1Qau MIB's rpg*).
+void add_qcn_keys(param_table<nic_config>& t) {
+    using preset = nic_config::qcn_config::preset;
+    t.choice<preset>(
+        "qcn.mode", "none",
+        "802.1Qau QCN reaction points (a CNM received binds its flow to a rate limiter): none, "
+        "standard (MIB defaults: Gd 1/128, time_reset 15ms, byte_reset 150000B, threshold 5, "
+        "R_AI 5Mbps, R_HAI 50Mbps, min_rate 5Mbps, min_decrease_factor 0.5), thesis (Alizadeh: "
+        "byte counter only, 150KB, 5 FR cycles, no HAI) or thesis_aimd (QCN-AIMD); at the NIC's "
+        "line rate (docs/models/qcn.md)",
+        {{"none", preset::NONE},
+         {"standard", preset::STANDARD},
+         {"thesis", preset::THESIS},
+         {"thesis_aimd", preset::THESIS_AIMD}},
+        [](nic_config& c, preset p) { c.qcn.mode = p; });
+    using store_fn = std::function<void(nic_config::qcn_config&, const config_value&)>;
+    auto opt = [&t](const std::string& key, value_kind kind, const std::string& help,
+                    const store_fn& store) -> param_spec& {
+        auto& s = t.add("qcn." + key, kind, "", help + " (absent: the preset's)",
+                        [store](nic_config& c, const config_value& v) {
+                            if (!v.present()) return;
+                            if (!c.qcn.enabled()) v.fail("applies only with a qcn.mode");
+                            store(c.qcn, v);
+                        });
+        s.optional = true;
+        return s;
+    };
+    auto& gd = opt("gd", value_kind::REAL, "Decrease gain Gd, (0, 1] (rpgGd 7 = 1/128)",
+                   [](auto& q, const config_value& v) { q.gd = v.real(); });
+    gd.min = 1e-9;
+    gd.max = 1;
+    opt("time_reset", value_kind::TIME, "rpgTimeReset: RP timer period (halved in HAI)",
+        [](auto& q, const config_value& v) { q.time_reset = v.time(); })
+        .min = 1;
+    opt("byte_reset", value_kind::BYTES, "rpgByteReset: byte counter period (halved in HAI)",
+        [](auto& q, const config_value& v) { q.byte_reset = v.bytes(); })
+        .min = 1;
+    auto& th = opt("threshold", value_kind::INT,
+                   "rpgThreshold: byte/timer cycles before leaving fast recovery, 1..1000",
+                   [](auto& q, const config_value& v) {
+                       q.threshold = static_cast<std::uint32_t>(v.integer());
+                   });
+    th.min = 1;
+    th.max = 1000;
+    opt("ai_rate", value_kind::BIT_RATE, "rpgAiRate: active increase R_AI",
+        [](auto& q, const config_value& v) { q.ai_rate = v.rate(); });
+    opt("hai_rate", value_kind::BIT_RATE, "rpgHaiRate: hyper-active increase R_HAI",
+        [](auto& q, const config_value& v) { q.hai_rate = v.rate(); });
+    opt("min_rate", value_kind::BIT_RATE, "rpgMinRate: lowest rate (at most the line rate)",
+        [](auto& q, const config_value& v) { q.min_rate = v.rate(); })
+        .min = 1;
+    auto& md = opt("min_decrease_factor", value_kind::REAL,
+                   "rpgMinDecFac / 100: a cut keeps at least this share of the rate, [0, 1]",
+                   [](auto& q, const config_value& v) { q.min_decrease_factor = v.real(); });
+    md.min = 0;
+    md.max = 1;
+    auto& af = opt("averaging_factor", value_kind::REAL,
+                   "a in CR <- (1 - a) CR + a TR at each increase, (0, 1] (0.5)",
+                   [](auto& q, const config_value& v) { q.averaging_factor = v.real(); });
+    af.min = 1e-9;
+    af.max = 1;
+    opt("stage_rule", value_kind::CHOICE,
+        "How an increase picks FR/AI/HAI: both (QCN paper: none / one / both stages at the "
+        "threshold) or per_counter (NS3RDMA)",
+        [](auto& q, const config_value& v) {
+            q.stage_rule = v.str() == "per_counter" ? qcn_stage_rule::PER_COUNTER
+                                                    : qcn_stage_rule::BOTH_COUNTERS;
+        })
+        .choices = {"both", "per_counter"};
+    opt("byte_counter_only", value_kind::BOOL, "No RP timer (the thesis' analysis)",
+        [](auto& q, const config_value& v) { q.byte_counter_only = v.boolean(); });
+    opt("aimd", value_kind::BOOL, "QCN-AIMD: no fast recovery, CR += R_AI per increase event",
+        [](auto& q, const config_value& v) { q.aimd = v.boolean(); });
+    opt("halve_in_hai", value_kind::BOOL, "Byte counter and timer reload at half in HAI",
+        [](auto& q, const config_value& v) { q.halve_in_hai = v.boolean(); });
+    opt("target_reduction", value_kind::BOOL, "TR <- TR/8 when TR > 10 CR at the first event",
+        [](auto& q, const config_value& v) { q.target_reduction = v.boolean(); });
+    opt("keep_target_in_first_cycle", value_kind::BOOL,
+        "A CNM in the first fast-recovery cycle keeps TR (NS3RDMA)",
+        [](auto& q, const config_value& v) { q.keep_target_in_first_cycle = v.boolean(); });
+    auto& rl = t.add("qcn.rate_limiters", value_kind::INT, "",
+                     "Reaction points (rate limiters) for QCN, 1..65536 (absent: 1, the MIB's "
+                     "rpPortPriMaxRps default); a flow is bound to a free one at its first CNM",
+                     [](nic_config& c, const config_value& v) {
+                         if (!v.present()) return;
+                         if (!c.qcn.enabled()) v.fail("applies only with a qcn.mode");
+                         c.qcn.rate_limiters = static_cast<std::uint32_t>(v.integer());
+                     });
+    rl.min = 1;
+    rl.max = 1 << 16;
+    rl.optional = true;
+    auto& lf = t.add("qcn.limiters_full", value_kind::CHOICE, "",
+                     "A CNM for a new flow when every QCN limiter is in use: share (the flow "
+                     "joins limiter flow % rate_limiters and its RP, counted shared_bindings) or "
+                     "ignore (the flow stays at line rate, counted cnms_ignored) (absent: share)",
+                     [](nic_config& c, const config_value& v) {
+                         if (!v.present()) return;
+                         if (!c.qcn.enabled()) v.fail("applies only with a qcn.mode");
+                         c.qcn.limiters_full =
+                             v.str() == "ignore" ? bank_policy::NONE : bank_policy::SHARE;
+                     });
+    lf.choices = {"share", "ignore"};
+    lf.optional = true;
+}
+
 /// nic.rx.*: the host receive path (ring, interrupt coalescing, NAPI and its CPU cost, GRO).
 void add_rx_keys(param_table<nic_config>& t) {
     t.add("rx.napi", value_kind::BOOL, "false",
@@ -318,11 +423,34 @@ hull_pacer_params nic_config::pacer_config::params(std::uint64_t line_rate_bps) 
     return p;
 }
 
+qcn_rp_params nic_config::qcn_config::params(std::uint64_t line_rate_bps) const {
+    qcn_rp_params p = mode == preset::THESIS        ? qcn_rp_params::thesis(line_rate_bps)
+                      : mode == preset::THESIS_AIMD ? qcn_rp_params::thesis_aimd(line_rate_bps)
+                                                    : qcn_rp_params::standard(line_rate_bps);
+    if (gd) p.gd = *gd;
+    if (time_reset) p.time_reset = *time_reset;
+    if (byte_reset) p.byte_reset = *byte_reset;
+    if (threshold) p.threshold = *threshold;
+    if (ai_rate) p.ai_rate_bps = *ai_rate;
+    if (hai_rate) p.hai_rate_bps = *hai_rate;
+    if (min_rate) p.min_rate_bps = *min_rate;
+    if (min_decrease_factor) p.min_decrease_factor = *min_decrease_factor;
+    if (averaging_factor) p.averaging_factor = *averaging_factor;
+    if (stage_rule) p.stage_rule = *stage_rule;
+    if (byte_counter_only) p.byte_counter_only = *byte_counter_only;
+    if (aimd) p.aimd = *aimd;
+    if (halve_in_hai) p.halve_in_hai = *halve_in_hai;
+    if (target_reduction) p.target_reduction = *target_reduction;
+    if (keep_target_in_first_cycle) p.keep_target_in_first_cycle = *keep_target_in_first_cycle;
+    return p;
+}
+
 const param_table<nic_config>& nic_config::params() {
     static const param_table<nic_config> table = [] {
         param_table<nic_config> t;
         add_dma_keys(t);
         add_pacer_keys(t);
+        add_qcn_keys(t);
         add_rx_keys(t);
         auto& txl = t.add("tx_latency", value_kind::TIME, "500ns",
                           "Host post to MAC: descriptor fetch and DMA read, fixed (ideal PCIe)",
@@ -479,7 +607,19 @@ nic_device::nic_device(const sc_core::sc_module_name& name, const nic_config& cf
         m_pacer = std::make_unique<hull_pacer>(
             p, splitmix64(seed ^ hash_name(std::string(this->name()) + ".pacer")));
     }
-    m_slow_tx = m_reaction || m_dma || m_pacer;
+    if (cfg.qcn.enabled()) {
+        const qcn_rp_params p = cfg.qcn.params(rate_bps);
+        if (auto e = p.validate()) {  // the field's key: min_rate_bps -> nic.qcn.min_rate
+            std::string key = e->field;
+            if (key.size() > 4 && key.compare(key.size() - 4, 4, "_bps") == 0)
+                key.resize(key.size() - 4);
+            throw std::invalid_argument(std::string(name) + ": nic.qcn." + key + ": " + e->reason);
+        }
+        m_qcn = std::make_unique<qcn_limiters>(p, cfg.qcn.rate_limiters, cfg.qcn.limiters_full);
+        m_qcn_fifo.reserve(cfg.qcn.rate_limiters);
+        for (unsigned l = 0; l < cfg.qcn.rate_limiters; ++l) m_qcn_fifo.emplace_back(1);
+    }
+    m_slow_tx = m_reaction || m_dma || m_pacer || m_qcn;
     m_slow_rx = m_pcie || m_pacer;
     if (cfg.csr.enabled) m_csr = std::make_unique<nic_registers>("csr", *this);
 }
@@ -527,8 +667,14 @@ void nic_device::run_dma() {
 }
 
 void nic_device::mac_enqueue(frame& f, ps_t ready) {
-    if (m_pacer) return pace(f, ready);
+    if (m_qcn || m_pacer) return tx_stage(f, ready);
     to_mac(f, ready);
+}
+
+void nic_device::tx_stage(frame& f, ps_t ready) {
+    if (!m_qcn) return pace(f, ready);
+    m_qcn_in.push_back({&f, ready});
+    if (m_qcn_in.size() == 1) m_qcn_timer.arm_at(std::max(ready, now_ps()));
 }
 
 void nic_device::to_mac(frame& f, ps_t ready) {
@@ -585,6 +731,102 @@ void nic_device::on_pacer() {
     tell_host_if_drained();
 }
 
+// ---- The QCN reaction points ----
+
+void nic_device::receive_cnm(frame& f) {
+    const ps_t now = now_ps();
+    m_stats.rx_cnms++;
+    m_stats.rx_control_frames++;  // a control frame taken in (the run's frame balance)
+    m_qcn->on_cnm(now, f.flow_id, f.cnm_fb);
+    frame_pool::global().release(f);
+    arm_qcn(now);
+}
+
+void nic_device::qcn_forward(frame& f, ps_t now) {
+    if (m_pacer) return pace(f, now);
+    to_mac(f, now);
+}
+
+void nic_device::on_qcn() {
+    const ps_t now = now_ps();
+    m_qcn->on_timer(now);
+    // The limiters' FIFO heads that may go, lowest limiter first (sent() may free a limiter).
+    m_qcn_scratch = m_qcn->active();
+    for (const unsigned l : m_qcn_scratch) {
+        ring<frame*>& q = m_qcn_fifo[l];
+        while (!q.empty() && m_qcn->earliest_start(l, now) <= now) {
+            frame& f = *q.pop_front();
+            --m_qcn_held;
+            m_qcn->sent(l, now, f.wire_bytes(), f.frame_bytes(), true);
+            qcn_forward(f, now);
+        }
+    }
+    // Frames reaching the stage: a flow without a limiter passes; a bound flow's frame goes
+    // now if its limiter lets it and holds none, else it waits behind them.
+    while (!m_qcn_in.empty() && m_qcn_in.front().ready <= now) {
+        frame& f = *m_qcn_in.pop_front().f;
+        const int l = m_qcn->limiter_of(f.flow_id);
+        if (l == qcn_limiters::NONE) {
+            qcn_forward(f, now);
+            continue;
+        }
+        const auto u = unsigned(l);
+        if (m_qcn_fifo[u].empty() && m_qcn->earliest_start(u, now) <= now) {
+            m_qcn->sent(u, now, f.wire_bytes(), f.frame_bytes(), false);
+            qcn_forward(f, now);
+        } else {
+            m_qcn_fifo[u].push_back(&f);
+            m_qcn->hold(u);
+            ++m_qcn_held;
+        }
+    }
+    arm_qcn(now);
+    tell_host_if_drained();
+}
+
+void nic_device::arm_qcn(ps_t now) {
+    ps_t next = m_qcn_in.empty() ? qcn_limiters::NEVER : m_qcn_in.front().ready;
+    next = std::min(next, m_qcn->next_timer());
+    for (const unsigned l : m_qcn->active())
+        if (!m_qcn_fifo[l].empty()) next = std::min(next, m_qcn->earliest_start(l, now));
+    if (next != qcn_limiters::NEVER) m_qcn_timer.arm_at(std::max(next, now));
+}
+
+void nic_device::report_qcn(nlohmann::json& out) const {
+    const qcn_limiters& q = *m_qcn;
+    const qcn_limiters::counters& s = q.stats();
+    const qcn_rp::counters r = q.rp_totals();
+    nlohmann::json limiters = nlohmann::json::array();
+    for (const unsigned l : q.active())
+        limiters.push_back({{"limiter", l},
+                            {"rate_bps", q.rate_bps(l)},
+                            {"target_bps", q.rp(l).target_bps()},
+                            {"held_frames", q.held(l)},
+                            {"flows", q.flows(l)}});
+    out["qcn"] = {{"cnms_received", m_stats.rx_cnms},
+                  {"cnms_ignored", s.ignored_cnms},
+                  {"decreases", r.decreases},
+                  {"fast_recovery_events", r.fast_recovery},
+                  {"active_increase_events", r.active_increase},
+                  {"hyper_increase_events", r.hyper_increase},
+                  {"byte_events", r.byte_events},
+                  {"timer_events", r.timer_events},
+                  {"target_reductions", r.target_reductions},
+                  {"rp_releases", r.releases},
+                  {"bindings", s.bindings},
+                  {"shared_bindings", s.shared_bindings},
+                  {"bank_full_events", s.shared_bindings + s.ignored_cnms},
+                  {"limiter_releases", s.limiter_releases},
+                  {"flows_unbound", s.unbindings},
+                  {"rate_limiters", q.size()},
+                  {"limiters_in_use", q.active().size()},
+                  {"limiters_peak", s.peak_in_use},
+                  {"limited_frames", s.limited_frames},
+                  {"limited_bytes", s.limited_bytes},
+                  {"held_frames", s.held_frames},
+                  {"limiters", std::move(limiters)}};
+}
+
 void nic_device::pacer_ack(const frame& f) {
     if (f.kind != frame_kind::IPV4_TCP || !(f.tcp_flags & tcp_flag::ECE)) return;
     m_pacer->on_ece_ack(now_ps(), f.flow_id);
@@ -631,6 +873,13 @@ std::vector<std::string> nic_device::series_columns() const {
     if (m_limiters)
         c.insert(c.end(), {"limiters_in_use", "limiter_flows", "limiter_rate_min_bps",
                            "limiter_rate_mean_bps"});
+    if (m_qcn) {
+        c.insert(c.end(),
+                 {"qcn_limiters_in_use", "qcn_flows", "qcn_rate_min_bps", "qcn_rate_mean_bps"});
+        if (m_qcn->size() <= QCN_SERIES_PER_LIMITER)
+            for (unsigned l = 0; l < m_qcn->size(); ++l)
+                c.push_back("qcn_rate" + std::to_string(l) + "_bps");
+    }
     return c;
 }
 
@@ -659,6 +908,20 @@ void nic_device::append_series(std::string& row) const {
         value(b.associated());
         value(lowest);
         value(used ? sum / used : 0);
+    }
+    if (m_qcn) {  // no limiter in use: both at the line rate (nothing is limited)
+        const qcn_limiters& q = *m_qcn;
+        std::uint64_t lowest = m_rate_bps, sum = 0;
+        for (const unsigned l : q.active()) {
+            lowest = std::min(lowest, q.rate_bps(l));
+            sum += q.rate_bps(l);
+        }
+        value(q.active().size());
+        value(q.bank().associated());
+        value(lowest);
+        value(q.active().empty() ? m_rate_bps : sum / q.active().size());
+        if (q.size() <= QCN_SERIES_PER_LIMITER)
+            for (unsigned l = 0; l < q.size(); ++l) value(q.rate_bps(l));
     }
 }
 
@@ -766,13 +1029,13 @@ void nic_device::post(frame& f, ps_t at) {
 
 void nic_device::post_slow(frame& f, ps_t at) {
     if (m_dma) return post_dma(f, at, 0);
-    if (m_pacer) {
+    if (m_pacer || m_qcn) {
         if (queued() >= m_cfg.tx_queue_frames) {
             m_stats.drops.add(drop_cause::NIC_TX_QUEUE_FULL);
             frame_pool::global().release(f);
             return;
         }
-        pace(f, at + m_cfg.tx_latency);
+        tx_stage(f, at + m_cfg.tx_latency);
         if (queued() > m_stats.tx_queue_peak) m_stats.tx_queue_peak = queued();
         return;
     }
@@ -850,8 +1113,19 @@ void nic_device::serve_classes(ps_t now) {
     tell_host_if_drained();
 }
 
+void nic_device::deliver(frame& f) {
+    const ps_t now = now_ps();
+    const ps_t at = m_slow_rx ? rx_slow(f, now) : now + m_cfg.rx_latency;
+    if (m_host)
+        m_host->nic_rx(f, at);
+    else
+        frame_pool::global().release(f);
+}
+
 void nic_device::receive_control(frame& f) {
+    if (f.kind == frame_kind::CNM && m_qcn) return receive_cnm(f);
     m_stats.rx_control_frames++;
+    if (f.kind != frame_kind::PAUSE && f.kind != frame_kind::PFC) return deliver(f);
     if (m_reaction) {
         const ps_t now = now_ps();
         m_reaction->receive(f, now);
@@ -877,22 +1151,13 @@ void nic_device::receive(unsigned, frame& f) {
         frame_pool::global().release(f);
         return;
     }
-    // The control path: MAC control (EtherType 0x8808) ends at the MAC. CNM and credit frames
-    // (the dispatch point of rate limiters and credit transports) are counted as control and
-    // go to the host for now.
-    if (!f.is_data()) {
-        if (f.kind == frame_kind::PAUSE || f.kind == frame_kind::PFC) return receive_control(f);
-        m_stats.rx_control_frames++;
-    } else {
-        m_stats.rx_frames++;
-        m_stats.rx_bytes += f.frame_bytes();
-    }
-    const ps_t now = now_ps();
-    const ps_t at = m_slow_rx ? rx_slow(f, now) : now + m_cfg.rx_latency;
-    if (m_host)
-        m_host->nic_rx(f, at);
-    else
-        frame_pool::global().release(f);
+    // The control path: MAC control (EtherType 0x8808) ends at the MAC, and so does a CNM with
+    // QCN on (the reaction points). Without QCN a CNM, like credit frames, is counted as control
+    // taken in (the run's frame balance) and goes to the host.
+    if (!f.is_data()) return receive_control(f);
+    m_stats.rx_frames++;
+    m_stats.rx_bytes += f.frame_bytes();
+    deliver(f);
 }
 
 void nic_device::report_stats(nlohmann::json& out) const {
@@ -910,6 +1175,7 @@ void nic_device::report_stats(nlohmann::json& out) const {
     }
     if (m_dma) report_dma(out);
     if (m_pacer) report_pacer(out);
+    if (m_qcn) report_qcn(out);
     if (m_csr) {
         const auto& c = m_csr->get_stats();
         out["csr"] = {{"mmio_posts", c.mmio_posts},

@@ -17,6 +17,11 @@
 /// Rate limiters: with DCQCN on (`dcqcn.mode`), the NIC owns a bank of `rate_limiters` pacers
 /// (plain C++, algo/rate_limiter.h) and the DCQCN parameters at its rate; the RoCE transport's
 /// QP scheduler paces each bound flow through it (host/roce_transport.h).
+/// QCN reaction points (`qcn.mode`, algo/qcn_limiters.h): a CNM received ends at the NIC and
+/// binds its flow to one of `qcn.rate_limiters` limiters, whose 802.1Qau RP sets its rate;
+/// frames enter the QCN stage at their ready time (one event each, as the pacer's), those of
+/// bound flows wait in their limiter's FIFO and leave at its next-send time (one event per
+/// departure and per RP timer), the others pass at once. Off, a CNM goes to the host.
 /// PCIe and DMA (`pcie.model` other than ideal): the fixed latencies give way to the TX DMA
 /// engine (algo/tx_dma.h: rings, doorbell, descriptor fetch, payload reads, LSO, TX buffer) and
 /// RX DMA writes (frame, then its 16 B completion) on one PCIe link (algo/pcie_link.h). The
@@ -47,6 +52,7 @@
 #include "fabricsim/nic/algo/interrupt_coalescer.h"
 #include "fabricsim/nic/algo/lso.h"
 #include "fabricsim/nic/algo/pcie_link.h"
+#include "fabricsim/nic/algo/qcn_limiters.h"
 #include "fabricsim/nic/algo/rate_limiter.h"
 #include "fabricsim/nic/algo/tx_dma.h"
 
@@ -91,6 +97,30 @@ struct nic_config {
     } dcqcn;
     /// Hardware rate limiters the reaction points share (flows are bound on their first CNP).
     std::uint32_t rate_limiters = 1024;
+    /// QCN reaction points (802.1Qau RP, algo/qcn_rp.h) on a bank of their own after LSO, before
+    /// the HULL pacer and the MAC: a preset with overrides, at the NIC's line rate.
+    struct qcn_config {
+        enum class preset : std::uint8_t {
+            NONE,
+            STANDARD,
+            THESIS,
+            THESIS_AIMD
+        } mode = preset::NONE;
+        std::optional<double> gd, min_decrease_factor, averaging_factor;
+        std::optional<ps_t> time_reset;
+        std::optional<std::uint64_t> byte_reset, ai_rate, hai_rate, min_rate;
+        std::optional<std::uint32_t> threshold;
+        std::optional<qcn_stage_rule> stage_rule;
+        std::optional<bool> byte_counter_only, aimd, halve_in_hai, target_reduction,
+            keep_target_in_first_cycle;
+        /// Reaction points (rate limiters) of the NIC: the MIB's rpPortPriMaxRps default, 1.
+        std::uint32_t rate_limiters = 1;
+        /// Every limiter in use: SHARE limiter flow % rate_limiters, or NONE (ignore the CNM).
+        bank_policy limiters_full = bank_policy::SHARE;
+        bool enabled() const { return mode != preset::NONE; }
+        /// The preset at `line_rate_bps` with the overrides (not validated).
+        qcn_rp_params params(std::uint64_t line_rate_bps) const;
+    } qcn;
     /// PCIe link and DMA engines; off (ideal) keeps tx_latency and rx_latency.
     struct dma_config {
         bool enabled = false;
@@ -229,6 +259,8 @@ public:
     const rate_limiter_bank* limiters() const { return m_limiters.get(); }
     /// The HULL pacer; nullptr when pacer.mode is none.
     const hull_pacer* pacer() const { return m_pacer.get(); }
+    /// The QCN reaction points; nullptr when qcn.mode is none.
+    const qcn_limiters* qcn() const { return m_qcn.get(); }
 
     void receive(unsigned port, frame& f) override;
     /// Sends control frame `f` at max(now, wire free), before queued data, also while paused.
@@ -246,6 +278,7 @@ public:
         std::uint64_t tx_queue_peak = 0;
         std::uint64_t rx_control_frames = 0;  ///< MAC-control frames received (not data)
         std::uint64_t tx_control_frames = 0;  ///< control frames sent
+        std::uint64_t rx_cnms = 0;            ///< CNMs consumed by the QCN reaction points
         drop_counters drops;
     };
     const stats& get_stats() const { return m_stats; }
@@ -271,6 +304,8 @@ private:
     [[gnu::always_inline]] inline void start(frame& f, ps_t at, ps_t now);
     // The control and pause paths are cold and out of line: the data path stays as it was.
     [[gnu::cold, gnu::noinline]] void receive_control(frame& f);
+    /// A received data frame (or a CNM without QCN) to the host.
+    [[gnu::always_inline]] inline void deliver(frame& f);
     [[gnu::cold, gnu::noinline]] void on_pause_due();
     [[gnu::cold, gnu::noinline]] void on_storm();
     /// With flow control: per-priority TX queues (below).
@@ -281,7 +316,7 @@ private:
     std::size_t queued() const { return m_slow_tx ? queued_slow() : m_queue.size(); }
     std::size_t queued_slow() const {
         return mac_queued() + (m_dma ? m_dma->frames_pending() : 0) + m_pacer_in.size() +
-               m_paced.size();
+               m_paced.size() + m_qcn_in.size() + m_qcn_held;
     }
     std::size_t tx_free_slow() const {
         if (m_dma) return dma_ring_free();
@@ -302,6 +337,15 @@ private:
     [[gnu::cold, gnu::noinline]] void pacer_ack(const frame& f);
     void arm_pacer(ps_t now);
     void report_pacer(nlohmann::json& out) const;
+    /// After LSO (and the DMA engine): into the QCN stage, else the pacer, else the MAC.
+    [[gnu::cold, gnu::noinline]] void tx_stage(frame& f, ps_t ready);
+    // The QCN reaction points (cold: a NIC without them never calls these).
+    [[gnu::cold, gnu::noinline]] void receive_cnm(frame& f);
+    [[gnu::cold, gnu::noinline]] void on_qcn();
+    /// Out of the QCN stage at `now`: into the pacer, else the MAC.
+    void qcn_forward(frame& f, ps_t now);
+    void arm_qcn(ps_t now);
+    void report_qcn(nlohmann::json& out) const;
     [[gnu::cold, gnu::noinline]] ps_t rx_dma(const frame& f, ps_t now);
     /// The receive path with DMA or a pacer: when the host sees `f`.
     [[gnu::cold, gnu::noinline]] ps_t rx_slow(const frame& f, ps_t now);
@@ -370,6 +414,15 @@ private:
     ring<pacer_entry> m_pacer_in{1};  ///< posted, not yet at the pacer (ready later)
     ring<frame*> m_paced{1};          ///< the pacer FIFO's frames, oldest first
     model_timer m_pacer_timer = model_timer::bind<nic_device, &nic_device::on_pacer>(this);
+    // The QCN reaction points, only with qcn.mode set.
+    std::unique_ptr<qcn_limiters> m_qcn;
+    ring<pacer_entry> m_qcn_in{1};         ///< posted, not yet at the QCN stage
+    std::vector<ring<frame*>> m_qcn_fifo;  ///< per limiter: its frames, oldest first
+    std::size_t m_qcn_held = 0;            ///< frames in every m_qcn_fifo
+    std::vector<unsigned> m_qcn_scratch;   ///< the limiters in use, copied per event
+    model_timer m_qcn_timer = model_timer::bind<nic_device, &nic_device::on_qcn>(this);
+    /// Banks of at most this many QCN limiters get a time-series column per limiter.
+    static constexpr unsigned QCN_SERIES_PER_LIMITER = 8;
 };
 
 }  // namespace fabricsim::nic
