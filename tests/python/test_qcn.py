@@ -111,3 +111,30 @@ def test_qcn_keys_without_a_mode_are_refused(sim, tmp_path):
     (tmp_path / "s.yaml").write_text(SCENARIO.replace("qcn: {mode: thesis}", "qcn: {q_eq: 30KB}"))
     p = sim(tmp_path / "s.yaml", "--out", tmp_path / "r", check=False)
     assert p.returncode == 2 and "switch.qcn.q_eq: is set but qcn.mode is not" in p.stderr, p.stderr
+
+
+LOOP = SCENARIO.replace("qcn: {mode: thesis}", "qcn: {mode: thesis}\nnic:\n  qcn: {mode: thesis}").replace(
+    "load: 0.2", "load: 1.0").replace("duration: 4ms", "duration: 20ms").replace(
+    "link_delay: 10us", "link_delay: 12us")
+
+
+def test_cp_and_rp_close_the_loop_around_q_eq(sim, tmp_path):
+    # Ten line-rate sources into one 10G port: each NIC's reaction point takes the CNMs of the
+    # CP and cuts its source, so the port's queue settles near Q_eq instead of filling the
+    # buffer (the open-loop UDP sources overflow their NIC queues instead: nic_tx_queue_full).
+    import pandas as pd
+    (tmp_path / "s.yaml").write_text(LOOP)
+    sim(tmp_path / "s.yaml", "--out", tmp_path / "r", "--quiet")
+    s = json.loads((tmp_path / "r" / "summary.json").read_text())
+    fr = s["frames"]
+    assert fr["conserved"] and fr["control_received"] > 0
+    nics = [s["nics"][f"h{h}_nic"]["qcn"] for h in range(10)]
+    assert sum(n["cnms_received"] for n in nics) == fr["control_received"]
+    assert all(n["decreases"] > 0 and n["limiters_in_use"] == 1 for n in nics)
+    # The sources share the port: each limiter well below the line rate, their sum near it.
+    rates = [n["limiters"][0]["rate_bps"] for n in nics]
+    assert max(rates) < 3e9 and 0.5e10 < sum(rates) < 2e10, rates
+    ts = pd.read_csv(tmp_path / "r" / "timeseries.csv")
+    q = ts[ts.time_us >= 5000]["tor.p10_frame_bytes"]
+    assert 0.3 * Q_EQ <= q.median() <= 2 * Q_EQ, q.describe()
+    assert fr["dropped_by_cause"]["port_cap"] < 0.2 * fr["dropped"]
