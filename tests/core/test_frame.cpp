@@ -219,7 +219,7 @@ TEST_CASE("a BCN message has its own EtherType and layout byte for byte", "[fram
         0xFF, 0xFF, 0xFE, 0xC0,              // Q_delta -1.25 x 256 = -320
         0xFF, 0xFF, 0xFF, 0xFF,              // Fb -1/256 x 256 = -1
         0x02, 0xFA, 0x00, 0x00, 0x00, 0x02,  // sampled DA
-        0x04, 0x04};  // sampled MSDU length: 1048 - 14 - 6 (RRT) = 1028
+        0x04, 0x04};                         // sampled MSDU length: 1048 - 14 - 6 (RRT) = 1028
     CHECK(std::equal(fields.begin(), fields.end(), &b[14]));
     // The sampled MSDU: its first 28 octets after the EtherType that follows the RRT (the
     // IPv4 header and the UDP header).

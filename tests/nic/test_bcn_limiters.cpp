@@ -71,8 +71,7 @@ TEST_CASE("bcn_limiters: next-send-time spacing at the regulator's rate", "[nic]
     CHECK(b.stats().limited_bytes == 2 * FRAME);
 }
 
-TEST_CASE("bcn_limiters: back at the line rate the limiter is freed once drained",
-          "[nic][bcn]") {
+TEST_CASE("bcn_limiters: back at the line rate the limiter is freed once drained", "[nic][bcn]") {
     bcn_limiters b = make();
     b.on_message(0, 3, 9, -1.0);  // 10G (1 - 2.6e-4) = 9.9974 Gb/s
     CHECK(b.rate_bps(0) == 9'997'400'000u);
@@ -118,8 +117,7 @@ TEST_CASE("bcn_limiters: bank full, share or ignore", "[nic][bcn]") {
     }
 }
 
-TEST_CASE("bcn_limiters: STOP restarts at the minimum rate after a random silence",
-          "[nic][bcn]") {
+TEST_CASE("bcn_limiters: STOP restarts at the minimum rate after a random silence", "[nic][bcn]") {
     bcn_limiters b = make();
     b.on_stop(1000, 4, 9);
     CHECK(b.rate_bps(0) == 100'000'000u);

@@ -941,9 +941,15 @@ void nic_device::receive_bcn(frame& f) {
     arm_bcn(now);
 }
 
-void nic_device::bcn_forward(frame& f, int l, ps_t now) {
-    // The RRT of the regulator that limits the flow (none when it is not installed).
-    f.set_rrt(l == bcn_limiters::NONE ? 0 : m_bcn->tag(unsigned(l)));
+void nic_device::bcn_tag(frame& f, unsigned l) {
+    // The RRT of the regulator that limits the flow (none while it is not installed); frames
+    // come untagged from the host. Its octets occupy the DMA engine's TX buffer too.
+    const std::uint32_t before = f.frame_bytes();
+    f.set_rrt(m_bcn->tag(l));
+    if (m_dma && f.frame_bytes() > before) m_dma->frame_grew(f.frame_bytes() - before);
+}
+
+void nic_device::bcn_forward(frame& f, ps_t now) {
     if (m_pacer) return pace(f, now);
     to_mac(f, now);
 }
@@ -957,24 +963,23 @@ void nic_device::on_bcn() {
         while (!q.empty() && m_bcn->earliest_start(l, now) <= now) {
             frame& f = *q.pop_front();
             --m_qcn_held;
-            const std::uint32_t tag = m_bcn->tag(l);
-            f.set_rrt(tag);  // the wire size the limiter spaces by includes the tag
+            bcn_tag(f, l);  // the wire size the limiter spaces by includes the tag
             m_bcn->sent(l, now, f.wire_bytes(), f.frame_bytes(), true);
-            bcn_forward(f, int(l), now);
+            bcn_forward(f, now);
         }
     }
     while (!m_qcn_in.empty() && m_qcn_in.front().ready <= now) {
         frame& f = *m_qcn_in.pop_front().f;
         const int l = m_bcn->limiter_for_frame(now, f.flow_id);
         if (l == bcn_limiters::NONE) {
-            bcn_forward(f, l, now);
+            bcn_forward(f, now);
             continue;
         }
         const auto u = unsigned(l);
         if (m_qcn_fifo[u].empty() && m_bcn->earliest_start(u, now) <= now) {
-            f.set_rrt(m_bcn->tag(u));
+            bcn_tag(f, u);
             m_bcn->sent(u, now, f.wire_bytes(), f.frame_bytes(), false);
-            bcn_forward(f, l, now);
+            bcn_forward(f, now);
         } else {
             m_qcn_fifo[u].push_back(&f);
             m_bcn->hold(u);

@@ -371,8 +371,10 @@ private:
     // The BCN reaction points (cold), in the QCN stage's place: its rings and FIFOs.
     [[gnu::cold, gnu::noinline]] void receive_bcn(frame& f);
     [[gnu::cold, gnu::noinline]] void on_bcn();
-    /// Out of the BCN stage from limiter `l` (NONE: unlimited) at `now`, with its RRT.
-    void bcn_forward(frame& f, int l, ps_t now);
+    /// A frame of limiter `l` leaving the BCN stage gets the limiter's RRT (if installed).
+    void bcn_tag(frame& f, unsigned l);
+    /// Out of the BCN stage at `now`: into the pacer, else the MAC.
+    void bcn_forward(frame& f, ps_t now);
     void arm_bcn(ps_t now);
     void report_bcn(nlohmann::json& out) const;
     [[gnu::cold, gnu::noinline]] ps_t rx_dma(const frame& f, ps_t now);
