@@ -248,3 +248,17 @@ def test_two_bottlenecks_share_proportionally_not_max_min(sim, tmp_path):
     # Its regulator takes the tag of whichever CP sent the last negative message, so some
     # positive feedback reaches it stale (from the other CP) and is ignored.
     assert s["nics"]["a_nic"]["bcn"]["rp_ignored"] > 0
+
+
+def test_above_q_sc_the_cp_sends_stop_and_the_regulators_restart_at_min_rate(sim, tmp_path):
+    # Q_sc just above Q_eq: some samples find the queue above it and send BCN(0,0); each NIC
+    # silences its regulator for a random time and restarts it at 100 Mb/s.
+    (tmp_path / "s.yaml").write_text(SHORT)
+    sim(tmp_path / "s.yaml", "--set", "switch.bcn.q_sc=27KB", "--out", tmp_path / "r", "--quiet")
+    s = json.loads((tmp_path / "r" / "summary.json").read_text())
+    cp = cp_of(s, 5)
+    nics = [s["nics"][f"h{h}_nic"]["bcn"] for h in range(5)]
+    assert cp["stop_messages"] > 0
+    assert cp["stop_messages"] - 5 <= sum(n["stops"] for n in nics) <= cp["stop_messages"]
+    assert sum(cp["fb_histogram"]) == cp["negative_messages"] + cp["positive_messages"]
+    assert s["frames"]["conserved"]
