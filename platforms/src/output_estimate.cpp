@@ -62,7 +62,7 @@ output_estimate estimate_output(const scenario& sc) {
                 c.qcn.enabled() ? 4.0 + (c.qcn.rate_limiters <= 8 ? c.qcn.rate_limiters : 0) : 0;
             const double cols =
                 (c.pacer.mode != nic::nic_config::pacer_config::preset::NONE ? 3 : 0) +
-                (c.dcqcn.enabled() ? 4 : 0) + qcn_cols;
+                (c.dcqcn.enabled() ? 4 : 0) + qcn_cols + (c.bcn.enabled() ? 4 : 0);
             digit_columns += cols * (digits(double(sc.topo.port_rate(n, 0))) + 1);
         }
         e.timeseries_row_bytes =

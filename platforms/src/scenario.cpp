@@ -1830,6 +1830,20 @@ scenario load_scenario(const YAML::Node& root_in, const std::string& name,
                            "host '" + sc.topo.nodes[h].name + "' (" +
                                format_rate(sc.topo.port_rate(h, 0)) + "): " + e->reason);
     }
+    // BCN regulators against each NIC's line rate (min_rate or initial_rate above it).
+    for (const std::uint32_t h : sc.topo.hosts()) {
+        const std::uint32_t p = sc.profile_of_node[h];
+        const auto& b = sc.nic_config_of(h).bcn;
+        if (!b.enabled()) continue;
+        const auto e = b.params(sc.topo.port_rate(h, 0)).validate();
+        if (!e) continue;
+        std::string key = e->field;  // min_rate_bps -> min_rate; r_u_bps -> r_u
+        if (key.size() > 4 && key.compare(key.size() - 4, 4, "_bps") == 0)
+            key.resize(key.size() - 4);
+        throw config_error((p ? rules.nics[p - 1].at : std::string("nic")) + ".bcn." + key,
+                           "host '" + sc.topo.nodes[h].name + "' (" +
+                               format_rate(sc.topo.port_rate(h, 0)) + "): " + e->reason);
+    }
     file_reader reader{base_dir, files, sc.files_read};
     const config_node tcp_section = top.child("tcp");
     transport_options opt;

@@ -164,3 +164,73 @@ TEST_CASE("a CNM follows the 802.1Qau PDU layout byte for byte", "[frame][cnm]")
     CHECK(be16(&b[36]) == 1500);
     CHECK(b[38] == 0);  // padding
 }
+
+TEST_CASE("a BCN message has its own EtherType and layout byte for byte", "[frame][bcn]") {
+    // A sampled UDP datagram h1 -> h2, untagged, carrying the RRT of CP 0x0A0B0C0D.
+    frame s;
+    s.src_mac = mac_for_node(1);
+    s.dst_mac = mac_for_node(2);
+    s.src_ip = ipv4_for_host(0);
+    s.dst_ip = ipv4_for_host(1);
+    s.src_port = 40000;
+    s.dst_port = 5001;
+    s.dscp = 8;
+    s.flow_id = 7;
+    s.set_ipv4(frame_kind::IPV4_UDP, 1000);
+    CHECK(s.length == 14 + 20 + 8 + 1000);
+    s.set_rrt(0x0A0B0C0D);
+    CHECK(s.length == 14 + 6 + 20 + 8 + 1000);  // the RRT is on the wire
+    std::array<std::uint8_t, 2048> sampled{};
+    REQUIRE(s.to_bytes(sampled.data(), sampled.size()) == s.length);
+    CHECK(be16(&sampled[12]) == 0x88B5);  // RRT: local experimental EtherType 2
+    CHECK(be16(&sampled[14]) == 0x0A0B);
+    CHECK(be16(&sampled[16]) == 0x0C0D);
+    CHECK(be16(&sampled[18]) == 0x0800);
+    CHECK(sampled[20] == 0x45);
+    s.set_rrt(0);  // untagged again: the plain frame
+    CHECK(s.length == 14 + 20 + 8 + 1000);
+    std::array<std::uint8_t, 2048> plain{};
+    s.to_bytes(plain.data(), plain.size());
+    CHECK(be16(&plain[12]) == 0x0800);
+    CHECK(std::equal(&plain[14], &plain[14] + 28, &sampled[20]));
+    s.set_rrt(0x0A0B0C0D);
+
+    const mac_addr cp = mac_for_node(9);
+    frame m;
+    // Q_off 2.5, Q_delta -1.25 and Fb -1/256 (the smallest step the wire carries).
+    m.set_bcn(s, cp, 0x12345678u, 2.5, -1.25, -1.0 / 256, false, 6, 28);
+    CHECK(m.kind == frame_kind::BCN);
+    CHECK(m.flow_id == 7);
+    CHECK(m.dst_ip == s.src_ip);  // routed back like a CNM
+    CHECK(m.src_ip == s.dst_ip);
+    CHECK(m.rrt_cpid == 0);  // a message carries no tag of its own
+    CHECK(m.length == 14 + 26 + 28);
+    CHECK(m.bcn_feedback() == -1.0 / 256);
+    std::array<std::uint8_t, 2048> b{};
+    REQUIRE(m.to_bytes(b.data(), b.size()) == m.length);
+    const std::array<std::uint8_t, 6> src = mac_for_node(1);
+    CHECK(std::equal(src.begin(), src.end(), &b[0]));  // DA = the sampled SA
+    CHECK(std::equal(cp.begin(), cp.end(), &b[6]));    // SA = the CP
+    CHECK(be16(&b[12]) == 0x88B6);                     // local experimental EtherType 2
+    const std::array<std::uint8_t, 26> fields{
+        0x00, 0x00,                          // version 0, no STOP
+        0x12, 0x34, 0x56, 0x78,              // CPID
+        0x00, 0x00, 0x02, 0x80,              // Q_off 2.5 x 256 = 640
+        0xFF, 0xFF, 0xFE, 0xC0,              // Q_delta -1.25 x 256 = -320
+        0xFF, 0xFF, 0xFF, 0xFF,              // Fb -1/256 x 256 = -1
+        0x02, 0xFA, 0x00, 0x00, 0x00, 0x02,  // sampled DA
+        0x04, 0x04};                         // sampled MSDU length: 1048 - 14 - 6 (RRT) = 1028
+    CHECK(std::equal(fields.begin(), fields.end(), &b[14]));
+    // The sampled MSDU: its first 28 octets after the EtherType that follows the RRT (the
+    // IPv4 header and the UDP header).
+    CHECK(std::equal(&b[40], &b[40] + 28, &sampled[20]));
+
+    // STOP: BCN(0,0), flag set, all three fields 0; no MSDU octets, padded to 60.
+    frame st;
+    st.set_bcn(s, cp, 0x12345678u, 40, 3, -46, true, 6, 0);
+    CHECK(st.length == 60);
+    CHECK(st.bcn_stop);
+    st.to_bytes(b.data(), b.size());
+    CHECK(be16(&b[14]) == 0x0001);
+    for (int i = 20; i < 32; ++i) CHECK(b[std::size_t(i)] == 0);
+}

@@ -1,6 +1,7 @@
 #include "fabricsim/core/frame.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <stdexcept>
 #include <utility>
@@ -24,6 +25,8 @@ std::uint32_t frame::header_bytes() const {
             return h + 2;  // opcode
         case frame_kind::CNM:
             return h + CNM_FIELDS + cnm_msdu_octets;
+        case frame_kind::BCN:
+            return h + BCN_FIELDS + cnm_msdu_octets;
     }
     return h;
 }
@@ -81,7 +84,8 @@ void frame::set_cnm(const frame& sampled, const mac_addr& cp_mac, std::uint64_t 
         vlan_tagged = sampled.vlan_tagged;
         vid = sampled.vid;
     }
-    const std::uint32_t tag = sampled.vlan_tagged ? VLAN_TAG : 0;
+    const std::uint32_t tag =
+        (sampled.vlan_tagged ? VLAN_TAG : 0) + (sampled.rrt_cpid ? RRT_TAG : 0);
     cnm_encap_msdu_len = static_cast<std::uint16_t>(sampled.length - ETH_HEADER - tag);
     cnm_encap_da = sampled.dst_mac;
     cnm_encap_kind = sampled.kind;
@@ -100,6 +104,33 @@ void frame::set_cnm(const frame& sampled, const mac_addr& cp_mac, std::uint64_t 
     cnm_qdelta = qdelta;
     ttl = 64;  // routed like data: the CP originates it
     length = std::max<std::uint32_t>(header_bytes(), 60);
+}
+
+void frame::set_bcn(const frame& sampled, const mac_addr& cp_mac, std::uint32_t cpid, double q_off,
+                    double q_delta, double fb, bool stop, std::uint8_t priority,
+                    std::uint8_t msdu_octets) {
+    set_cnm(sampled, cp_mac, cpid, 0, 0, 0, priority, msdu_octets);
+    kind = frame_kind::BCN;
+    // 1/256 of the CP's unit, saturated to 32 bits: the RP reacts to what the wire carries.
+    auto q8 = [](double v) {
+        const double x = std::nearbyint(v * 256.0);
+        return static_cast<std::int32_t>(std::clamp(x, -2147483648.0, 2147483647.0));
+    };
+    bcn_stop = stop;
+    bcn_qoff = stop ? 0 : q8(q_off);
+    bcn_qdelta = stop ? 0 : q8(q_delta);
+    bcn_fb = stop ? 0 : q8(fb);
+    length = std::max<std::uint32_t>(header_bytes(), 60);
+}
+
+void frame::set_rrt(std::uint32_t cpid) {
+    if ((rrt_cpid != 0) == (cpid != 0)) {
+        rrt_cpid = cpid;
+        return;
+    }
+    rrt_cpid = cpid;
+    // header_bytes() leaves the tag out: frames are built untagged, on the hot path.
+    length = std::max<std::uint32_t>(header_bytes() + payload_bytes + (cpid ? RRT_TAG : 0), 60);
 }
 
 namespace {
@@ -159,13 +190,24 @@ std::size_t frame::to_bytes(std::uint8_t* out, std::size_t capacity) const {
             }
             return length;
         }
-        case frame_kind::CNM: {
-            w.u16(ethertype::CNM);
-            w.u16(cnm_fb & 0x3Fu);  // version 0 (4 b), reserved (6 b), QuantizedFeedback (6 b)
-            for (int i = 7; i >= 0; --i) w.u8(std::uint8_t(cnm_cpid >> (8 * i)));
-            w.u16(std::uint16_t(cnm_qoffset));
-            w.u16(std::uint16_t(cnm_qdelta));
-            w.u16(std::uint16_t((cnm_encap_priority & 7u) << 13));  // priority, as in a TCI
+        case frame_kind::CNM:
+        case frame_kind::BCN: {
+            if (kind == frame_kind::CNM) {
+                w.u16(ethertype::CNM);
+                w.u16(cnm_fb & 0x3Fu);  // version 0 (4 b), reserved (6 b), QuantizedFeedback
+                for (int i = 7; i >= 0; --i) w.u8(std::uint8_t(cnm_cpid >> (8 * i)));
+                w.u16(std::uint16_t(cnm_qoffset));
+                w.u16(std::uint16_t(cnm_qdelta));
+                w.u16(std::uint16_t((cnm_encap_priority & 7u) << 13));  // priority, as a TCI
+            } else {
+                // Our layout (none was published): version 0 (4 b), reserved, STOP (bit 0).
+                w.u16(ethertype::BCN);
+                w.u16(bcn_stop ? 1 : 0);
+                w.u32(std::uint32_t(cnm_cpid));
+                w.u32(std::uint32_t(bcn_qoff));
+                w.u32(std::uint32_t(bcn_qdelta));
+                w.u32(std::uint32_t(bcn_fb));
+            }
             w.mac(cnm_encap_da);
             w.u16(cnm_encap_msdu_len);
             if (cnm_msdu_octets) {
@@ -174,6 +216,7 @@ std::size_t frame::to_bytes(std::uint8_t* out, std::size_t capacity) const {
                 frame s = *this;
                 s.kind = cnm_encap_kind;
                 s.vlan_tagged = false;
+                s.rrt_cpid = 0;
                 std::swap(s.src_ip, s.dst_ip);
                 std::swap(s.src_port, s.dst_port);
                 s.length = ETH_HEADER + cnm_encap_msdu_len;
@@ -188,6 +231,10 @@ std::size_t frame::to_bytes(std::uint8_t* out, std::size_t capacity) const {
         case frame_kind::IPV4_TCP:
         case frame_kind::CREDIT:
             break;
+    }
+    if (rrt_cpid) {
+        w.u16(ethertype::RRT);
+        w.u32(rrt_cpid);
     }
     w.u16(ethertype::IPV4);
     std::uint8_t* ip = w.p;

@@ -329,6 +329,79 @@ void add_qcn_keys(param_table<nic_config>& t) {
     lf.optional = true;
 }
 
+/// nic.bcn.*: the BCN reaction points, a preset and overrides of every bcn_rp_params field.
+void add_bcn_keys(param_table<nic_config>& t) {
+    using preset = nic_config::bcn_config::preset;
+    auto& m = t.add(
+        "bcn.mode", value_kind::CHOICE, "none",
+        "BCN reaction points (per-flow AIMD rate regulators, installed by a flow's first "
+        "negative BCN message; not with qcn.mode): none or thesis (G_i 0.53, G_d 2.6e-4, R_u "
+        "1Mbps, min_rate 100Mbps: fixed point G_i R_u / G_d = 2.04 Gb/s) (docs/models/bcn.md)",
+        [](nic_config& c, const config_value& v) {
+            c.bcn.mode = v.str() == "thesis" ? preset::THESIS : preset::NONE;
+            if (c.bcn.enabled() && c.qcn.enabled())
+                v.fail("a NIC runs QCN or BCN reaction points, not both (qcn.mode is set)");
+        });
+    m.choices = {"none", "thesis"};
+    using store_fn = std::function<void(nic_config::bcn_config&, const config_value&)>;
+    auto opt = [&t](const std::string& key, value_kind kind, const std::string& dflt,
+                    const std::string& help, const store_fn& store) -> param_spec& {
+        auto& s = t.add("bcn." + key, kind, "", help + " (absent: " + dflt + ")",
+                        [store](nic_config& c, const config_value& v) {
+                            if (!v.present()) return;
+                            if (!c.bcn.enabled()) v.fail("applies only with a bcn.mode");
+                            store(c.bcn, v);
+                        });
+        s.optional = true;
+        return s;
+    };
+    auto& gi = opt("g_i", value_kind::REAL, "the preset's", "Additive-increase gain G_i",
+                   [](auto& b, const config_value& v) { b.g_i = v.real(); });
+    gi.min = 1e-12;
+    gi.max = 1e6;
+    auto& gd =
+        opt("g_d", value_kind::REAL, "the preset's", "Multiplicative-decrease gain G_d, (0, 1)",
+            [](auto& b, const config_value& v) { b.g_d = v.real(); });
+    gd.min = 1e-12;
+    gd.max = 0.999999;
+    opt("r_u", value_kind::BIT_RATE, "the preset's", "Rate unit R_u of an increase",
+        [](auto& b, const config_value& v) { b.r_u = v.rate(); })
+        .min = 1;
+    opt("min_rate", value_kind::BIT_RATE, "the preset's",
+        "Lowest rate, and the rate after a STOP (at most the line rate)",
+        [](auto& b, const config_value& v) { b.min_rate = v.rate(); })
+        .min = 1;
+    auto& md = opt("min_decrease_factor", value_kind::REAL, "the preset's",
+                   "A decrease keeps at least this share of the rate, (0, 1)",
+                   [](auto& b, const config_value& v) { b.min_decrease_factor = v.real(); });
+    md.min = 1e-9;
+    md.max = 0.999999;
+    opt("initial_rate", value_kind::BIT_RATE, "the line rate",
+        "A flow's rate before any message (its limiter is taken at its first frame)",
+        [](auto& b, const config_value& v) { b.initial_rate = v.rate(); })
+        .min = 1;
+    opt("stop_silence", value_kind::TIME, "120us",
+        "Mean silence after a STOP message, uniform in [0.5, 1.5) x this; then the minimum rate",
+        [](auto& b, const config_value& v) { b.stop_silence = v.time(); })
+        .min = 1;
+    auto& rl = opt("rate_limiters", value_kind::INT, "1",
+                   "Rate regulators (limiters) for BCN, 1..65536; a flow is bound to a free one "
+                   "at its first negative message",
+                   [](auto& b, const config_value& v) {
+                       b.rate_limiters = static_cast<std::uint32_t>(v.integer());
+                   });
+    rl.min = 1;
+    rl.max = 1 << 16;
+    opt("limiters_full", value_kind::CHOICE, "share",
+        "A negative message for a new flow when every BCN limiter is in use: share (the flow "
+        "joins limiter flow % rate_limiters and its regulator, counted shared_bindings) or "
+        "ignore (the flow stays unlimited, counted messages_ignored)",
+        [](auto& b, const config_value& v) {
+            b.limiters_full = v.str() == "ignore" ? bank_policy::NONE : bank_policy::SHARE;
+        })
+        .choices = {"share", "ignore"};
+}
+
 /// nic.rx.*: the host receive path (ring, interrupt coalescing, NAPI and its CPU cost, GRO).
 void add_rx_keys(param_table<nic_config>& t) {
     t.add("rx.napi", value_kind::BOOL, "false",
@@ -445,12 +518,24 @@ qcn_rp_params nic_config::qcn_config::params(std::uint64_t line_rate_bps) const 
     return p;
 }
 
+bcn_rp_params nic_config::bcn_config::params(std::uint64_t line_rate_bps) const {
+    bcn_rp_params p = bcn_rp_params::thesis_default(line_rate_bps);
+    if (g_i) p.g_i = *g_i;
+    if (g_d) p.g_d = *g_d;
+    if (r_u) p.r_u_bps = static_cast<double>(*r_u);
+    if (min_rate) p.min_rate_bps = *min_rate;
+    if (min_decrease_factor) p.min_decrease_factor = *min_decrease_factor;
+    if (initial_rate) p.initial_rate_bps = *initial_rate;
+    return p;
+}
+
 const param_table<nic_config>& nic_config::params() {
     static const param_table<nic_config> table = [] {
         param_table<nic_config> t;
         add_dma_keys(t);
         add_pacer_keys(t);
         add_qcn_keys(t);
+        add_bcn_keys(t);
         add_rx_keys(t);
         auto& txl = t.add("tx_latency", value_kind::TIME, "500ns",
                           "Host post to MAC: descriptor fetch and DMA read, fixed (ideal PCIe)",
@@ -619,7 +704,21 @@ nic_device::nic_device(const sc_core::sc_module_name& name, const nic_config& cf
         m_qcn_fifo.reserve(cfg.qcn.rate_limiters);
         for (unsigned l = 0; l < cfg.qcn.rate_limiters; ++l) m_qcn_fifo.emplace_back(1);
     }
-    m_slow_tx = m_reaction || m_dma || m_pacer || m_qcn;
+    if (cfg.bcn.enabled()) {
+        const bcn_rp_params p = cfg.bcn.params(rate_bps);
+        if (auto e = p.validate()) {  // the field's key: min_rate_bps -> nic.bcn.min_rate
+            std::string key = e->field;
+            if (key.size() > 4 && key.compare(key.size() - 4, 4, "_bps") == 0)
+                key.resize(key.size() - 4);
+            throw std::invalid_argument(std::string(name) + ": nic.bcn." + key + ": " + e->reason);
+        }
+        m_bcn = std::make_unique<bcn_limiters>(
+            p, cfg.bcn.rate_limiters, cfg.bcn.limiters_full, cfg.bcn.stop_silence,
+            splitmix64(seed ^ hash_name(std::string(this->name()) + ".bcn")));
+        m_qcn_fifo.reserve(cfg.bcn.rate_limiters);
+        for (unsigned l = 0; l < cfg.bcn.rate_limiters; ++l) m_qcn_fifo.emplace_back(1);
+    }
+    m_slow_tx = m_reaction || m_dma || m_pacer || m_qcn || m_bcn;
     m_slow_rx = m_pcie || m_pacer;
     if (cfg.csr.enabled) m_csr = std::make_unique<nic_registers>("csr", *this);
 }
@@ -667,14 +766,14 @@ void nic_device::run_dma() {
 }
 
 void nic_device::mac_enqueue(frame& f, ps_t ready) {
-    if (m_qcn || m_pacer) return tx_stage(f, ready);
+    if (m_qcn || m_bcn || m_pacer) return tx_stage(f, ready);
     to_mac(f, ready);
 }
 
 void nic_device::tx_stage(frame& f, ps_t ready) {
-    if (!m_qcn) return pace(f, ready);
+    if (!m_qcn && !m_bcn) return pace(f, ready);
     m_qcn_in.push_back({&f, ready});
-    if (m_qcn_in.size() == 1) m_qcn_timer.arm_at(std::max(ready, now_ps()));
+    if (m_qcn_in.size() == 1) (m_bcn ? m_bcn_timer : m_qcn_timer).arm_at(std::max(ready, now_ps()));
 }
 
 void nic_device::to_mac(frame& f, ps_t ready) {
@@ -839,6 +938,113 @@ void nic_device::report_qcn(nlohmann::json& out) const {
                             {"aimd", p.aimd}};
 }
 
+// ---- The BCN reaction points (the QCN stage's rings and FIFOs) ----
+
+void nic_device::receive_bcn(frame& f) {
+    const ps_t now = now_ps();
+    m_stats.rx_bcn_messages++;
+    m_stats.rx_control_frames++;  // a control frame taken in (the run's frame balance)
+    const auto cpid = static_cast<std::uint32_t>(f.cnm_cpid);
+    if (f.bcn_stop)
+        m_bcn->on_stop(now, f.flow_id, cpid);
+    else if (f.bcn_fb != 0)
+        m_bcn->on_message(now, f.flow_id, cpid, f.bcn_feedback());
+    frame_pool::global().release(f);
+    arm_bcn(now);
+}
+
+void nic_device::bcn_tag(frame& f, unsigned l) {
+    // The RRT of the regulator that limits the flow (none while it is not installed); frames
+    // come untagged from the host. Its octets occupy the DMA engine's TX buffer too.
+    const std::uint32_t before = f.frame_bytes();
+    f.set_rrt(m_bcn->tag(l));
+    if (m_dma && f.frame_bytes() > before) m_dma->frame_grew(f.frame_bytes() - before);
+}
+
+void nic_device::bcn_forward(frame& f, ps_t now) {
+    if (m_pacer) return pace(f, now);
+    to_mac(f, now);
+}
+
+void nic_device::on_bcn() {
+    const ps_t now = now_ps();
+    // The limiters' FIFO heads that may go, lowest limiter first (sent() may free a limiter).
+    m_qcn_scratch = m_bcn->active();
+    for (const unsigned l : m_qcn_scratch) {
+        ring<frame*>& q = m_qcn_fifo[l];
+        while (!q.empty() && m_bcn->earliest_start(l, now) <= now) {
+            frame& f = *q.pop_front();
+            --m_qcn_held;
+            bcn_tag(f, l);  // the wire size the limiter spaces by includes the tag
+            m_bcn->sent(l, now, f.wire_bytes(), f.frame_bytes(), true);
+            bcn_forward(f, now);
+        }
+    }
+    while (!m_qcn_in.empty() && m_qcn_in.front().ready <= now) {
+        frame& f = *m_qcn_in.pop_front().f;
+        const int l = m_bcn->limiter_for_frame(now, f.flow_id);
+        if (l == bcn_limiters::NONE) {
+            bcn_forward(f, now);
+            continue;
+        }
+        const auto u = unsigned(l);
+        if (m_qcn_fifo[u].empty() && m_bcn->earliest_start(u, now) <= now) {
+            bcn_tag(f, u);
+            m_bcn->sent(u, now, f.wire_bytes(), f.frame_bytes(), false);
+            bcn_forward(f, now);
+        } else {
+            m_qcn_fifo[u].push_back(&f);
+            m_bcn->hold(u);
+            ++m_qcn_held;
+        }
+    }
+    arm_bcn(now);
+    tell_host_if_drained();
+}
+
+void nic_device::arm_bcn(ps_t now) {
+    ps_t next = m_qcn_in.empty() ? bcn_limiters::NEVER : m_qcn_in.front().ready;
+    for (const unsigned l : m_bcn->active())
+        if (!m_qcn_fifo[l].empty()) next = std::min(next, m_bcn->earliest_start(l, now));
+    if (next != bcn_limiters::NEVER) m_bcn_timer.arm_at(std::max(next, now));
+}
+
+void nic_device::report_bcn(nlohmann::json& out) const {
+    const bcn_limiters& b = *m_bcn;
+    const bcn_limiters::counters& s = b.stats();
+    const bcn_rp::counters r = b.rp_totals();
+    nlohmann::json limiters = nlohmann::json::array();
+    for (const unsigned l : b.active())
+        limiters.push_back({{"limiter", l},
+                            {"rate_bps", b.rate_bps(l)},
+                            {"installed", b.rp(l).active()},
+                            {"rrt_cpid", b.tag(l)},
+                            {"increases", b.rp(l).stats().increases},
+                            {"decreases", b.rp(l).stats().decreases},
+                            {"held_frames", b.held(l)},
+                            {"flows", b.flows(l)}});
+    out["bcn"] = {{"messages_received", m_stats.rx_bcn_messages},
+                  {"messages_ignored", s.ignored_messages},
+                  {"increases", r.increases},
+                  {"decreases", r.decreases},
+                  {"stops", r.stops},
+                  {"rp_ignored", r.ignored},
+                  {"installs", r.installs},
+                  {"removals", r.releases},
+                  {"bindings", s.bindings},
+                  {"shared_bindings", s.shared_bindings},
+                  {"limiter_releases", s.limiter_releases},
+                  {"flows_unbound", s.unbindings},
+                  {"rate_limiters", b.size()},
+                  {"limiters_in_use", b.active().size()},
+                  {"limiters_peak", s.peak_in_use},
+                  {"limited_frames", s.limited_frames},
+                  {"limited_bytes", s.limited_bytes},
+                  {"held_frames", s.held_frames},
+                  {"tagged_frames", s.tagged_frames},
+                  {"limiters", std::move(limiters)}};
+}
+
 void nic_device::pacer_ack(const frame& f) {
     if (f.kind != frame_kind::IPV4_TCP || !(f.tcp_flags & tcp_flag::ECE)) return;
     m_pacer->on_ece_ack(now_ps(), f.flow_id);
@@ -892,6 +1098,9 @@ std::vector<std::string> nic_device::series_columns() const {
             for (unsigned l = 0; l < m_qcn->size(); ++l)
                 c.push_back("qcn_rate" + std::to_string(l) + "_bps");
     }
+    if (m_bcn)
+        c.insert(c.end(),
+                 {"bcn_rate_min_bps", "bcn_rate_mean_bps", "bcn_limiters_in_use", "bcn_messages"});
     return c;
 }
 
@@ -934,6 +1143,18 @@ void nic_device::append_series(std::string& row) const {
         value(q.active().empty() ? m_rate_bps : sum / q.active().size());
         if (q.size() <= QCN_SERIES_PER_LIMITER)
             for (unsigned l = 0; l < q.size(); ++l) value(q.rate_bps(l));
+    }
+    if (m_bcn) {  // no limiter in use: both at the line rate (nothing is limited)
+        const bcn_limiters& b = *m_bcn;
+        std::uint64_t lowest = m_rate_bps, sum = 0;
+        for (const unsigned l : b.active()) {
+            lowest = std::min(lowest, b.rate_bps(l));
+            sum += b.rate_bps(l);
+        }
+        value(lowest);
+        value(b.active().empty() ? m_rate_bps : sum / b.active().size());
+        value(b.active().size());
+        value(m_stats.rx_bcn_messages);
     }
 }
 
@@ -1041,7 +1262,7 @@ void nic_device::post(frame& f, ps_t at) {
 
 void nic_device::post_slow(frame& f, ps_t at) {
     if (m_dma) return post_dma(f, at, 0);
-    if (m_pacer || m_qcn) {
+    if (m_pacer || m_qcn || m_bcn) {
         if (queued() >= m_cfg.tx_queue_frames) {
             m_stats.drops.add(drop_cause::NIC_TX_QUEUE_FULL);
             frame_pool::global().release(f);
@@ -1136,6 +1357,7 @@ void nic_device::deliver(frame& f) {
 
 void nic_device::receive_control(frame& f) {
     if (f.kind == frame_kind::CNM && m_qcn) return receive_cnm(f);
+    if (f.kind == frame_kind::BCN && m_bcn) return receive_bcn(f);
     m_stats.rx_control_frames++;
     if (f.kind != frame_kind::PAUSE && f.kind != frame_kind::PFC) return deliver(f);
     if (m_reaction) {
@@ -1188,6 +1410,7 @@ void nic_device::report_stats(nlohmann::json& out) const {
     if (m_dma) report_dma(out);
     if (m_pacer) report_pacer(out);
     if (m_qcn) report_qcn(out);
+    if (m_bcn) report_bcn(out);
     if (m_csr) {
         const auto& c = m_csr->get_stats();
         out["csr"] = {{"mmio_posts", c.mmio_posts},

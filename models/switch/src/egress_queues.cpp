@@ -120,6 +120,23 @@ void egress_queues::install_marking(const switch_config& cfg, std::uint64_t seed
             add_policy(*m_own_policies.emplace_back(std::move(p)));
         }
     }
+    if (cfg.bcn.enabled()) {
+        // A CP on each queue a BCN priority maps to (validate: none of them a QCN queue).
+        bcn_port_params pp;
+        for (unsigned prio = 0; prio < 8; ++prio)
+            if (cfg.bcn.priorities >> prio & 1) {
+                const unsigned q = cfg.qos.tc_to_queue[cfg.qos.pcp_to_tc[prio]];
+                if (q < m_queues) pp.queues = static_cast<std::uint8_t>(pp.queues | 1u << q);
+            }
+        pp.message_priority = cfg.bcn.message_priority;
+        pp.msdu_octets = cfg.bcn.msdu_octets;
+        pp.port = m_index;
+        if (pp.queues) {
+            auto p = std::make_unique<bcn_congestion_point>(cfg.bcn.params(), pp, seed, name);
+            m_bcn = p.get();
+            add_policy(*m_own_policies.emplace_back(std::move(p)));
+        }
+    }
     if (cfg.phantom.enabled) {
         auto p = std::make_unique<phantom_marking>(
             static_cast<std::uint8_t>((1u << m_queues) - 1), m_rate_bps, cfg.phantom.gamma,
@@ -270,6 +287,7 @@ void egress_queues::report_stats(nlohmann::json& out, ps_t now) const {
     if (m_mq)
         out["mq_ecn"] = {{"t_round_us", m_mq->t_round_ps() / 1e6}, {"samples", m_mq->samples()}};
     if (m_qcn) report_qcn(out);
+    if (m_bcn) report_bcn(out);
     if (m_phantom)
         out["phantom_queue"] = {{"frames", m_phantom->queue().frames()},
                                 {"marked", m_phantom->queue().marked()},
@@ -299,6 +317,38 @@ void egress_queues::report_qcn(nlohmann::json& out) const {
                         std::vector<std::uint64_t>(c.qfb.begin(), c.qfb.begin() + long(last))}});
     }
     out["qcn"] = std::move(cps);
+}
+
+void egress_queues::report_bcn(nlohmann::json& out) const {
+    nlohmann::json cps = nlohmann::json::array();
+    for (unsigned q = 0; q < m_queues; ++q) {
+        const bcn_cp* cp = m_bcn->cp(q);
+        if (!cp) continue;
+        const bcn_cp::counters& c = cp->stats();
+        // Fb histogram: bins of one unit from FB_MIN, the end bins open, empty ends trimmed.
+        const auto& h = m_bcn->fb_histogram(q);
+        std::size_t first = 0, last = h.size();
+        while (first < last && h[first] == 0) ++first;
+        while (last > first && h[last - 1] == 0) --last;
+        if (first == last) first = last = 0;
+        const std::uint64_t messages = c.negative + c.positive;
+        cps.push_back({{"queue", q},
+                       {"cpid", m_bcn->cpid(q)},
+                       {"frames", c.frames},
+                       {"samples", c.samples},
+                       {"negative_messages", c.negative},
+                       {"positive_messages", c.positive},
+                       {"stop_messages", c.stop},
+                       {"positive_untagged_samples", c.positive_untagged},
+                       {"zero_samples", c.zero},
+                       {"fb_abs_mean", messages ? m_bcn->fb_abs_sum(q) / double(messages) : 0.0},
+                       {"fb_negative_abs_mean",
+                        c.negative ? m_bcn->fb_negative_abs_sum(q) / double(c.negative) : 0.0},
+                       {"fb_histogram_first", int(first) + bcn_congestion_point::FB_MIN},
+                       {"fb_histogram", std::vector<std::uint64_t>(h.begin() + long(first),
+                                                                   h.begin() + long(last))}});
+    }
+    out["bcn"] = std::move(cps);
 }
 
 }  // namespace fabricsim::sw

@@ -384,6 +384,7 @@ size_spec ecn_threshold(switch_config& c, unsigned q, const config_value& v) {
 }
 
 void add_qcn_keys(param_table<switch_config>& t);
+void add_bcn_keys(param_table<switch_config>& t);
 
 void add_ecn(param_table<switch_config>& t) {
     t.indexed_choice<ecn_mode>(
@@ -486,6 +487,7 @@ void add_ecn(param_table<switch_config>& t) {
           [](switch_config& c, const config_value& v) { c.phantom.threshold_bytes = v.bytes(); })
         .min = 1;
     add_qcn_keys(t);
+    add_bcn_keys(t);
     add_flow_control_keys(t, &switch_config::flow_control);
 }
 
@@ -558,6 +560,81 @@ void add_qcn_keys(param_table<switch_config>& t) {
                      "Leading octets of the sampled frame's MSDU a CNM carries (0..64)",
                      [](switch_config& c, const config_value& v) {
                          c.qcn.msdu_octets = static_cast<std::uint8_t>(v.integer());
+                     });
+    mo.min = 0;
+    mo.max = 64;
+}
+
+/// BCN congestion points: a preset and optional overrides of every bcn_cp_params field.
+void add_bcn_keys(param_table<switch_config>& t) {
+    using preset = bcn_config::preset;
+    t.choice<preset>("bcn.mode", "none",
+                     "BCN congestion point (Cisco 802.1Qau proposal) on the queues of the BCN "
+                     "priorities: none, thesis (Jiang/facts-l2 §5: Q_eq 16 x 1500B, w 2, each "
+                     "frame sampled with probability 1/100, Fb in 1500 B packets, no STOP) "
+                     "(docs/models/bcn.md)",
+                     {{"none", preset::NONE}, {"thesis", preset::THESIS}},
+                     [](switch_config& c, preset m) { c.bcn.mode = m; });
+    t.add("bcn.priorities", value_kind::STRING_LIST, "",
+          "BCN priorities (0..7): the queues they map to (qos) get a congestion point; none of "
+          "them may be a QCN queue (absent: every priority)",
+          [](switch_config& c, const config_value& v) {
+              if (v.present()) c.bcn.priorities = load_index_mask(v.section(), v.key(), 7);
+          })
+        .optional = true;
+    auto opt =
+        [&t](const std::string& key, value_kind kind, const std::string& help,
+             const std::function<void(switch_config&, const config_value&)>& store) -> param_spec& {
+        auto& s = t.add("bcn." + key, kind, "", help + " (absent: the preset's)",
+                        [store](switch_config& c, const config_value& v) {
+                            if (v.present()) store(c, v);
+                        });
+        s.optional = true;
+        return s;
+    };
+    opt("q_eq", value_kind::BYTES, "Queue set point Q_eq",
+        [](switch_config& c, const config_value& v) { c.bcn.q_eq = v.bytes(); })
+        .min = 1;
+    opt("q_sc", value_kind::BYTES,
+        "Severe congestion Q_sc: above it a sample sends STOP (BCN(0,0)); 0 = no STOP",
+        [](switch_config& c, const config_value& v) { c.bcn.q_sc = v.bytes(); });
+    auto& w = opt("w", value_kind::REAL, "Weight w of Q_delta in Fb = -(Q_off + w Q_delta)",
+                  [](switch_config& c, const config_value& v) { c.bcn.w = v.real(); });
+    w.min = 0;
+    w.max = 1024;
+    opt("fb_unit", value_kind::BYTES, "Unit of Q_off, Q_delta and Fb (the thesis: a 1500 B packet)",
+        [](switch_config& c, const config_value& v) { c.bcn.fb_unit = v.bytes(); })
+        .min = 1;
+    opt("sampling", value_kind::CHOICE,
+        "random (each frame with probability 1/n) or every_n (the n-th, 2n-th .. frame)",
+        [](switch_config& c, const config_value& v) {
+            c.bcn.sampling = v.str() == "random" ? bcn_sampling::RANDOM : bcn_sampling::EVERY_N;
+        })
+        .choices = {"every_n", "random"};
+    auto& se = opt("sample_every", value_kind::INT, "n: one sample per n frames, 1..1000000",
+                   [](switch_config& c, const config_value& v) {
+                       c.bcn.sample_every = static_cast<std::uint32_t>(v.integer());
+                   });
+    se.min = 1;
+    se.max = 1e6;
+    auto& qb = opt("quantise_bits", value_kind::INT,
+                   "0: Fb as computed; 1..16: |Fb| clipped to (2w+1) Q_eq in that many bits",
+                   [](switch_config& c, const config_value& v) {
+                       c.bcn.quantise_bits = static_cast<std::uint32_t>(v.integer());
+                   });
+    qb.min = 0;
+    qb.max = 16;
+    auto& pr = t.add("bcn.message_priority", value_kind::INT, "6",
+                     "A BCN message's PCP when the sampled frame was tagged",
+                     [](switch_config& c, const config_value& v) {
+                         c.bcn.message_priority = static_cast<std::uint8_t>(v.integer());
+                     });
+    pr.min = 0;
+    pr.max = 7;
+    auto& mo = t.add("bcn.msdu_octets", value_kind::INT, "64",
+                     "Leading octets of the sampled frame's MSDU a BCN message carries (0..64)",
+                     [](switch_config& c, const config_value& v) {
+                         c.bcn.msdu_octets = static_cast<std::uint8_t>(v.integer());
                      });
     mo.min = 0;
     mo.max = 64;
@@ -856,6 +933,66 @@ void switch_config::validate(const config_node& n) const {
     validate_ecn(n);
     validate_flow_control(n);
     validate_qcn(n);
+    validate_bcn(n);
+}
+
+bcn_cp_params bcn_config::params() const {
+    bcn_cp_params p = bcn_cp_params::thesis_default();
+    // The thesis: "sampling is random at the congested switch" (every n-th frame phase-locks
+    // with paced sources: one flow's frames meet the same queue phase at every sample).
+    p.sampling = bcn_sampling::RANDOM;
+    if (q_eq) p.q_eq_bytes = *q_eq;
+    if (q_sc) p.q_sc_bytes = *q_sc;
+    if (w) p.w = *w;
+    if (fb_unit) p.fb_unit_bytes = static_cast<std::uint32_t>(*fb_unit);
+    if (sampling) p.sampling = *sampling;
+    if (sample_every) p.sample_every = *sample_every;
+    if (quantise_bits) p.quantise_bits = *quantise_bits;
+    return p;
+}
+
+void switch_config::validate_bcn(const config_node& n) const {
+    const config_node bn = n.child("bcn");
+    if (!bcn.enabled()) {
+        if (!bn.has("mode"))
+            refuse_given(bn,
+                         {"priorities", "q_eq", "q_sc", "w", "fb_unit", "sampling", "sample_every",
+                          "quantise_bits", "message_priority", "msdu_octets"},
+                         "is set but bcn.mode is not");
+        return;
+    }
+    if (bcn.priorities == 0) bn.fail("priorities", "lists no priority");
+    if (bcn.fb_unit && *bcn.fb_unit > 0xFFFFFFFFull) bn.fail("fb_unit", "must be below 4 GB");
+    const bcn_cp_params p = bcn.params();
+    if (const auto e = p.validate()) {
+        const std::string key = e->field == "q_eq_bytes"      ? "q_eq"
+                                : e->field == "q_sc_bytes"    ? "q_sc"
+                                : e->field == "fb_unit_bytes" ? "fb_unit"
+                                                              : e->field;
+        bn.fail(bn.has(key) ? key : "mode", e->reason);
+    }
+    if (p.q_eq_bytes >= buffer_bytes)
+        bn.fail(bn.has("q_eq") ? "q_eq" : "mode",
+                "Q_eq " + format_bytes(p.q_eq_bytes) + " is not below switch.buffer (" +
+                    format_bytes(buffer_bytes) + "): the queue could never reach it");
+    if (qcn.enabled()) {
+        // One congestion point per queue: the queues of both priority sets must not meet.
+        auto queues_of = [this](std::uint8_t prios) {
+            unsigned m = 0;
+            for (unsigned prio = 0; prio < 8; ++prio)
+                if (prios >> prio & 1) m |= 1u << qos.tc_to_queue[qos.pcp_to_tc[prio]];
+            return m;
+        };
+        const unsigned both = queues_of(bcn.priorities) & queues_of(qcn.priorities);
+        if (both) {
+            unsigned q = 0;
+            while (!(both >> q & 1)) ++q;
+            bn.fail(bn.has("priorities") ? "priorities" : "mode",
+                    "queue " + std::to_string(q) +
+                        " would run both QCN and BCN (a queue has one congestion point): give "
+                        "qcn.priorities and bcn.priorities disjoint queues");
+        }
+    }
 }
 
 qcn_cp_params qcn_config::params() const {

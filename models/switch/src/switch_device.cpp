@@ -208,6 +208,7 @@ bool switch_device::receive_control(unsigned in_port, frame& f) {
             m_egress[in_port]->receive_control(f);
             return true;
         case frame_kind::CNM:
+        case frame_kind::BCN:
         case frame_kind::CREDIT:
             // Dispatch point of congestion notifications and credits (802.1Qau CNM, BCN,
             // FERA, credit transports; reached when they carry ttl <= 1): no switch-side

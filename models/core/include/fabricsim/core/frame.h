@@ -20,6 +20,7 @@ enum class frame_kind : std::uint8_t {
     PFC,       ///< 802.1Qbb priority flow control (opcode 0x0101)
     CNM,       ///< 802.1Qau congestion notification message (ethertype 0x22E7)
     CREDIT,    ///< credit frame of credit-based transports (minimum-size UDP)
+    BCN,       ///< BCN message (Cisco 802.1Qau proposal; local experimental ethertype 0x88B6)
 };
 
 enum class ecn_codepoint : std::uint8_t { NOT_ECT = 0, ECT1 = 1, ECT0 = 2, CE = 3 };
@@ -30,6 +31,10 @@ constexpr std::uint16_t VLAN = 0x8100;
 constexpr std::uint16_t MAC_CONTROL = 0x8808;
 constexpr std::uint16_t CN_TAG = 0x22E9;
 constexpr std::uint16_t CNM = 0x22E7;
+// BCN's EtherTypes were never published (facts-l2 §6 item 5): the IEEE 802 local experimental
+// ones, 0x88B6 for the message and 0x88B5 for the rate-regulator tag (docs/models/bcn.md).
+constexpr std::uint16_t BCN = 0x88B6;
+constexpr std::uint16_t RRT = 0x88B5;
 }  // namespace ethertype
 
 namespace tcp_flag {
@@ -137,6 +142,17 @@ struct alignas(64) frame {
     std::uint8_t cnm_encap_priority = 0;  ///< its priority (PCP, or DSCP / 8 untagged)
     std::uint8_t cnm_msdu_octets = 0;     ///< leading MSDU octets carried, 0..64
 
+    // BCN message (set_bcn): CPID in cnm_cpid, the sampled frame as for a CNM; Q_off, Q_δ and
+    // Fb in 1/256 of the CP's unit (signed 32-bit fixed point, exact on the wire).
+    std::int32_t bcn_qoff = 0;
+    std::int32_t bcn_qdelta = 0;
+    std::int32_t bcn_fb = 0;
+    bool bcn_stop = false;  ///< BCN(0,0): stop, restart at the minimum rate
+    /// Data frames: the rate-regulator tag (RRT), the CPID of the BCN CP whose regulator limits
+    /// the flow; 0 = untagged. In the frame's tail padding (no size change); on the wire a
+    /// 6-byte tag (EtherType 0x88B5, CPID) after the VLAN tag, which `length` includes.
+    std::uint32_t rrt_cpid = 0;
+
     /// Restore all fields to defaults (called on return to the pool).
     void reset();
 
@@ -162,7 +178,24 @@ struct alignas(64) frame {
     /// CNM PDU octets after the EtherType, without the encapsulated MSDU.
     static constexpr std::uint32_t CNM_FIELDS = 24;
     static constexpr std::uint8_t CNM_MAX_MSDU_OCTETS = 64;
+    /// Make this a BCN message about `sampled` from the CP with MAC `cp_mac` and id `cpid`:
+    /// routed back to the sampled frame's source as set_cnm() does, carrying Q_off, Q_δ and Fb
+    /// (in the CP's unit, stored in 1/256) or the STOP flag (BCN(0,0): all three 0), and the
+    /// first `msdu_octets` (<= 64) octets of the sampled MSDU.
+    void set_bcn(const frame& sampled, const mac_addr& cp_mac, std::uint32_t cpid, double q_off,
+                 double q_delta, double fb, bool stop, std::uint8_t priority,
+                 std::uint8_t msdu_octets);
+    /// Fb of a BCN message in the CP's unit.
+    double bcn_feedback() const { return bcn_fb / 256.0; }
+    /// BCN PDU octets after the EtherType, without the encapsulated MSDU: version/flags (2),
+    /// CPID (4), Q_off (4), Q_δ (4), Fb (4), sampled DA (6), its MSDU length (2).
+    static constexpr std::uint32_t BCN_FIELDS = 26;
+    /// The rate-regulator tag on the wire: EtherType 0x88B5 and the 32-bit CPID.
+    static constexpr std::uint32_t RRT_TAG = 6;
+    /// Tag (cpid != 0) or untag (0) a data frame with the RRT; its length follows.
+    void set_rrt(std::uint32_t cpid);
 
+    /// L2 to L4 header bytes (a data frame's without its RRT: see set_rrt).
     std::uint32_t header_bytes() const;
     /// TCP option bytes: NOP, NOP, SACK kind/length and 8 bytes per block.
     std::uint32_t tcp_option_bytes() const { return sack_blocks ? 4u + 8u * sack_blocks : 0u; }

@@ -22,6 +22,9 @@
 /// frames enter the QCN stage at their ready time (one event each, as the pacer's), those of
 /// bound flows wait in their limiter's FIFO and leave at its next-send time (one event per
 /// departure and per RP timer), the others pass at once. Off, a CNM goes to the host.
+/// BCN reaction points (`bcn.mode`, algo/bcn_limiters.h; a NIC runs QCN or BCN): the same
+/// stage with BCN's per-flow AIMD regulators; a BCN message ends at the NIC, and frames of a
+/// flow whose regulator is installed carry its rate-regulator tag (docs/models/bcn.md).
 /// PCIe and DMA (`pcie.model` other than ideal): the fixed latencies give way to the TX DMA
 /// engine (algo/tx_dma.h: rings, doorbell, descriptor fetch, payload reads, LSO, TX buffer) and
 /// RX DMA writes (frame, then its 16 B completion) on one PCIe link (algo/pcie_link.h). The
@@ -47,6 +50,7 @@
 #include "fabricsim/core/ring.h"
 #include "fabricsim/core/scheduler.h"
 #include "fabricsim/core/stats.h"
+#include "fabricsim/nic/algo/bcn_limiters.h"
 #include "fabricsim/nic/algo/dcqcn.h"
 #include "fabricsim/nic/algo/hull_pacer.h"
 #include "fabricsim/nic/algo/interrupt_coalescer.h"
@@ -121,6 +125,21 @@ struct nic_config {
         /// The preset at `line_rate_bps` with the overrides (not validated).
         qcn_rp_params params(std::uint64_t line_rate_bps) const;
     } qcn;
+    /// BCN reaction points (per-flow AIMD regulators, algo/bcn_rp.h) in the QCN stage's place
+    /// (a NIC runs one of them): a preset with overrides, at the NIC's line rate.
+    struct bcn_config {
+        enum class preset : std::uint8_t { NONE, THESIS } mode = preset::NONE;
+        std::optional<double> g_i, g_d, min_decrease_factor;
+        std::optional<std::uint64_t> r_u, min_rate, initial_rate;
+        /// Mean silence after a STOP (uniform in [0.5, 1.5) x this): one message interval of
+        /// the thesis at 10 Gb/s (100 frames of 1500 B).
+        ps_t stop_silence = 120 * PS_PER_US;
+        std::uint32_t rate_limiters = 1;
+        bank_policy limiters_full = bank_policy::SHARE;
+        bool enabled() const { return mode != preset::NONE; }
+        /// The preset at `line_rate_bps` with the overrides (not validated).
+        bcn_rp_params params(std::uint64_t line_rate_bps) const;
+    } bcn;
     /// PCIe link and DMA engines; off (ideal) keeps tx_latency and rx_latency.
     struct dma_config {
         bool enabled = false;
@@ -261,6 +280,8 @@ public:
     const hull_pacer* pacer() const { return m_pacer.get(); }
     /// The QCN reaction points; nullptr when qcn.mode is none.
     const qcn_limiters* qcn() const { return m_qcn.get(); }
+    /// The BCN reaction points; nullptr when bcn.mode is none.
+    const bcn_limiters* bcn() const { return m_bcn.get(); }
 
     void receive(unsigned port, frame& f) override;
     /// Sends control frame `f` at max(now, wire free), before queued data, also while paused.
@@ -279,6 +300,7 @@ public:
         std::uint64_t rx_control_frames = 0;  ///< MAC-control frames received (not data)
         std::uint64_t tx_control_frames = 0;  ///< control frames sent
         std::uint64_t rx_cnms = 0;            ///< CNMs consumed by the QCN reaction points
+        std::uint64_t rx_bcn_messages = 0;    ///< BCN messages consumed by the BCN RPs
         drop_counters drops;
     };
     const stats& get_stats() const { return m_stats; }
@@ -346,6 +368,15 @@ private:
     void qcn_forward(frame& f, ps_t now);
     void arm_qcn(ps_t now);
     void report_qcn(nlohmann::json& out) const;
+    // The BCN reaction points (cold), in the QCN stage's place: its rings and FIFOs.
+    [[gnu::cold, gnu::noinline]] void receive_bcn(frame& f);
+    [[gnu::cold, gnu::noinline]] void on_bcn();
+    /// A frame of limiter `l` leaving the BCN stage gets the limiter's RRT (if installed).
+    void bcn_tag(frame& f, unsigned l);
+    /// Out of the BCN stage at `now`: into the pacer, else the MAC.
+    void bcn_forward(frame& f, ps_t now);
+    void arm_bcn(ps_t now);
+    void report_bcn(nlohmann::json& out) const;
     [[gnu::cold, gnu::noinline]] ps_t rx_dma(const frame& f, ps_t now);
     /// The receive path with DMA or a pacer: when the host sees `f`.
     [[gnu::cold, gnu::noinline]] ps_t rx_slow(const frame& f, ps_t now);
@@ -414,12 +445,14 @@ private:
     ring<pacer_entry> m_pacer_in{1};  ///< posted, not yet at the pacer (ready later)
     ring<frame*> m_paced{1};          ///< the pacer FIFO's frames, oldest first
     model_timer m_pacer_timer = model_timer::bind<nic_device, &nic_device::on_pacer>(this);
-    // The QCN reaction points, only with qcn.mode set.
+    // The QCN reaction points, only with qcn.mode set; the rings and FIFOs serve BCN's too.
     std::unique_ptr<qcn_limiters> m_qcn;
-    ring<pacer_entry> m_qcn_in{1};         ///< posted, not yet at the QCN stage
+    ring<pacer_entry> m_qcn_in{1};         ///< posted, not yet at the QCN (or BCN) stage
     std::vector<ring<frame*>> m_qcn_fifo;  ///< per limiter: its frames, oldest first
     std::size_t m_qcn_held = 0;            ///< frames in every m_qcn_fifo
-    std::vector<unsigned> m_qcn_scratch;   ///< the limiters in use, copied per event
+    std::unique_ptr<bcn_limiters> m_bcn;   ///< only with bcn.mode set
+    model_timer m_bcn_timer = model_timer::bind<nic_device, &nic_device::on_bcn>(this);
+    std::vector<unsigned> m_qcn_scratch;  ///< the limiters in use, copied per event
     model_timer m_qcn_timer = model_timer::bind<nic_device, &nic_device::on_qcn>(this);
     /// Banks of at most this many QCN limiters get a time-series column per limiter.
     static constexpr unsigned QCN_SERIES_PER_LIMITER = 8;

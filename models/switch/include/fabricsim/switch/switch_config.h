@@ -12,6 +12,7 @@
 #include "fabricsim/core/pause_reaction.h"
 #include "fabricsim/core/units.h"
 #include "fabricsim/switch/algo/aqm.h"
+#include "fabricsim/switch/algo/bcn_cp.h"
 #include "fabricsim/switch/algo/egress_policy.h"
 #include "fabricsim/switch/algo/mmu.h"
 #include "fabricsim/switch/algo/pause_generator.h"
@@ -94,6 +95,21 @@ struct qcn_config {
     qcn_cp_params params() const;
 };
 
+/// BCN congestion points on the egress queues of the BCN priorities (docs/models/bcn.md).
+struct bcn_config {
+    enum class preset : std::uint8_t { NONE, THESIS } mode = preset::NONE;
+    std::uint8_t priorities = 0xFF;  ///< priorities (bit p) whose queues get a CP
+    std::optional<std::uint64_t> q_eq, q_sc, fb_unit;
+    std::optional<double> w;
+    std::optional<bcn_sampling> sampling;
+    std::optional<std::uint32_t> sample_every, quantise_bits;
+    std::uint8_t message_priority = 6;  ///< the message's PCP when the sampled frame was tagged
+    std::uint8_t msdu_octets = 64;      ///< sampled MSDU octets in a message
+    bool enabled() const { return mode != preset::NONE; }
+    /// The preset with the overrides (not validated).
+    bcn_cp_params params() const;
+};
+
 struct shaper_config {
     std::uint64_t rate_bps = 0;  ///< 0 = no shaping
     std::uint64_t burst_bytes = 0;
@@ -123,6 +139,7 @@ struct switch_config {
     ecn_config ecn;
     phantom_queue_config phantom;
     qcn_config qcn;
+    bcn_config bcn;
     pause_reaction_config flow_control;               ///< PAUSE/PFC honoured by the egress ports
     pause_generation_config flow_control_generation;  ///< PAUSE/PFC the switch sends
     pfc_watchdog_config pfc_watchdog;
@@ -149,6 +166,7 @@ private:
     void validate_ecn(const config_node& n) const;
     void validate_flow_control(const config_node& n) const;
     void validate_qcn(const config_node& n) const;
+    void validate_bcn(const config_node& n) const;
 };
 
 }  // namespace fabricsim::sw

@@ -75,6 +75,9 @@ public:
     ps_t run(ps_t now, tx_dma_sink& sink);
     /// The MAC committed a frame of `bytes` (frame_bytes) the engine produced: buffer space.
     void mac_took(std::uint32_t bytes) { m_buffered -= bytes; }
+    /// A frame in the buffer grew by `bytes` after the engine made it (a BCN rate-regulator tag
+    /// added on the way to the MAC): mac_took() will free them too.
+    void frame_grew(std::uint32_t bytes) { m_buffered += bytes; }
 
     /// Descriptors posted and not yet read, on all rings (what the host sees as ring use).
     std::uint32_t descriptors() const { return m_descriptors; }

@@ -25,6 +25,7 @@
 #include "fabricsim/core/ring.h"
 #include "fabricsim/core/stats.h"
 #include "fabricsim/switch/algo/aqm.h"
+#include "fabricsim/switch/algo/bcn_congestion_point.h"
 #include "fabricsim/switch/algo/egress_gate.h"
 #include "fabricsim/switch/algo/egress_policy.h"
 #include "fabricsim/switch/algo/mmu.h"
@@ -188,6 +189,7 @@ private:
     void refresh_pass_bound() { m_pass_bound = m_mq->min_threshold(); }
     void install_marking(const switch_config& cfg, std::uint64_t seed, const std::string& name);
     void report_qcn(nlohmann::json& out) const;
+    void report_bcn(nlohmann::json& out) const;
 
     // Members in order of access: the port's per-frame scalars share one line, then each
     // queue's line, then the scheduler (the MQ-ECN estimator is held further on: its first line
@@ -243,6 +245,7 @@ private:
     std::optional<threshold_scales> m_scales;  ///< what the ECN/RED policies scale by
     const phantom_marking* m_phantom = nullptr;
     const qcn_congestion_point* m_qcn = nullptr;
+    const bcn_congestion_point* m_bcn = nullptr;
     std::array<queue_cold, MAX_QUEUES> m_cold;
     unsigned m_queues;
     std::uint64_t m_rate_bps;
