@@ -187,3 +187,91 @@ def test_fera_keys_without_a_mode_are_refused(sim, tmp_path):
     (tmp_path / "s.yaml").write_text(BAD_BASE.replace("mode: analysis, ", ""))
     p = sim(tmp_path / "s.yaml", "--out", tmp_path / "r", check=False)
     assert p.returncode == 2 and "switch.fera.n0: is set but fera.mode is not" in p.stderr, p.stderr
+
+
+def heavy(gamma=None, control=None, stages=1, duration_ms=50, hosts=10, per_host=10, process=""):
+    """§3.1/§3.2: 100 flows of 200 Mb/s average into one 10G port (2x overload), the thesis
+    preset (hyperbolic f, Q_eq 16, Q_sc 80, T 1 ms, N_0 20), PAUSE ON/OFF 90/80 packets. Ten
+    hosts with ten flows each; L = 200 packets (not 100: ten line-rate senders overrun 10
+    packets of headroom within the Annex 31B response time, and the thesis' PAUSE is lossless)."""
+    fera = "mode: thesis"
+    if gamma is not None:
+        fera += f", gamma: {gamma}"
+    if control:
+        fera += f", control: {control}, k: 0.002, stages: {stages}"
+    flows = "\n".join(f"    - {{src: h{h}, dst: h0, rate: 200Mbps, frames: 1000000{process}}}"
+                      for h in range(1, hosts + 1) for _ in range(per_host))
+    return f"""
+name: fera_heavy
+seed: 1
+duration: {duration_ms}ms
+topology: {{kind: incast, host_rate: 10Gbps, link_delay: 0.5us, incast: {{hosts: {hosts + 1}}}}}
+switch:
+  queues: 1
+  port_cap: 200pkt
+  flow_control: {{generate: queue_pause, q_on: 90pkt, q_off: 80pkt}}
+  fera: {{{fera}}}
+nic:
+  tx_queue: 100000
+  flow_control: {{honour_pause: true}}
+  fera: {{mode: thesis}}
+traffic:
+  flows:
+{flows}
+results: {{sample_interval: 1ms}}
+"""
+
+
+def throughput_mbps(s):
+    return s["nics"]["h0_nic"]["rx_bytes"] * 8 / s["sim_time_s"] / 1e6
+
+
+@pytest.fixture(scope="module")
+def gamma_sweep(sim, tmp_path_factory):
+    d = tmp_path_factory.mktemp("gamma")
+    out = {}
+    for g in (0.98, 0.99, 1.0):
+        s, ts = run(sim, d, heavy(gamma=g), name=f"g{g}")
+        out[g] = (s, ts)
+    return out
+
+
+def test_gamma_sweep_table_7_1(gamma_sweep):
+    # Table 7.1: 9154 / 9329 / 9154 Mb/s for gamma 0.98 / 0.99 / 1.00: the hyperbolic loop
+    # (alpha k/Q_eq = 4.7 > 1 at T = 1 ms) oscillates between an empty queue and PAUSE and
+    # loses 6-9 % of the link. Here the same: each run within 9.0-9.5 Gb/s, lossless, with
+    # PAUSE cycles; without FERA the sources would hold the port in PAUSE at ~9.87 Gb/s.
+    tp = {g: throughput_mbps(s) for g, (s, _) in gamma_sweep.items()}
+    for g, (s, ts) in gamma_sweep.items():
+        assert 9000 <= tp[g] <= 9500, tp
+        assert s["frames"]["dropped"] == 0
+        fera = s["switches"]["tor"]["ports"][0]["fera"]
+        assert 0 < fera["paused_intervals"] < fera["intervals"] / 2
+        # The sources end near the fair share C/100 (the loop's swing: within a factor 2).
+        rates = [f["rate_bps"] for h in range(1, 11) for f in s["nics"][f"h{h}_nic"]["fera"]["per_flow"]]
+        assert len(rates) == 100 and 50e6 <= sum(rates) / 100 <= 200e6
+    # gamma < 1 serves q > Q_eq at gamma C: the mean queue falls with gamma.
+    mean_q = {g: ts["tor.p0_frame_bytes"][ts.time_us >= 10000].mean() for g, (_, ts) in gamma_sweep.items()}
+    assert mean_q[0.98] < mean_q[0.99] < mean_q[1.0], mean_q
+
+
+@pytest.mark.xfail(strict=True, reason="Table 7.1's optimum at gamma 0.99 is not reproduced: the "
+                   "three throughputs lie within 0.4 % of each other, below the loop's run-to-run "
+                   "variation (1-2 % across durations); see docs/models/fera_bcn.md")
+def test_gamma_0_99_beats_0_98_and_1_00(gamma_sweep):
+    tp = {g: throughput_mbps(s) for g, (s, _) in gamma_sweep.items()}
+    assert tp[0.99] > tp[0.98] and tp[0.99] > tp[1.0], tp
+
+
+def test_multistage_table_7_2(sim, tmp_path, gamma_sweep):
+    # Table 7.2 (Bernoulli): single stage 9329 (the gamma 0.99 run of Table 7.1), multistage
+    # n = 2 9446, n = 3 9815 Mb/s. The multistage f (k = 0.002 s on stage s) is gentle near
+    # Q_eq: the sources come down from C/N_0 = 500 Mb/s slowly and PAUSE holds the port busy,
+    # so both multistage runs use more of the link than the oscillating hyperbolic one.
+    single = throughput_mbps(gamma_sweep[0.99][0])
+    tp = {}
+    for n in (2, 3):
+        s, _ = run(sim, tmp_path, heavy(gamma=0.99, control="multistage", stages=n), name=f"m{n}")
+        assert s["frames"]["dropped"] == 0
+        tp[n] = throughput_mbps(s)
+    assert tp[3] >= tp[2] - 0.002 * 1e4 and tp[2] >= single + 0.03 * 1e4, (single, tp)

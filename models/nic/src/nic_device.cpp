@@ -253,6 +253,10 @@ void add_fera_keys(param_table<nic_config>& t) {
         [](auto& f, const config_value& v) { f.interval = v.time(); });
     opt("tau", value_kind::TIME, "Tagging interval tau (<= interval)",
         [](auto& f, const config_value& v) { f.tau = v.time(); });
+    opt("reset_only_when_idle", value_kind::BOOL,
+        "Idle reset to C/N_0 after 2T without a returned tag and without a frame sent (the "
+        "thesis' words; thesis preset: true); false: 2T without a returned tag alone",
+        [](auto& f, const config_value& v) { f.reset_only_when_idle = v.boolean(); });
 }
 
 /// nic.qcn.*: the QCN reaction points, a preset and overrides (names of the 802.1Qau MIB's rpg*).
@@ -459,6 +463,7 @@ fera_source_params nic_config::fera_config::params(std::uint64_t line_rate_bps) 
     if (n0) p.initial_flows = *n0;
     if (interval) p.interval = *interval;
     if (tau) p.tag_interval = *tau;
+    p.reset_only_when_idle = reset_only_when_idle.value_or(true);
     return p;
 }
 
@@ -909,19 +914,28 @@ void nic_device::fera_send(unsigned i, frame& f, ps_t now) {
 
 void nic_device::on_fera() {
     const ps_t now = now_ps();
-    // Held frames whose regulator lets them go, lowest regulator first.
-    for (std::size_t k = 0; k < m_fera_backlogged.size();) {
-        const unsigned i = m_fera_backlogged[k];
-        ring<frame*>& q = m_fera_fifo[i];
-        while (!q.empty() && m_fera->earliest_start(i, now) <= now) {
+    // Held frames whose regulator lets them go, one per regulator per round, the rounds
+    // starting after the regulator served last (the MAC may take only one: round robin).
+    for (bool sent = true; sent && mac_queued() == 0;) {
+        sent = false;
+        const std::size_t n = m_fera_backlogged.size();
+        const auto first = std::size_t(
+            std::upper_bound(m_fera_backlogged.begin(), m_fera_backlogged.end(), m_fera_last) -
+            m_fera_backlogged.begin());
+        for (std::size_t c = 0; c < n && mac_queued() == 0; ++c) {
+            const unsigned i = m_fera_backlogged[(first + c) % n];
+            ring<frame*>& q = m_fera_fifo[i];
+            if (q.empty() || m_fera->earliest_start(i, now) > now) continue;
             frame& f = *q.pop_front();
             --m_fera_held;
+            m_fera_last = i;
             fera_send(i, f, now);
+            sent = true;
         }
-        if (q.empty())
-            m_fera_backlogged.erase(m_fera_backlogged.begin() + std::ptrdiff_t(k));
-        else
-            ++k;
+        m_fera_backlogged.erase(
+            std::remove_if(m_fera_backlogged.begin(), m_fera_backlogged.end(),
+                           [this](unsigned i) { return m_fera_fifo[i].empty(); }),
+            m_fera_backlogged.end());
     }
     // Frames reaching the stage: at once if the flow holds none and its gap has passed.
     while (!m_fera_in.empty() && m_fera_in.front().ready <= now) {
@@ -929,7 +943,7 @@ void nic_device::on_fera() {
         const unsigned i = m_fera->flow(f.flow_id, now);
         if (i >= m_fera_fifo.size()) m_fera_fifo.emplace_back(1);
         ring<frame*>& q = m_fera_fifo[i];
-        if (q.empty() && m_fera->earliest_start(i, now) <= now) {
+        if (q.empty() && mac_queued() == 0 && m_fera->earliest_start(i, now) <= now) {
             fera_send(i, f, now);
             continue;
         }
@@ -945,8 +959,10 @@ void nic_device::on_fera() {
 
 void nic_device::arm_fera(ps_t now) {
     ps_t next = m_fera_in.empty() ? fera_limiters::NEVER : m_fera_in.front().ready;
-    for (const unsigned i : m_fera_backlogged)
-        next = std::min({next, m_fera->earliest_start(i, now), m_fera->source(i).next_timer()});
+    // With frames at the MAC, on_wire_free() wakes the stage once the MAC takes them.
+    if (mac_queued() == 0)
+        for (const unsigned i : m_fera_backlogged)
+            next = std::min({next, m_fera->earliest_start(i, now), m_fera->source(i).next_timer()});
     if (next != fera_limiters::NEVER) m_fera_timer.arm_at(std::max(next, now));
 }
 
@@ -1214,9 +1230,14 @@ void nic_device::post_slow(frame& f, ps_t at) {
 void nic_device::on_wire_free() {
     const ps_t now = now_ps();
     if (!m_slow_tx) return serve_fifo<false>(now);
-    if (m_reaction) return serve_classes(now);
-    if (m_dma) return serve_fifo<true>(now);
-    serve_fifo<false>(now);
+    if (m_reaction)
+        serve_classes(now);
+    else if (m_dma)
+        serve_fifo<true>(now);
+    else
+        serve_fifo<false>(now);
+    // The MAC took a frame: the FERA regulators may hand it the next.
+    if (m_fera_held && mac_queued() == 0) m_fera_timer.arm_at(now);
 }
 
 template <bool DMA>

@@ -129,6 +129,7 @@ struct nic_config {
         enum class preset : std::uint8_t { NONE, THESIS } mode = preset::NONE;
         std::optional<double> n0;
         std::optional<ps_t> interval, tau;
+        std::optional<bool> reset_only_when_idle;
         bool enabled() const { return mode != preset::NONE; }
         /// The preset at `line_rate_bps` with the overrides (not validated).
         fera_source_params params(std::uint64_t line_rate_bps) const;
@@ -449,6 +450,7 @@ private:
     std::vector<ring<frame*>> m_fera_fifo;    ///< per regulator: its held frames, oldest first
     std::vector<unsigned> m_fera_backlogged;  ///< regulators holding frames, in index order
     std::size_t m_fera_held = 0;              ///< frames in every m_fera_fifo
+    unsigned m_fera_last = 0;                 ///< the regulator that sent last (round robin)
     model_timer m_fera_timer = model_timer::bind<nic_device, &nic_device::on_fera>(this);
     /// Banks of at most this many QCN limiters get a time-series column per limiter.
     static constexpr unsigned QCN_SERIES_PER_LIMITER = 8;
