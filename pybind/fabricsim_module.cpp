@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "fabricsim/core/config.h"
+#include "fabricsim/nic/algo/qcn_fluid.h"
 #include "fabricsim/platforms/headroom_report.h"
 #include "fabricsim/platforms/platform.h"
 #include "fabricsim/platforms/scenario_runner.h"
@@ -178,6 +179,37 @@ py::list schema() {
     return out;
 }
 
+// The QCN fluid model (qcn_fluid.h): rates in bit/s in, packets/s inside, times in seconds out.
+py::dict qcn_fluid(double rate_bps, double flows, double r_ai_bps, double g_d, double w, double p_s,
+                   double q_eq_packets, double packet_bytes) {
+    nic::qcn_fluid_params p;
+    p.c = nic::to_packets_per_s(rate_bps, packet_bytes);
+    p.n = flows;
+    p.r_ai = nic::to_packets_per_s(r_ai_bps, packet_bytes);
+    p.g_d = g_d;
+    p.w = w;
+    p.p_s = p_s;
+    p.q_eq = q_eq_packets;
+    if (!(p.c > 0) || !(p.n > 0) || !(p.p_s > 0) || !(p.p_s < 1) || !(p.r_ai >= 0) ||
+        !(p.g_d > 0) || !(p.w >= 0))
+        throw py::value_error(
+            "qcn_fluid: needs rate > 0, flows > 0, 0 < p_s < 1, r_ai >= 0, g_d > 0, w >= 0");
+    const nic::qcn_fluid_result r = nic::qcn_fluid_analysis(p);
+    py::dict d;
+    d["tau_star"] = r.tau_star;
+    d["tau_hat"] = r.tau_hat;
+    d["omega_star"] = r.omega_star;
+    d["omega_hat"] = r.omega_hat;
+    d["q_star_packets"] = r.q_star;
+    d["q_hat_packets"] = r.q_hat;
+    d["rc_star_bps"] = r.rc_star * 8 * packet_bytes;
+    d["rt_star_bps"] = r.rt_star * 8 * packet_bytes;
+    d["eta"] = r.eta;
+    d["zeta"] = r.zeta;
+    d["thm53_holds"] = r.thm53_holds();
+    return d;
+}
+
 }  // namespace
 
 PYBIND11_MODULE(_fabricsim, m) {
@@ -235,6 +267,11 @@ PYBIND11_MODULE(_fabricsim, m) {
     m.def("headroom_options", &headroom_options,
           "The headroom options: name, kind, model_default, sonic_default ('-': not an input), "
           "help.");
+    m.def("qcn_fluid", &qcn_fluid, py::arg("rate_bps"), py::arg("flows"), py::arg("r_ai_bps"),
+          py::arg("g_d"), py::arg("w"), py::arg("p_s"), py::arg("q_eq_packets"),
+          py::arg("packet_bytes"),
+          "The QCN fluid model (Alizadeh's thesis, seed-000 2.5): fixed point and delay margins "
+          "tau_star (Thm 5.1, QCN) and tau_hat (Thm 5.2, QCN-AIMD) in seconds.");
     m.def(
         "has_run", [] { return g_elaborated.load(); },
         "Whether this process has elaborated a simulation.");

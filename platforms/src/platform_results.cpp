@@ -474,6 +474,10 @@ const char* process_name(host::arrival_process p) {
             return "cbr";
         case host::arrival_process::POISSON:
             return "poisson";
+        case host::arrival_process::BERNOULLI:
+            return "bernoulli";
+        case host::arrival_process::BACKLOGGED:
+            return "backlogged";
         case host::arrival_process::ON_OFF:
             break;
     }

@@ -1069,9 +1069,14 @@ void add_process_key(param_table<E>& t) {
     static const std::vector<std::pair<std::string, host::arrival_process>> processes = {
         {"cbr", host::arrival_process::CBR},
         {"poisson", host::arrival_process::POISSON},
-        {"on_off", host::arrival_process::ON_OFF}};
+        {"on_off", host::arrival_process::ON_OFF},
+        {"bernoulli", host::arrival_process::BERNOULLI},
+        {"backlogged", host::arrival_process::BACKLOGGED}};
     flow_key(t, applies_to::UDP, "process", value_kind::CHOICE, "cbr",
-             "Arrival process: cbr (constant rate), poisson, on_off (cbr during on periods)",
+             "Arrival process: cbr (constant rate), poisson, on_off (cbr during on periods), "
+             "bernoulli (802.1Qau CN-SIM: slots at twice the rate, each used with probability "
+             "1/2), backlogged (always a frame ready: sends as fast as the NIC takes frames, so "
+             "its limiters, PAUSE and the link set the rate; no rate or load)",
              [](E& f, const config_value& v) { f.spec.process = named(v, processes); })
         .choices = names_of(processes);
 }
@@ -1425,6 +1430,13 @@ host::flow_spec flow_of(const flow_keys& k, ps_t duration, const transport_optio
             if (!k.reliable_only.empty())
                 k.fail(k.reliable_only.front(),
                        "applies to TCP and RoCE flows only (set transport: tcp or roce)");
+            if (f.process == host::arrival_process::BACKLOGGED)
+                for (const std::string& key : k.udp_only)
+                    if (key == "rate" || key == "load" || key == "on_time" || key == "off_time" ||
+                        key == "period_dist" || key == "pareto_shape")
+                        k.fail(key,
+                               "does not apply to a backlogged source (it sends as fast as its "
+                               "NIC takes frames)");
             break;
     }
     return f;

@@ -5,6 +5,7 @@
     r.summary["frames"]["dropped"], r.flows, r.timeseries, r.drops
     df = fabricsim.sweep(cfg, {"switch.buffer": ["2MiB", "8MiB"]}, repeats=3)
     fabricsim.headroom(rate="100Gbps", cable_length=5)["bytes"]   # PFC headroom
+    fabricsim.qcn_stability(10e9, flows=10)["tau_star"]            # QCN delay margin (s)
 
 Every simulation runs in a fresh worker process (SystemC elaborates once per process); this
 process only reads and validates configurations.
@@ -19,11 +20,11 @@ _os.environ.setdefault("SYSTEMC_DISABLE_COPYRIGHT_MESSAGE", "1")
 
 __version__ = "0.1.0"
 
-from ._native import ConfigError, explain, headroom, native, schema  # noqa: E402
+from ._native import ConfigError, explain, headroom, native, qcn_stability, schema  # noqa: E402
 from .config import validate  # noqa: E402
 from .errors import Interrupted, RunError  # noqa: E402
 
-__all__ = ["ConfigError", "Interrupted", "RunError", "Result", "deterministic_columns", "explain", "headroom", "load_result", "plot",
+__all__ = ["ConfigError", "Interrupted", "RunError", "Result", "deterministic_columns", "explain", "headroom", "load_result", "qcn_stability", "plot",
            "run", "scenarios", "schema", "sweep", "validate"]
 
 _LAZY = {"run": "runner", "Result": "results", "load_result": "results", "sweep": "sweeps", "deterministic_columns": "sweeps"}

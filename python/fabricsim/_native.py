@@ -75,3 +75,15 @@ def headroom(rate, cable_length=None, *, method="model", **options):
             raise make_config_error(f"{name}: unknown option", name, "unknown option")
         text[name] = _headroom_text(name, value, kinds[name])
     return native.headroom(text)
+
+
+def qcn_stability(rate_bps=10e9, flows=10, *, r_ai_bps=5e6, g_d=1 / 128, w=2.0, p_s=0.01,
+                  q_eq_packets=22, packet_bytes=1500):
+    """The QCN fluid model of Alizadeh's thesis (seed-000 2.5) for N = `flows` sources through one
+    bottleneck of `rate_bps`, with the reaction point's R_AI and G_d and the congestion point's w,
+    sampling probability p_s and Q_eq: a dict with the delay margins `tau_star` (Thm 5.1, QCN:
+    stable for round trips up to it) and `tau_hat` (Thm 5.2, QCN-AIMD) in seconds, the fixed
+    point (`q_star_packets`, `rc_star_bps`, `rt_star_bps`) and whether Thm 5.3's condition
+    (tau_star > tau_hat) holds. The defaults are the thesis' baseline: tau_star = 249 us."""
+    return native.qcn_fluid(float(rate_bps), float(flows), float(r_ai_bps), float(g_d), float(w),
+                            float(p_s), float(q_eq_packets), float(packet_bytes))

@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <catch2/catch.hpp>
 
 #include <nlohmann/json.hpp>
@@ -52,6 +53,63 @@ TEST_CASE("Poisson and on/off sources hit their mean rates and a frame limit sto
     lim.advance();
     lim.advance();
     CHECK(lim.next() == ~ps_t(0));
+}
+
+TEST_CASE("Bernoulli source: slots at twice the rate, each used with probability 1/2", "[host]") {
+    host::flow_spec s;
+    s.rate_bps = 5'000'000'000ull;  // slots every 1.2304 us (10G spacing), mean gap 2.4608 us
+    s.process = host::arrival_process::BERNOULLI;
+    host::traffic_source b(s, 7, "b");
+    const int n = 100000;
+    ps_t last = b.next();
+    std::uint64_t max_gap_slots = 0;
+    for (int i = 0; i < n; ++i) {
+        b.advance();
+        const ps_t gap = b.next() - last;
+        last = b.next();
+        REQUIRE(gap % 1'230'400u == 0);  // a whole number of slots
+        max_gap_slots = std::max<std::uint64_t>(max_gap_slots, gap / 1'230'400u);
+    }
+    CHECK(double(last) / n == Approx(2 * 1'230'400.0).epsilon(0.01));
+    // Geometric gaps: P(gap > k slots) = 2^-k; 10^5 draws reach ~17 slots, never 1 only.
+    CHECK(max_gap_slots >= 10);
+    CHECK(max_gap_slots <= 30);
+}
+
+TEST_CASE("Backlogged source: the NIC's wire sets its rate, a few frames queued", "[nic][tb]") {
+    nic::nic_config nc;  // 500 ns each way
+    nic::nic_device a("a_nic", nc, 10'000'000'000ull), b("b_nic", nc, 10'000'000'000ull);
+    host::flow_table flows;
+    host::flow_spec s;
+    s.src = 0;
+    s.dst = 1;
+    s.process = host::arrival_process::BACKLOGGED;
+    s.start = 1000;
+    s.stop = 50 * PS_PER_US;
+    const auto id = flows.add(s);
+    host::host ha("ha", {0, ipv4_for_host(0), mac_for_node(0)}, a, flows, 1, 0);
+    host::host hb("hb", {1, ipv4_for_host(1), mac_for_node(1)}, b, flows, 1, 0);
+    ha.add_source(id, {ipv4_for_host(1), mac_for_node(1)});
+    hb.add_sink(id, {ipv4_for_host(0), mac_for_node(0)});
+    phy::link_config lc;
+    lc.propagation = PS_PER_US;
+    phy::link l("l", lc, 1);
+    a.tx.socket.bind(l.ab.in);
+    l.ab.out.bind(b.rx.socket);
+    b.tx.socket.bind(l.ba.in);
+    l.ba.out.bind(a.rx.socket);
+    sc_core::sc_start(to_sc_time(100 * PS_PER_US));
+    const auto& r = flows[id];
+    // Frames start back to back from 1 ns + 500 ns: frame i at 501 ns + i x 1.2304 us. The
+    // source posts while its time is before the 50 us stop and keeps ceil(500 / 1230.4) + 2 =
+    // 3 frames queued, so the last post (at the start of frame k - 3, before 50 us) is frame
+    // k: 501 ns + (k - 3) x 1.2304 us < 50 us gives k - 3 <= 40, 44 frames.
+    CHECK(r.sent_frames == 44);
+    CHECK(r.delivered_frames == 44);
+    CHECK(a.get_stats().tx_queue_peak == 3);
+    // Back to back: no gap on the wire, every frame after the first waited in the queue.
+    CHECK(r.last_rx == 1000 + 43 * 1'230'400u + 3'220'800u);
+    CHECK(a.get_stats().drops.total() == 0);
 }
 
 TEST_CASE("NIC: TX latency, line-rate spacing, RX FCS check and host delivery", "[nic][tb]") {

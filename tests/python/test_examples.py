@@ -27,6 +27,10 @@ from conftest import ROOT
         lambda g: g.sort_values("nic.rx.rx_frames")["ack_ratio_kb"].is_monotonic_increasing
         and g.sort_values("nic.rx.rx_frames")["receiver_cpu"].is_monotonic_decreasing).all()
         and (df["throughput_gbps"] > 3).all()),
+    # QCN holds the queue near Q_eq at 50 us and swings wider at 350 us (past tau*).
+    ("qcn_stability.py", lambda df: df[df["rp"] == "QCN"].set_index("rtt_us").pipe(
+        lambda q: q.loc[50, "empty_share"] == 0 and q.loc[50, "queue_p50"] > 11
+        and q.loc[350, "swing_pkts"] > q.loc[50, "swing_pkts"])),
 ])
 def test_example_runs_and_writes_png(script, check, tmp_path):
     ex = tmp_path / "examples"

@@ -16,7 +16,11 @@ std::uint32_t flow_spec::wire_bytes() const {
 traffic_source::traffic_source(const flow_spec& spec, std::uint64_t seed, const std::string& name)
     : m_spec(spec), m_rng(seed, name) {
     m_interval_ps = double(spec.wire_bytes()) * 8.0 * double(PS_PER_S) / double(spec.rate_bps);
+    // Bernoulli: slots at twice the mean rate, each kept with probability 1/2.
+    if (spec.process == arrival_process::BERNOULLI) m_interval_ps /= 2;
     ps_t first = spec.start;
+    if (spec.process == arrival_process::BERNOULLI)
+        while (!m_rng.bernoulli(0.5) && first < spec.stop) first = cbr_step(first);
     if (spec.process == arrival_process::ON_OFF) m_on_end = first + period_length(spec.on_mean);
     if (spec.process == arrival_process::POISSON)
         first += static_cast<ps_t>(std::llround(m_rng.exponential(m_interval_ps)));
@@ -39,27 +43,35 @@ void traffic_source::schedule(ps_t t) {
     m_next = t;
 }
 
+ps_t traffic_source::cbr_step(ps_t t) {
+    const double step = m_interval_ps + m_carry;
+    const ps_t whole = static_cast<ps_t>(step);
+    m_carry = step - double(whole);
+    return t + whole;
+}
+
 void traffic_source::advance() {
     ++m_emitted;
     const ps_t cur = m_next;
     switch (m_spec.process) {
-        case arrival_process::CBR: {
-            // Keep the fractional spacing so the long-run rate is exact.
-            const double step = m_interval_ps + m_carry;
-            const ps_t whole = static_cast<ps_t>(step);
-            m_carry = step - double(whole);
-            schedule(cur + whole);
+        case arrival_process::CBR:
+            schedule(cbr_step(cur));
+            break;
+        case arrival_process::BERNOULLI: {
+            ps_t t = cbr_step(cur);
+            while (!m_rng.bernoulli(0.5) && t < m_spec.stop) t = cbr_step(t);
+            schedule(t);
             break;
         }
+        case arrival_process::BACKLOGGED:
+            schedule(cur);  // (the transport calls sent_at instead)
+            break;
         case arrival_process::POISSON:
             schedule(cur + std::max<ps_t>(1, static_cast<ps_t>(
                                                  std::llround(m_rng.exponential(m_interval_ps)))));
             break;
         case arrival_process::ON_OFF: {
-            const double step = m_interval_ps + m_carry;
-            const ps_t whole = static_cast<ps_t>(step);
-            m_carry = step - double(whole);
-            ps_t t = cur + whole;
+            ps_t t = cbr_step(cur);
             while (t >= m_on_end) {
                 // Off period, then a new on period starting a fresh frame train.
                 const ps_t on_start = m_on_end + period_length(m_spec.off_mean);

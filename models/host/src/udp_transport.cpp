@@ -1,5 +1,7 @@
 #include "fabricsim/host/udp_transport.h"
 
+#include <algorithm>
+#include <cmath>
 #include <string>
 
 #include "fabricsim/host/host.h"
@@ -13,6 +15,35 @@ void udp_transport::add_source(std::uint32_t flow, const flow_path& to) {
         {traffic_source(rec.spec, m_host.seed(),
                         std::string(m_host.name()) + ".flow" + std::to_string(flow)),
          to.peer_ip, to.next_hop});
+    if (rec.spec.process == arrival_process::BACKLOGGED) ++m_backlogged;
+}
+
+std::size_t udp_transport::depth() {
+    if (m_depth) return m_depth;
+    std::uint32_t bytes = ~0u;
+    for (const source_slot& s : m_sources)
+        if (s.src.spec().process == arrival_process::BACKLOGGED)
+            bytes = std::min(bytes, s.src.spec().packet_bytes);
+    const nic::nic_device& nic = m_host.nic();
+    const double wire =
+        double(std::max<std::uint32_t>(ETH_HEADER + bytes + FCS_BYTES, MIN_FRAME_WITH_FCS)) +
+        PREAMBLE_SFD + IFG_BYTES;
+    const double frame_ps = wire * 8 * double(PS_PER_S) / double(nic.rate_bps());
+    const double lat = double(nic.config().idle_tx_latency(ETH_HEADER + bytes));
+    m_depth = std::min<std::size_t>(static_cast<std::size_t>(std::ceil(lat / frame_ps)) + 2,
+                                    nic.tx_queue_capacity());
+    return m_depth;
+}
+
+void udp_transport::pump(ps_t now) {
+    while (!m_ready.empty()) {
+        if (m_host.nic().tx_queued() >= depth()) {
+            m_host.wait_for_tx(*this, depth() - 1);
+            return;
+        }
+        const std::uint32_t slot = m_ready.pop_front();
+        if (now < m_sources[slot].src.spec().stop) send(slot, now);
+    }
 }
 
 void udp_transport::start() {
@@ -22,8 +53,14 @@ void udp_transport::start() {
     }
 }
 
-void udp_transport::on_timer(std::uint8_t, std::uint32_t slot, ps_t at, ps_t) {
-    send(slot, at);
+void udp_transport::on_timer(std::uint8_t, std::uint32_t slot, ps_t at, ps_t now) {
+    if (m_sources[slot].src.spec().process != arrival_process::BACKLOGGED) {
+        send(slot, at);
+        return;
+    }
+    // A backlogged source starts: it joins the round robin.
+    m_ready.push_back(slot);
+    pump(now);
 }
 
 void udp_transport::send(std::uint32_t slot, ps_t at) {
@@ -39,6 +76,11 @@ void udp_transport::send(std::uint32_t slot, ps_t at) {
     rec.sent_frames++;
     rec.sent_bytes += f.frame_bytes();
     m_host.post(f, at);
+    if (spec.process == arrival_process::BACKLOGGED) {
+        s.src.sent_at(at);
+        if (s.src.next() != ~ps_t(0)) m_ready.push_back(slot);
+        return;
+    }
     s.src.advance();
     const ps_t nxt = s.src.next();
     if (nxt != ~ps_t(0)) schedule(nxt, SEND, slot);

@@ -886,6 +886,18 @@ void nic_device::report_qcn(nlohmann::json& out) const {
                   {"limited_bytes", s.limited_bytes},
                   {"held_frames", s.held_frames},
                   {"limiters", std::move(limiters)}};
+    // The RP's gains (every limiter runs the same), e.g. for the fluid model's delay margin.
+    const qcn_rp_params& p = q.rp(0).params();
+    out["qcn"]["params"] = {{"gd", p.gd},
+                            {"ai_rate_bps", p.ai_rate_bps},
+                            {"hai_rate_bps", p.hai_rate_bps},
+                            {"byte_reset", p.byte_reset},
+                            {"time_reset_us", double(p.time_reset) / double(PS_PER_US)},
+                            {"threshold", p.threshold},
+                            {"min_rate_bps", p.min_rate_bps},
+                            {"averaging_factor", p.averaging_factor},
+                            {"byte_counter_only", p.byte_counter_only},
+                            {"aimd", p.aimd}};
 }
 
 // ---- The FERA reaction and reflection points ----

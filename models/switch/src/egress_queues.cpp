@@ -321,6 +321,9 @@ void egress_queues::report_qcn(nlohmann::json& out) const {
                        {"cnms", c.cnms},
                        {"uncongested_samples", c.uncongested},
                        {"below_quantum_samples", c.below_quantum},
+                       {"q_eq_bytes", cp->params().q_eq_bytes},
+                       {"w", cp->params().w},
+                       {"sample_probability", cp->params().sample_probability},
                        {"qfb_histogram",
                         std::vector<std::uint64_t>(c.qfb.begin(), c.qfb.begin() + long(last))}});
     }

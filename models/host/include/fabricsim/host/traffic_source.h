@@ -1,7 +1,10 @@
 #pragma once
-/// Open-loop UDP-like arrival processes, as plain C++: constant bit rate, Poisson, and on/off
-/// (CBR during on periods; on and off lengths exponential or Pareto). Rates count wire bytes
-/// (frame + FCS + preamble + IFG), so a source at the link rate fills the link exactly.
+/// UDP-like arrival processes, as plain C++: constant bit rate, Poisson, on/off (CBR during on
+/// periods; on and off lengths exponential or Pareto), Bernoulli (CN-SIM's 802.1Qau model: slots
+/// at twice the rate, each used with probability 1/2), and backlogged (always a frame ready: the
+/// transport sends whenever the NIC takes one, so the NIC's limiters, PAUSE and the link set
+/// the rate). Rates count wire bytes (frame + FCS + preamble + IFG), so a source at the link
+/// rate fills the link exactly.
 #include <cstdint>
 #include <string>
 
@@ -15,7 +18,7 @@
 
 namespace fabricsim::host {
 
-enum class arrival_process { CBR, POISSON, ON_OFF };
+enum class arrival_process { CBR, POISSON, ON_OFF, BERNOULLI, BACKLOGGED };
 /// The transport of a flow; also the index of its `transport` in every host (the order of
 /// make_transports) and the rank of its timers among those due at the same time.
 enum class transport_kind : std::uint8_t { UDP, TCP, ROCE };
@@ -69,12 +72,19 @@ public:
     ps_t next() const { return m_next; }
     /// Consume the current send time and compute the following one.
     void advance();
+    /// BACKLOGGED: a frame left at `at`; the next may leave at once (until stop / max_frames).
+    void sent_at(ps_t at) {
+        ++m_emitted;
+        schedule(at);
+    }
     const flow_spec& spec() const { return m_spec; }
     std::uint64_t emitted() const { return m_emitted; }
 
 private:
     ps_t period_length(ps_t mean);
     void schedule(ps_t t);
+    /// CBR spacing from `t`, keeping the fractional ps so the long-run rate is exact.
+    ps_t cbr_step(ps_t t);
 
     flow_spec m_spec;
     rng m_rng;
