@@ -48,10 +48,10 @@ output_estimate estimate_output(const scenario& sc) {
             const double pools = double(c.mmu.pool_cells[2] > 0) + (c.mmu.pool_cells[3] > 0);
             const double flow_control =
                 double(c.flow_control.enabled()) + 2.0 * c.flow_control_generation.enabled();
-            const double cols =
-                4 + pools +
-                sc.topo.nodes[n].ports *
-                    (1.0 + (sc.per_queue_series && c.queues > 1 ? c.queues : 0) + flow_control);
+            const double cols = 4 + pools +
+                                sc.topo.nodes[n].ports *
+                                    (1.0 + (sc.per_queue_series && c.queues > 1 ? c.queues : 0) +
+                                     flow_control + (c.fera.enabled() ? 3 : 0));
             digit_columns += cols * (digits(double(c.buffer_bytes)) + 1);
         }
         for (const std::uint32_t n : sc.topo.hosts()) {  // NIC pacer and limiter-bank columns
@@ -62,7 +62,8 @@ output_estimate estimate_output(const scenario& sc) {
                 c.qcn.enabled() ? 4.0 + (c.qcn.rate_limiters <= 8 ? c.qcn.rate_limiters : 0) : 0;
             const double cols =
                 (c.pacer.mode != nic::nic_config::pacer_config::preset::NONE ? 3 : 0) +
-                (c.dcqcn.enabled() ? 4 : 0) + qcn_cols + (c.bcn.enabled() ? 4 : 0);
+                (c.dcqcn.enabled() ? 4 : 0) + qcn_cols + (c.bcn.enabled() ? 4 : 0) +
+                (c.fera.enabled() ? 4 : 0);
             digit_columns += cols * (digits(double(sc.topo.port_rate(n, 0))) + 1);
         }
         e.timeseries_row_bytes =

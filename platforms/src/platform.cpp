@@ -204,6 +204,11 @@ void platform::open_timeseries(const std::string& out_dir) {
                 column(port + "_xoff");
                 column(port + "_headroom_cell_bytes");
             }
+            if (s->port(p).data_path().fera()) {  // FERA: r, rho and q of the last close
+                column(port + ".fera_rate_bps");
+                column(port + ".fera_rho");
+                column(port + ".fera_q_bytes");
+            }
         }
     }
     // NICs with a pacer or a rate-limiter bank; no column for the others.
@@ -258,6 +263,12 @@ void platform::sample() {
                 for (unsigned pg = 0; pg < sw::PRIORITY_GROUPS; ++pg)
                     headroom += m.pg_headroom(p, pg).cells;
                 value(headroom * cell);
+            }
+            if (const sw::fera_congestion_point* f = s->port(p).data_path().fera()) {
+                value(static_cast<std::uint64_t>(f->cp().advertised_bps()));
+                row += ',';
+                csv::append_real(row, f->cp().rho());
+                value(f->last_queue_bytes());
             }
         }
     }

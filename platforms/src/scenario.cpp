@@ -4,6 +4,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <iostream>
 #include <map>
 #include <optional>
 #include <set>
@@ -1721,6 +1722,57 @@ void build_traffic(scenario& sc, const traffic_params& tr, const transport_optio
 /// Lossless headroom from the calculator for every switch that asks (calculated or check):
 /// per port from its link (speed, one-way latency) and its peer (response delay; a switch peer
 /// commits a frame up to its pipeline latency + one clock ahead), for each lossless PG.
+/// FERA: the switch parameters against each port's rate (α = C·T/P depends on it), and one
+/// reaction point per NIC.
+void check_fera(const scenario& sc, const profile_rules& rules) {
+    std::set<std::string> warned;
+    for (const std::uint32_t n : sc.topo.switches()) {
+        const sw::fera_config& f = sc.switch_config_of(n).fera;
+        if (!f.enabled()) continue;
+        const std::uint32_t prof = sc.profile_of_node[n];
+        const std::string at = (prof ? rules.switches[prof - 1].at : "switch") + ".fera.";
+        for (std::uint32_t p = 0; p < sc.topo.nodes[n].ports; ++p) {
+            const std::uint64_t rate = sc.topo.port_rate(n, p);
+            const sw::fera_params fp = f.params(rate);
+            const std::string where = "switch '" + sc.topo.nodes[n].name + "' port " +
+                                      std::to_string(p) + " (" + format_rate(rate) + "): ";
+            if (const auto e = fp.validate()) {
+                const std::string key = sw::fera_config::key_of(e->field);
+                sw::fera_params loose = fp;
+                loose.strict_stability = false;
+                const bool stability = !loose.validate();  // only the strict test failed
+                throw config_error(
+                    at + key,
+                    where + e->reason + (stability ? " (refused: strict_stability is true)" : ""));
+            }
+            if (const auto w = fp.stability()) {
+                const std::string key = at + sw::fera_config::key_of(w->field);
+                if (warned.insert(key + format_rate(rate)).second)
+                    std::cerr << "fabricsim-sim: warning: " << key << ": " << where << w->reason
+                              << " (a warning: set " << at
+                              << "strict_stability: true to refuse it)\n";
+            }
+        }
+    }
+    for (const std::uint32_t h : sc.topo.hosts()) {
+        const nic::nic_config& c = sc.nic_config_of(h);
+        if (!c.fera.enabled()) continue;
+        const std::uint32_t prof = sc.profile_of_node[h];
+        const std::string at = (prof ? rules.nics[prof - 1].at : std::string("nic")) + ".fera.";
+        if (c.qcn.enabled() || c.bcn.enabled())
+            throw config_error(at + "mode", "host '" + sc.topo.nodes[h].name +
+                                                "': a NIC has one reaction point: not with " +
+                                                (c.qcn.enabled() ? "qcn" : "bcn") +
+                                                ".mode (set one of them to none)");
+        if (const auto e = c.fera.params(sc.topo.port_rate(h, 0)).validate()) {
+            const std::string key = e->field == "initial_flows"  ? "n0"
+                                    : e->field == "tag_interval" ? "tau"
+                                                                 : e->field;
+            throw config_error(at + key, "host '" + sc.topo.nodes[h].name + "': " + e->reason);
+        }
+    }
+}
+
 void size_headroom(scenario& sc, const std::vector<profile_rule>& rules) {
     for (const std::uint32_t n : sc.topo.switches()) {
         const sw::switch_config& c = sc.switch_config_of(n);
@@ -1811,6 +1863,7 @@ scenario load_scenario(const YAML::Node& root_in, const std::string& name,
                                "switch '" + sc.topo.nodes[n].name + "': " + why);
     }
     size_headroom(sc, rules.switches);
+    check_fera(sc, rules);
     // DCQCN parameters against each NIC's line rate (min_rate above it, say).
     for (const std::uint32_t h : sc.topo.hosts()) {
         const std::uint32_t p = sc.profile_of_node[h];

@@ -234,3 +234,53 @@ TEST_CASE("a BCN message has its own EtherType and layout byte for byte", "[fram
     CHECK(be16(&b[14]) == 0x0001);
     for (int i = 20; i < 32; ++i) CHECK(b[std::size_t(i)] == 0);
 }
+
+TEST_CASE("FERA tags: a forward trailer after the datagram and a returning tag PDU",
+          "[frame][fera]") {
+    CHECK(sizeof(frame) == 256);  // the tag lives in the tail padding
+    frame f;
+    f.src_mac = mac_for_node(1);
+    f.dst_mac = mac_for_node(2);
+    f.src_ip = ipv4_for_host(0);
+    f.dst_ip = ipv4_for_host(1);
+    f.src_port = 1234;
+    f.dst_port = 5001;
+    f.flow_id = 77;
+    f.set_ipv4(frame_kind::IPV4_UDP, 1472);
+    REQUIRE(f.length == 1514);
+    f.add_fera_tag(10'000'000'000ull);
+    f.fera_rate_bps = 3'333'333'333ull;  // a switch lowered it
+    CHECK(f.length == 1514 + frame::FERA_TAG_BYTES);
+    CHECK(f.frame_bytes() == 1530);
+    std::array<std::uint8_t, 2048> b{};
+    REQUIRE(f.to_bytes(b.data(), b.size()) == 1526);
+    CHECK(be16(&b[14 + 2]) == 1500);  // the IPv4 datagram is unchanged
+    const std::uint8_t* t = &b[1514];
+    CHECK(be16(t) == ethertype::FERA);
+    CHECK(t[2] == 1);
+    std::uint64_t rate = 0;
+    for (int i = 0; i < 8; ++i) rate = rate << 8 | t[4 + i];
+    CHECK(rate == 3'333'333'333ull);
+
+    frame r;
+    r.set_fera_return(f, f.dst_mac);
+    CHECK(r.kind == frame_kind::FERA_TAG);
+    CHECK_FALSE(r.is_data());
+    CHECK(r.dst_mac == f.src_mac);
+    CHECK(r.src_mac == f.dst_mac);
+    CHECK(r.dst_ip == f.src_ip);  // routed back to the source
+    CHECK(r.src_port == f.dst_port);
+    CHECK(r.flow_id == 77);
+    CHECK(r.length == 60);
+    REQUIRE(r.to_bytes(b.data(), b.size()) == 60);
+    CHECK(be16(&b[12]) == ethertype::FERA);
+    CHECK(b[14] == 2);
+    rate = 0;
+    for (int i = 0; i < 8; ++i) rate = rate << 8 | b[16 + i];
+    CHECK(rate == 3'333'333'333ull);
+    CHECK((std::uint32_t(b[24]) << 24 | std::uint32_t(b[25]) << 16 | std::uint32_t(b[26]) << 8 |
+           b[27]) == 77u);
+    f.reset();
+    CHECK_FALSE(f.fera_forward);
+    CHECK(f.fera_rate_bps == 0);
+}

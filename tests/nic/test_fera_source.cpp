@@ -38,6 +38,23 @@ TEST_CASE("fera source: starts at C/N_0, tags the first frame and then one per t
     CHECK(s.stats().tags_sent == 3);
 }
 
+TEST_CASE("fera source: with reset_only_when_idle a frame sent also defers the reset",
+          "[nic][fera]") {
+    fera_source_params p = fera_source_params::thesis_default(G10);
+    p.reset_only_when_idle = true;
+    fera_source s(p);
+    s.on_send(0);
+    s.on_tag_returned(G1, 10 * US);
+    CHECK(s.next_timer() == 2010 * US);
+    CHECK(s.on_send(1500 * US));         // a frame, tagged (tau after the first), at 1.5 ms
+    CHECK(s.next_timer() == 3500 * US);  // 2T after it
+    s.on_timer(3000 * US);
+    CHECK(s.rate_bps() == 1e9);  // no tag for 2T, but frames went: no reset
+    s.on_timer(3500 * US);
+    CHECK(s.rate_bps() == 500e6);  // neither for 2T: C/N_0
+    CHECK(s.stats().idle_resets == 1);
+}
+
 TEST_CASE("fera source: a returned tag sets the rate as it is, 2T without one resets it",
           "[nic][fera]") {
     fera_source s(fera_source_params::thesis_default(G10));

@@ -490,3 +490,47 @@ TEST_CASE("egress: a policy added to the chain sees every arrival of its queues"
     // The first frame starts at once (its queue empties); the second waits behind it.
     CHECK(cp.seen == std::vector<std::uint64_t>{1518, 1518, 2 * 1518});
 }
+
+// ---------------------------------------------------------------- FERA congestion point
+
+TEST_CASE("egress: the FERA point measures wire bytes from the first frame and lowers tags",
+          "[egress][fera]") {
+    switch_config c = base(1);
+    c.fera.mode = fera_config::preset::ANALYSIS;  // linear f, k 0.002, N_0 20: r_0 = 500 Mb/s
+    port_bench b(c);
+    REQUIRE(b.port->fera());
+    const fera_congestion_point& fp = *b.port->fera();
+    auto tagged = [&b](ps_t t) {
+        b.run_until(t);
+        frame& f = frame_pool::global().acquire();
+        f.set_ipv4(frame_kind::IPV4_UDP, PAYLOAD);
+        f.add_fera_tag(RATE);
+        std::uint64_t rate = 0;
+        if (frame* s = b.port->accept(f, 0, 0, 0, t)) {
+            rate = s->fera_rate_bps;
+            b.started(s, t);
+        }
+        b.plan(t);
+        return rate;
+    };
+    // The first frame (t_0 = 100 ns) carries a tag: lowered to r_0.
+    const ps_t t0 = 100'000;
+    CHECK(tagged(t0) == 500'000'000u);
+    // 99 more frames 10 us apart (each leaves in 1.23 us: the queue is empty at each arrival).
+    for (unsigned i = 1; i < 100; ++i) b.arrive(0, t0 + i * 10'000'000ull, false);
+    CHECK(fp.cp().stats().intervals == 0);
+    // The tagged frame at t_0 + T closes the interval: A = (1550 + 99 x 1538) B x 8 / 1 ms
+    // (wire bytes; the first frame's tag adds 12), q = 0,
+    // r_1 = r_0 / (A / (f(0) C)) with f(0) = 1.002; the frame is marked with r_1.
+    const std::uint64_t r1 = tagged(t0 + PS_PER_MS);
+    const double a = (1550.0 + 99 * 1538) * 8 / 1e-3;
+    CHECK(fp.cp().stats().intervals == 1);
+    CHECK(fp.cp().arrival_rate_bps() == Approx(a).epsilon(1e-12));
+    CHECK(fp.last_queue_bytes() == 0);
+    CHECK(fp.cp().advertised_bps() == Approx(500e6 * 1.002e10 / a).epsilon(1e-12));
+    CHECK(r1 == static_cast<std::uint64_t>(fp.cp().advertised_bps()));
+    CHECK(fp.tags_stamped() == 2);
+    CHECK(fp.cp().stats().tags_lowered == 2);
+    CHECK(fp.cp().stats().paused_intervals == 0);
+    CHECK_FALSE(fp.paused_now());
+}

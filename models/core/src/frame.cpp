@@ -27,6 +27,8 @@ std::uint32_t frame::header_bytes() const {
             return h + CNM_FIELDS + cnm_msdu_octets;
         case frame_kind::BCN:
             return h + BCN_FIELDS + cnm_msdu_octets;
+        case frame_kind::FERA_TAG:
+            return h + FERA_RETURN_FIELDS;
     }
     return h;
 }
@@ -133,6 +135,26 @@ void frame::set_rrt(std::uint32_t cpid) {
     length = std::max<std::uint32_t>(header_bytes() + payload_bytes + (cpid ? RRT_TAG : 0), 60);
 }
 
+void frame::set_fera_return(const frame& data, const mac_addr& from) {
+    kind = frame_kind::FERA_TAG;
+    dst_mac = data.src_mac;
+    src_mac = from;
+    vlan_tagged = data.vlan_tagged;
+    vid = data.vid;
+    pcp = data.pcp;
+    dscp = data.dscp;
+    src_ip = data.dst_ip;
+    dst_ip = data.src_ip;
+    src_port = data.dst_port;
+    dst_port = data.src_port;
+    flow_id = data.flow_id;
+    fera_rate_bps = data.fera_rate_bps;
+    fera_forward = false;
+    payload_bytes = 0;
+    ttl = 64;  // routed like data
+    length = std::max<std::uint32_t>(header_bytes(), 60);
+}
+
 namespace {
 
 struct writer {
@@ -227,6 +249,13 @@ std::size_t frame::to_bytes(std::uint8_t* out, std::size_t capacity) const {
             }
             return length;
         }
+        case frame_kind::FERA_TAG:
+            w.u16(ethertype::FERA);
+            w.u8(2);  // returning tag
+            w.u8(0);
+            for (int i = 7; i >= 0; --i) w.u8(std::uint8_t(fera_rate_bps >> (8 * i)));
+            w.u32(flow_id);
+            return length;
         case frame_kind::IPV4_UDP:
         case frame_kind::IPV4_TCP:
         case frame_kind::CREDIT:
@@ -299,6 +328,14 @@ std::size_t frame::to_bytes(std::uint8_t* out, std::size_t capacity) const {
     const std::size_t off = tcp ? 16 : 6;
     l4[off] = std::uint8_t(l4sum >> 8);
     l4[off + 1] = std::uint8_t(l4sum);
+    if (fera_forward && length >= FERA_TAG_BYTES) {
+        // The forward tag as an Ethernet trailer after the datagram (and its padding).
+        writer t{out + length - FERA_TAG_BYTES, out + length};
+        t.u16(ethertype::FERA);
+        t.u8(1);  // forward tag
+        t.u8(0);
+        for (int i = 7; i >= 0; --i) t.u8(std::uint8_t(fera_rate_bps >> (8 * i)));
+    }
     return length;
 }
 

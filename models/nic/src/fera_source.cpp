@@ -53,6 +53,7 @@ void fera_source::record_tag(ps_t now) {
 
 bool fera_source::on_send(ps_t now) {
     advance(now);
+    if (m_p.reset_only_when_idle && m_reset_at != NEVER) m_reset_at = now + 2 * m_p.interval;
     if (m_tagged && now < m_last_tag + m_p.tag_interval) return false;
     record_tag(now);
     return true;

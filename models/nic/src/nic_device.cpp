@@ -224,6 +224,41 @@ void add_pacer_keys(param_table<nic_config>& t) {
         .min = 1;
 }
 
+/// nic.fera.*: the FERA reaction points (per flow) and reflection point.
+void add_fera_keys(param_table<nic_config>& t) {
+    using preset = nic_config::fera_config::preset;
+    t.choice<preset>(
+        "fera.mode", "none",
+        "FERA reaction point (one rate regulator per flow, starting at C/N_0, set to the rate "
+        "of each returned tag) and reflection point (tagged frames received are answered with a "
+        "returning tag): none, thesis (Jiang §8.1: N_0 20, T = tau = 1ms; "
+        "docs/models/fera_bcn.md). Not with qcn.mode",
+        {{"none", preset::NONE}, {"thesis", preset::THESIS}},
+        [](nic_config& c, preset p) { c.fera.mode = p; });
+    using store_fn = std::function<void(nic_config::fera_config&, const config_value&)>;
+    auto opt = [&t](const std::string& key, value_kind kind, const std::string& help,
+                    const store_fn& store) -> param_spec& {
+        auto& s = t.add("fera." + key, kind, "", help + " (absent: the preset's)",
+                        [store](nic_config& c, const config_value& v) {
+                            if (!v.present()) return;
+                            if (!c.fera.enabled()) v.fail("applies only with a fera.mode");
+                            store(c.fera, v);
+                        });
+        s.optional = true;
+        return s;
+    };
+    opt("n0", value_kind::REAL, "N_0: a flow starts at r_0 = C/N_0 (the switches' value)",
+        [](auto& f, const config_value& v) { f.n0 = v.real(); });
+    opt("interval", value_kind::TIME, "The switches' T: idle reset after 2T without a tag",
+        [](auto& f, const config_value& v) { f.interval = v.time(); });
+    opt("tau", value_kind::TIME, "Tagging interval tau (<= interval)",
+        [](auto& f, const config_value& v) { f.tau = v.time(); });
+    opt("reset_only_when_idle", value_kind::BOOL,
+        "Idle reset to C/N_0 after 2T without a returned tag and without a frame sent (the "
+        "thesis' words; thesis preset: true); false: 2T without a returned tag alone",
+        [](auto& f, const config_value& v) { f.reset_only_when_idle = v.boolean(); });
+}
+
 /// nic.qcn.*: the QCN reaction points, a preset and overrides (names of the 802.1Qau MIB's rpg*).
 void add_qcn_keys(param_table<nic_config>& t) {
     using preset = nic_config::qcn_config::preset;
@@ -496,6 +531,15 @@ hull_pacer_params nic_config::pacer_config::params(std::uint64_t line_rate_bps) 
     return p;
 }
 
+fera_source_params nic_config::fera_config::params(std::uint64_t line_rate_bps) const {
+    fera_source_params p = fera_source_params::thesis_default(line_rate_bps);
+    if (n0) p.initial_flows = *n0;
+    if (interval) p.interval = *interval;
+    if (tau) p.tag_interval = *tau;
+    p.reset_only_when_idle = reset_only_when_idle.value_or(true);
+    return p;
+}
+
 qcn_rp_params nic_config::qcn_config::params(std::uint64_t line_rate_bps) const {
     qcn_rp_params p = mode == preset::THESIS        ? qcn_rp_params::thesis(line_rate_bps)
                       : mode == preset::THESIS_AIMD ? qcn_rp_params::thesis_aimd(line_rate_bps)
@@ -536,6 +580,7 @@ const param_table<nic_config>& nic_config::params() {
         add_pacer_keys(t);
         add_qcn_keys(t);
         add_bcn_keys(t);
+        add_fera_keys(t);
         add_rx_keys(t);
         auto& txl = t.add("tx_latency", value_kind::TIME, "500ns",
                           "Host post to MAC: descriptor fetch and DMA read, fixed (ideal PCIe)",
@@ -718,8 +763,19 @@ nic_device::nic_device(const sc_core::sc_module_name& name, const nic_config& cf
         m_qcn_fifo.reserve(cfg.bcn.rate_limiters);
         for (unsigned l = 0; l < cfg.bcn.rate_limiters; ++l) m_qcn_fifo.emplace_back(1);
     }
-    m_slow_tx = m_reaction || m_dma || m_pacer || m_qcn || m_bcn;
-    m_slow_rx = m_pcie || m_pacer;
+    if (cfg.fera.enabled()) {
+        if (m_qcn || m_bcn)
+            throw std::invalid_argument(std::string(name) +
+                                        ": nic.fera.mode: not with nic.qcn.mode or nic.bcn.mode "
+                                        "(one reaction point per NIC)");
+        const fera_source_params p = cfg.fera.params(rate_bps);
+        if (auto e = p.validate())
+            throw std::invalid_argument(std::string(name) + ": nic.fera." + e->field + ": " +
+                                        e->reason);
+        m_fera = std::make_unique<fera_limiters>(p);
+    }
+    m_slow_tx = m_reaction || m_dma || m_pacer || m_qcn || m_bcn || m_fera;
+    m_slow_rx = m_pcie || m_pacer || m_fera;
     if (cfg.csr.enabled) m_csr = std::make_unique<nic_registers>("csr", *this);
 }
 
@@ -766,11 +822,16 @@ void nic_device::run_dma() {
 }
 
 void nic_device::mac_enqueue(frame& f, ps_t ready) {
-    if (m_qcn || m_bcn || m_pacer) return tx_stage(f, ready);
+    if (m_qcn || m_bcn || m_pacer || m_fera) return tx_stage(f, ready);
     to_mac(f, ready);
 }
 
 void nic_device::tx_stage(frame& f, ps_t ready) {
+    if (m_fera) {
+        m_fera_in.push_back({&f, ready});
+        if (m_fera_in.size() == 1) m_fera_timer.arm_at(std::max(ready, now_ps()));
+        return;
+    }
     if (!m_qcn && !m_bcn) return pace(f, ready);
     m_qcn_in.push_back({&f, ready});
     if (m_qcn_in.size() == 1) (m_bcn ? m_bcn_timer : m_qcn_timer).arm_at(std::max(ready, now_ps()));
@@ -966,6 +1027,30 @@ void nic_device::bcn_forward(frame& f, ps_t now) {
     to_mac(f, now);
 }
 
+// ---- The FERA reaction and reflection points ----
+
+void nic_device::receive_fera_tag(frame& f) {
+    const ps_t now = now_ps();
+    m_stats.rx_control_frames++;  // a control frame taken in (the run's frame balance)
+    m_fera->on_tag_returned(f.flow_id, f.fera_rate_bps, now);
+    frame_pool::global().release(f);
+    if (m_fera_held) arm_fera(now);  // the held frames' gaps follow the new rate
+}
+
+void nic_device::reflect_fera(const frame& f) {
+    frame& t = frame_pool::global().acquire();
+    t.set_fera_return(f, f.dst_mac);
+    t.created = now_ps();
+    m_stats.fera_reflected++;
+    send_control(t);
+}
+
+void nic_device::fera_send(unsigned i, frame& f, ps_t now) {
+    if (m_fera->sent(i, now, f.wire_bytes())) f.add_fera_tag(m_fera->params().link_rate_bps);
+    if (m_pacer) return pace(f, now);
+    to_mac(f, now);
+}
+
 void nic_device::on_bcn() {
     const ps_t now = now_ps();
     // The limiters' FIFO heads that may go, lowest limiter first (sent() may free a limiter).
@@ -1045,6 +1130,89 @@ void nic_device::report_bcn(nlohmann::json& out) const {
                   {"limiters", std::move(limiters)}};
 }
 
+void nic_device::on_fera() {
+    const ps_t now = now_ps();
+    // Held frames whose regulator lets them go, one per regulator per round, the rounds
+    // starting after the regulator served last (the MAC may take only one: round robin).
+    for (bool sent = true; sent && mac_queued() == 0;) {
+        sent = false;
+        const std::size_t n = m_fera_backlogged.size();
+        const auto first = std::size_t(
+            std::upper_bound(m_fera_backlogged.begin(), m_fera_backlogged.end(), m_fera_last) -
+            m_fera_backlogged.begin());
+        for (std::size_t c = 0; c < n && mac_queued() == 0; ++c) {
+            const unsigned i = m_fera_backlogged[(first + c) % n];
+            ring<frame*>& q = m_fera_fifo[i];
+            if (q.empty() || m_fera->earliest_start(i, now) > now) continue;
+            frame& f = *q.pop_front();
+            --m_fera_held;
+            m_fera_last = i;
+            fera_send(i, f, now);
+            sent = true;
+        }
+        m_fera_backlogged.erase(
+            std::remove_if(m_fera_backlogged.begin(), m_fera_backlogged.end(),
+                           [this](unsigned i) { return m_fera_fifo[i].empty(); }),
+            m_fera_backlogged.end());
+    }
+    // Frames reaching the stage: at once if the flow holds none and its gap has passed.
+    while (!m_fera_in.empty() && m_fera_in.front().ready <= now) {
+        frame& f = *m_fera_in.pop_front().f;
+        const unsigned i = m_fera->flow(f.flow_id, now);
+        if (i >= m_fera_fifo.size()) m_fera_fifo.emplace_back(1);
+        ring<frame*>& q = m_fera_fifo[i];
+        if (q.empty() && mac_queued() == 0 && m_fera->earliest_start(i, now) <= now) {
+            fera_send(i, f, now);
+            continue;
+        }
+        if (q.empty())
+            m_fera_backlogged.insert(
+                std::lower_bound(m_fera_backlogged.begin(), m_fera_backlogged.end(), i), i);
+        q.push_back(&f);
+        ++m_fera_held;
+    }
+    arm_fera(now);
+    tell_host_if_drained();
+}
+
+void nic_device::arm_fera(ps_t now) {
+    ps_t next = m_fera_in.empty() ? fera_limiters::NEVER : m_fera_in.front().ready;
+    // With frames at the MAC, on_wire_free() wakes the stage once the MAC takes them.
+    if (mac_queued() == 0)
+        for (const unsigned i : m_fera_backlogged)
+            next = std::min({next, m_fera->earliest_start(i, now), m_fera->source(i).next_timer()});
+    if (next != fera_limiters::NEVER) m_fera_timer.arm_at(std::max(next, now));
+}
+
+void nic_device::report_fera(nlohmann::json& out) const {
+    const fera_limiters& l = *m_fera;
+    const fera_limiters::counters& s = l.stats();
+    nlohmann::json flows = nlohmann::json::array();
+    std::uint64_t resets = 0;
+    for (unsigned i = 0; i < l.size(); ++i) {
+        const fera_source& src = l.source(i);
+        resets += src.stats().idle_resets;
+        flows.push_back({{"flow", l.flow_id(i)},
+                         {"rate_bps", src.rate_bps()},
+                         {"tags_sent", src.stats().tags_sent},
+                         {"tags_returned", src.stats().tags_returned},
+                         {"rate_changes", src.stats().rate_changes},
+                         {"idle_resets", src.stats().idle_resets},
+                         {"held_frames", i < m_fera_fifo.size() ? m_fera_fifo[i].size() : 0}});
+    }
+    out["fera"] = {
+        {"flows", l.size()},
+        {"frames", s.frames},
+        {"tags_sent", s.tags_sent},
+        {"tags_returned", s.tags_returned},
+        {"tags_unknown", s.tags_unknown},
+        {"tags_reflected", m_stats.fera_reflected},
+        {"idle_resets", resets},
+        {"held_frames", m_fera_held},
+        {"initial_rate_bps", double(l.params().link_rate_bps) / l.params().initial_flows},
+        {"per_flow", std::move(flows)}};
+}
+
 void nic_device::pacer_ack(const frame& f) {
     if (f.kind != frame_kind::IPV4_TCP || !(f.tcp_flags & tcp_flag::ECE)) return;
     m_pacer->on_ece_ack(now_ps(), f.flow_id);
@@ -1091,6 +1259,9 @@ std::vector<std::string> nic_device::series_columns() const {
     if (m_limiters)
         c.insert(c.end(), {"limiters_in_use", "limiter_flows", "limiter_rate_min_bps",
                            "limiter_rate_mean_bps"});
+    if (m_fera)
+        c.insert(c.end(),
+                 {"fera_flows", "fera_rate_min_bps", "fera_rate_mean_bps", "fera_held_frames"});
     if (m_qcn) {
         c.insert(c.end(),
                  {"qcn_limiters_in_use", "qcn_flows", "qcn_rate_min_bps", "qcn_rate_mean_bps"});
@@ -1129,6 +1300,18 @@ void nic_device::append_series(std::string& row) const {
         value(b.associated());
         value(lowest);
         value(used ? sum / used : 0);
+    }
+    if (m_fera) {  // no flow yet: both at the line rate (nothing is limited)
+        const fera_limiters& l = *m_fera;
+        double lowest = double(m_rate_bps), sum = 0;
+        for (unsigned i = 0; i < l.size(); ++i) {
+            lowest = std::min(lowest, l.source(i).rate_bps());
+            sum += l.source(i).rate_bps();
+        }
+        value(l.size());
+        value(static_cast<std::uint64_t>(lowest));
+        value(l.size() ? static_cast<std::uint64_t>(sum / double(l.size())) : m_rate_bps);
+        value(m_fera_held);
     }
     if (m_qcn) {  // no limiter in use: both at the line rate (nothing is limited)
         const qcn_limiters& q = *m_qcn;
@@ -1173,6 +1356,7 @@ ps_t nic_device::rx_dma(const frame& f, ps_t now) {
 
 ps_t nic_device::rx_slow(const frame& f, ps_t now) {
     if (m_pacer) pacer_ack(f);
+    if (m_fera && f.fera_forward) reflect_fera(f);
     return m_pcie ? rx_dma(f, now) : now + m_cfg.rx_latency;
 }
 
@@ -1262,7 +1446,7 @@ void nic_device::post(frame& f, ps_t at) {
 
 void nic_device::post_slow(frame& f, ps_t at) {
     if (m_dma) return post_dma(f, at, 0);
-    if (m_pacer || m_qcn || m_bcn) {
+    if (m_pacer || m_qcn || m_bcn || m_fera) {
         if (queued() >= m_cfg.tx_queue_frames) {
             m_stats.drops.add(drop_cause::NIC_TX_QUEUE_FULL);
             frame_pool::global().release(f);
@@ -1279,9 +1463,14 @@ void nic_device::post_slow(frame& f, ps_t at) {
 void nic_device::on_wire_free() {
     const ps_t now = now_ps();
     if (!m_slow_tx) return serve_fifo<false>(now);
-    if (m_reaction) return serve_classes(now);
-    if (m_dma) return serve_fifo<true>(now);
-    serve_fifo<false>(now);
+    if (m_reaction)
+        serve_classes(now);
+    else if (m_dma)
+        serve_fifo<true>(now);
+    else
+        serve_fifo<false>(now);
+    // The MAC took a frame: the FERA regulators may hand it the next.
+    if (m_fera_held && mac_queued() == 0) m_fera_timer.arm_at(now);
 }
 
 template <bool DMA>
@@ -1358,6 +1547,7 @@ void nic_device::deliver(frame& f) {
 void nic_device::receive_control(frame& f) {
     if (f.kind == frame_kind::CNM && m_qcn) return receive_cnm(f);
     if (f.kind == frame_kind::BCN && m_bcn) return receive_bcn(f);
+    if (f.kind == frame_kind::FERA_TAG && m_fera) return receive_fera_tag(f);
     m_stats.rx_control_frames++;
     if (f.kind != frame_kind::PAUSE && f.kind != frame_kind::PFC) return deliver(f);
     if (m_reaction) {
@@ -1411,6 +1601,7 @@ void nic_device::report_stats(nlohmann::json& out) const {
     if (m_pacer) report_pacer(out);
     if (m_qcn) report_qcn(out);
     if (m_bcn) report_bcn(out);
+    if (m_fera) report_fera(out);
     if (m_csr) {
         const auto& c = m_csr->get_stats();
         out["csr"] = {{"mmio_posts", c.mmio_posts},

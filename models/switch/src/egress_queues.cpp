@@ -137,6 +137,13 @@ void egress_queues::install_marking(const switch_config& cfg, std::uint64_t seed
             add_policy(*m_own_policies.emplace_back(std::move(p)));
         }
     }
+    if (cfg.fera.enabled()) {
+        // One advertised rate for the port: every queue feeds it (FERA has no classes).
+        auto p = std::make_unique<fera_congestion_point>(
+            cfg.fera.params(m_rate_bps), static_cast<std::uint8_t>((1u << m_queues) - 1));
+        m_fera = p.get();
+        add_policy(*m_own_policies.emplace_back(std::move(p)));
+    }
     if (cfg.phantom.enabled) {
         auto p = std::make_unique<phantom_marking>(
             static_cast<std::uint8_t>((1u << m_queues) - 1), m_rate_bps, cfg.phantom.gamma,
@@ -288,10 +295,32 @@ void egress_queues::report_stats(nlohmann::json& out, ps_t now) const {
         out["mq_ecn"] = {{"t_round_us", m_mq->t_round_ps() / 1e6}, {"samples", m_mq->samples()}};
     if (m_qcn) report_qcn(out);
     if (m_bcn) report_bcn(out);
+    if (m_fera) report_fera(out);
     if (m_phantom)
         out["phantom_queue"] = {{"frames", m_phantom->queue().frames()},
                                 {"marked", m_phantom->queue().marked()},
                                 {"counter_bytes", m_phantom->queue().counter_bytes(now)}};
+}
+
+void egress_queues::report_fera(nlohmann::json& out) const {
+    const fera_cp& cp = m_fera->cp();
+    const fera_cp::counters& c = cp.stats();
+    out["fera"] = {{"advertised_rate_bps", cp.advertised_bps()},
+                   {"previous_rate_bps", cp.previous_bps()},
+                   {"rho", cp.rho()},
+                   {"arrival_rate_bps", cp.arrival_rate_bps()},
+                   {"f", cp.f_last()},
+                   {"q_bytes", m_fera->last_queue_bytes()},
+                   {"delta_bps", cp.delta_bps()},
+                   {"intervals", c.intervals},
+                   {"paused_intervals", c.paused_intervals},
+                   {"idle_intervals", c.idle_intervals},
+                   {"increases_limited", c.increases_limited},
+                   {"clamped_max", c.clamped_max},
+                   {"clamped_min", c.clamped_min},
+                   {"tags_stamped", c.tags_seen},
+                   {"tags_lowered", c.tags_lowered},
+                   {"paused_now", m_fera->paused_now()}};
 }
 
 void egress_queues::report_qcn(nlohmann::json& out) const {

@@ -385,6 +385,7 @@ size_spec ecn_threshold(switch_config& c, unsigned q, const config_value& v) {
 
 void add_qcn_keys(param_table<switch_config>& t);
 void add_bcn_keys(param_table<switch_config>& t);
+void add_fera_keys(param_table<switch_config>& t);
 
 void add_ecn(param_table<switch_config>& t) {
     t.indexed_choice<ecn_mode>(
@@ -488,7 +489,90 @@ void add_ecn(param_table<switch_config>& t) {
         .min = 1;
     add_qcn_keys(t);
     add_bcn_keys(t);
+    add_fera_keys(t);
     add_flow_control_keys(t, &switch_config::flow_control);
+}
+
+/// FERA congestion points: a preset and optional overrides of every fera_params field.
+void add_fera_keys(param_table<switch_config>& t) {
+    using preset = fera_config::preset;
+    t.choice<preset>(
+        "fera.mode", "none",
+        "FERA congestion point on every egress port (docs/models/fera_bcn.md): none, thesis "
+        "(Jiang §8.1: hyperbolic f a 1.1 b 1.002 c 0.1, Q_eq 16 and Q_sc 80 x 1500B, T 1ms, "
+        "gamma 0.99, N_0 20), analysis (§5/§6.1: linear f, k 0.002, gamma 1)",
+        {{"none", preset::NONE}, {"thesis", preset::THESIS}, {"analysis", preset::ANALYSIS}},
+        [](switch_config& c, preset m) { c.fera.mode = m; });
+    auto opt =
+        [&t](const std::string& key, value_kind kind, const std::string& help,
+             const std::function<void(fera_config&, const config_value&)>& store) -> param_spec& {
+        auto& s = t.add("fera." + key, kind, "", help + " (absent: the preset's)",
+                        [store](switch_config& c, const config_value& v) {
+                            if (v.present()) store(c.fera, v);
+                        });
+        s.optional = true;
+        return s;
+    };
+    auto pkts = [](const config_value& v) {
+        const size_spec s = v.size();
+        return s.packets ? s.value * 1500 : s.value;
+    };
+    opt("n0", value_kind::REAL, "N_0, the initial estimate of the flow count: r_0 = C/N_0",
+        [](fera_config& f, const config_value& v) { f.n0 = v.real(); });
+    opt("interval", value_kind::TIME, "Measurement interval T",
+        [](fera_config& f, const config_value& v) { f.interval = v.time(); });
+    opt("q_eq", value_kind::SIZE, "Equilibrium queue Q_eq (bytes, or 1500 B packets with 'pkt')",
+        [pkts](fera_config& f, const config_value& v) { f.q_eq = pkts(v); });
+    opt("q_sc", value_kind::SIZE, "Severe congestion threshold Q_sc (limited increase)",
+        [pkts](fera_config& f, const config_value& v) { f.q_sc = pkts(v); });
+    auto& ctl = opt("control", value_kind::CHOICE,
+                    "Queue control function f(q): linear, hyperbolic, multistage",
+                    [](fera_config& f, const config_value& v) {
+                        const std::string m = v.str();
+                        f.control = m == "linear"       ? fera_queue_control::LINEAR
+                                    : m == "multistage" ? fera_queue_control::MULTISTAGE
+                                                        : fera_queue_control::HYPERBOLIC;
+                    });
+    ctl.choices = {"linear", "hyperbolic", "multistage"};
+    opt("k", value_kind::REAL, "Linear slope k (multistage: the first stage's)",
+        [](fera_config& f, const config_value& v) { f.k = v.real(); });
+    opt("a", value_kind::REAL, "Hyperbolic a (q > Q_eq)",
+        [](fera_config& f, const config_value& v) { f.a = v.real(); });
+    opt("b", value_kind::REAL, "Hyperbolic b (q <= Q_eq)",
+        [](fera_config& f, const config_value& v) { f.b = v.real(); });
+    opt("c", value_kind::REAL, "Floor c of f",
+        [](fera_config& f, const config_value& v) { f.c = v.real(); });
+    opt("stages", value_kind::INT, "Multistage: the number of stages n (slope k.s on stage s)",
+        [](fera_config& f, const config_value& v) {
+            f.stages = static_cast<std::uint32_t>(v.integer());
+        })
+        .min = 1;
+    opt("multistage_continuous", value_kind::BOOL,
+        "Multistage f continuous across stage boundaries (false: the jump form)",
+        [](fera_config& f, const config_value& v) { f.multistage_continuous = v.boolean(); });
+    opt("lambda", value_kind::REAL, "EMA weight lambda in (0, 1]; 1 = no EMA",
+        [](fera_config& f, const config_value& v) { f.lambda = v.real(); });
+    opt("ema_uses_current_rate", value_kind::BOOL,
+        "EMA history term r_i (true) instead of r_(i-1) as printed (eq. 14)",
+        [](fera_config& f, const config_value& v) { f.ema_uses_current_rate = v.boolean(); });
+    opt("gamma", value_kind::REAL, "Target utilisation gamma above Q_eq (sec 7.4)",
+        [](fera_config& f, const config_value& v) { f.gamma = v.real(); });
+    opt("delta0", value_kind::BIT_RATE, "Limited increase delta_0; 0 = off",
+        [](fera_config& f, const config_value& v) { f.delta0 = v.rate(); });
+    opt("eta", value_kind::REAL, "Limited increase growth factor eta > 1",
+        [](fera_config& f, const config_value& v) { f.eta = v.real(); });
+    opt("delta_min", value_kind::BIT_RATE, "Floor of delta",
+        [](fera_config& f, const config_value& v) { f.delta_min = v.rate(); });
+    opt("min_rate", value_kind::BIT_RATE, "Floor of the advertised rate; 0 = none",
+        [](fera_config& f, const config_value& v) { f.min_rate = v.rate(); });
+    opt("max_rate", value_kind::BIT_RATE, "Cap of the advertised rate; 0 = the port rate",
+        [](fera_config& f, const config_value& v) { f.max_rate = v.rate(); });
+    opt("hold_while_paused", value_kind::BOOL,
+        "No rate increase in an interval in which the port paused its inputs (an extension)",
+        [](fera_config& f, const config_value& v) { f.hold_while_paused = v.boolean(); });
+    opt("strict_stability", value_kind::BOOL,
+        "Refuse parameters that fail the stability test alpha.k/Q_eq < 1 (else a warning)",
+        [](fera_config& f, const config_value& v) { f.strict_stability = v.boolean(); });
 }
 
 /// 802.1Qau congestion points: a preset and optional overrides of its fields.
@@ -933,6 +1017,32 @@ void switch_config::validate(const config_node& n) const {
     validate_ecn(n);
     validate_flow_control(n);
     validate_qcn(n);
+    const config_node fn = n.child("fera");
+    if (!fera.enabled() && !fn.has("mode"))
+        refuse_given(fn,
+                     {"n0",
+                      "interval",
+                      "q_eq",
+                      "q_sc",
+                      "control",
+                      "k",
+                      "a",
+                      "b",
+                      "c",
+                      "stages",
+                      "multistage_continuous",
+                      "lambda",
+                      "ema_uses_current_rate",
+                      "gamma",
+                      "delta0",
+                      "eta",
+                      "delta_min",
+                      "min_rate",
+                      "max_rate",
+                      "hold_while_paused",
+                      "strict_stability"},
+                     "is set but fera.mode is not");
+    // The fields against each port's rate: scenario.cpp (check_fera), where the rates are known.
     validate_bcn(n);
 }
 
@@ -1004,6 +1114,43 @@ qcn_cp_params qcn_config::params() const {
     if (sample_probability) p.sample_probability = *sample_probability;
     if (quantum) p.quantum_bytes = *quantum;
     return p;
+}
+
+fera_params fera_config::params(std::uint64_t capacity_bps) const {
+    fera_params p = mode == preset::ANALYSIS ? fera_params::analysis(capacity_bps)
+                                             : fera_params::thesis_default(capacity_bps);
+    if (n0) p.initial_flows = *n0;
+    if (interval) p.interval = *interval;
+    if (q_eq) p.q_eq_bytes = *q_eq;
+    if (q_sc) p.q_sc_bytes = *q_sc;
+    if (control) p.control = *control;
+    if (k) p.k = *k;
+    if (a) p.a = *a;
+    if (b) p.b = *b;
+    if (c) p.c = *c;
+    if (stages) p.stages = *stages;
+    if (multistage_continuous) p.multistage_continuous = *multistage_continuous;
+    if (lambda) p.lambda = *lambda;
+    if (ema_uses_current_rate) p.ema_uses_current_rate = *ema_uses_current_rate;
+    if (gamma) p.gamma = *gamma;
+    if (delta0) p.delta0_bps = *delta0;
+    if (eta) p.eta = *eta;
+    if (delta_min) p.delta_min_bps = *delta_min;
+    if (min_rate) p.min_rate_bps = *min_rate;
+    if (max_rate) p.max_rate_bps = *max_rate;
+    if (hold_while_paused) p.hold_while_paused = *hold_while_paused;
+    if (strict_stability) p.strict_stability = *strict_stability;
+    return p;
+}
+
+std::string fera_config::key_of(const std::string& field) {
+    if (field == "initial_flows") return "n0";
+    for (const char* suffix : {"_bytes", "_bps"}) {
+        const std::string s = suffix;
+        if (field.size() > s.size() && field.compare(field.size() - s.size(), s.size(), s) == 0)
+            return field.substr(0, field.size() - s.size());
+    }
+    return field;
 }
 
 void switch_config::validate_qcn(const config_node& n) const {

@@ -56,6 +56,9 @@ switch_device::switch_device(const sc_core::sc_module_name& name, const switch_c
                     all, gen.q_on, gen.q_off, gen.q_in_frames,
                     static_cast<queue_congestion_listener&>(*this)));
                 e->data_path().add_policy(*m_triggers.back());
+                // FERA's PAUSE backstop is this generation: its intervals know when it paused.
+                if (fera_congestion_point* f = e->data_path().fera())
+                    f->set_pause_trigger(m_triggers.back().get());
             }
         } else {
             m_mmu.set_flow_listener(this);

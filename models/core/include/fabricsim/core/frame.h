@@ -21,6 +21,7 @@ enum class frame_kind : std::uint8_t {
     CNM,       ///< 802.1Qau congestion notification message (ethertype 0x22E7)
     CREDIT,    ///< credit frame of credit-based transports (minimum-size UDP)
     BCN,       ///< BCN message (Cisco 802.1Qau proposal; local experimental ethertype 0x88B6)
+    FERA_TAG,  ///< FERA returning rate tag (ethertype 0x88B5, docs/models/fera_bcn.md)
 };
 
 enum class ecn_codepoint : std::uint8_t { NOT_ECT = 0, ECT1 = 1, ECT0 = 2, CE = 3 };
@@ -35,6 +36,7 @@ constexpr std::uint16_t CNM = 0x22E7;
 // ones, 0x88B6 for the message and 0x88B5 for the rate-regulator tag (docs/models/bcn.md).
 constexpr std::uint16_t BCN = 0x88B6;
 constexpr std::uint16_t RRT = 0x88B5;
+constexpr std::uint16_t FERA = 0x88B5;  ///< IEEE 802 local experimental 1: FERA tags
 }  // namespace ethertype
 
 namespace tcp_flag {
@@ -152,6 +154,11 @@ struct alignas(64) frame {
     /// the flow; 0 = untagged. In the frame's tail padding (no size change); on the wire a
     /// 6-byte tag (EtherType 0x88B5, CPID) after the VLAN tag, which `length` includes.
     std::uint32_t rrt_cpid = 0;
+    // FERA (seed-003 §1.2), in the struct's tail padding (no size change). A data frame with
+    // fera_forward carries a forward tag (a FERA_TAG_BYTES trailer after the IPv4 datagram,
+    // counted in length); a FERA_TAG frame is the returning tag. Both carry the rate here.
+    bool fera_forward = false;
+    std::uint64_t fera_rate_bps = 0;
 
     /// Restore all fields to defaults (called on return to the pool).
     void reset();
@@ -175,6 +182,21 @@ struct alignas(64) frame {
     void set_cnm(const frame& sampled, const mac_addr& cp_mac, std::uint64_t cpid, std::uint8_t qfb,
                  std::int16_t qoffset, std::int16_t qdelta, std::uint8_t priority,
                  std::uint8_t msdu_octets);
+    /// Add a forward FERA tag with `rate_bps` (the source's link rate): the trailer's bytes
+    /// join length (and the wire time).
+    void add_fera_tag(std::uint64_t rate_bps) {
+        fera_forward = true;
+        fera_rate_bps = rate_bps;
+        length += FERA_TAG_BYTES;
+    }
+    /// Make this the returning tag of forward-tagged data frame `data`, from MAC `from`: to
+    /// the data's source, routed back like a CNM (IPv4 addresses and ports swapped, flow_id
+    /// kept), with the forward tag's rate.
+    void set_fera_return(const frame& data, const mac_addr& from);
+    /// Forward tag trailer: EtherType 0x88B5, type 1, reserved, 8-byte rate in bit/s.
+    static constexpr std::uint32_t FERA_TAG_BYTES = 12;
+    /// Returning tag PDU after the EtherType: type 2, reserved, rate (8 B), flow id (4 B).
+    static constexpr std::uint32_t FERA_RETURN_FIELDS = 14;
     /// CNM PDU octets after the EtherType, without the encapsulated MSDU.
     static constexpr std::uint32_t CNM_FIELDS = 24;
     static constexpr std::uint8_t CNM_MAX_MSDU_OCTETS = 64;

@@ -52,6 +52,7 @@
 #include "fabricsim/core/stats.h"
 #include "fabricsim/nic/algo/bcn_limiters.h"
 #include "fabricsim/nic/algo/dcqcn.h"
+#include "fabricsim/nic/algo/fera_limiters.h"
 #include "fabricsim/nic/algo/hull_pacer.h"
 #include "fabricsim/nic/algo/interrupt_coalescer.h"
 #include "fabricsim/nic/algo/lso.h"
@@ -140,6 +141,18 @@ struct nic_config {
         /// The preset at `line_rate_bps` with the overrides (not validated).
         bcn_rp_params params(std::uint64_t line_rate_bps) const;
     } bcn;
+    /// FERA reaction points (one rate regulator per flow, algo/fera_limiters.h) after LSO,
+    /// before the pacer and the MAC, and the reflection point for tagged frames received
+    /// (docs/models/fera_bcn.md). Not with QCN.
+    struct fera_config {
+        enum class preset : std::uint8_t { NONE, THESIS } mode = preset::NONE;
+        std::optional<double> n0;
+        std::optional<ps_t> interval, tau;
+        std::optional<bool> reset_only_when_idle;
+        bool enabled() const { return mode != preset::NONE; }
+        /// The preset at `line_rate_bps` with the overrides (not validated).
+        fera_source_params params(std::uint64_t line_rate_bps) const;
+    } fera;
     /// PCIe link and DMA engines; off (ideal) keeps tx_latency and rx_latency.
     struct dma_config {
         bool enabled = false;
@@ -282,6 +295,8 @@ public:
     const qcn_limiters* qcn() const { return m_qcn.get(); }
     /// The BCN reaction points; nullptr when bcn.mode is none.
     const bcn_limiters* bcn() const { return m_bcn.get(); }
+    /// The FERA reaction points; nullptr when fera.mode is none.
+    const fera_limiters* fera() const { return m_fera.get(); }
 
     void receive(unsigned port, frame& f) override;
     /// Sends control frame `f` at max(now, wire free), before queued data, also while paused.
@@ -301,6 +316,7 @@ public:
         std::uint64_t tx_control_frames = 0;  ///< control frames sent
         std::uint64_t rx_cnms = 0;            ///< CNMs consumed by the QCN reaction points
         std::uint64_t rx_bcn_messages = 0;    ///< BCN messages consumed by the BCN RPs
+        std::uint64_t fera_reflected = 0;     ///< returning FERA tags sent (reflection point)
         drop_counters drops;
     };
     const stats& get_stats() const { return m_stats; }
@@ -338,7 +354,7 @@ private:
     std::size_t queued() const { return m_slow_tx ? queued_slow() : m_queue.size(); }
     std::size_t queued_slow() const {
         return mac_queued() + (m_dma ? m_dma->frames_pending() : 0) + m_pacer_in.size() +
-               m_paced.size() + m_qcn_in.size() + m_qcn_held;
+               m_paced.size() + m_qcn_in.size() + m_qcn_held + m_fera_in.size() + m_fera_held;
     }
     std::size_t tx_free_slow() const {
         if (m_dma) return dma_ring_free();
@@ -377,6 +393,13 @@ private:
     void bcn_forward(frame& f, ps_t now);
     void arm_bcn(ps_t now);
     void report_bcn(nlohmann::json& out) const;
+    // The FERA reaction and reflection points (cold: a NIC without them never calls these).
+    [[gnu::cold, gnu::noinline]] void receive_fera_tag(frame& f);
+    [[gnu::cold, gnu::noinline]] void reflect_fera(const frame& f);
+    [[gnu::cold, gnu::noinline]] void on_fera();
+    void fera_send(unsigned i, frame& f, ps_t now);
+    void arm_fera(ps_t now);
+    void report_fera(nlohmann::json& out) const;
     [[gnu::cold, gnu::noinline]] ps_t rx_dma(const frame& f, ps_t now);
     /// The receive path with DMA or a pacer: when the host sees `f`.
     [[gnu::cold, gnu::noinline]] ps_t rx_slow(const frame& f, ps_t now);
@@ -454,6 +477,14 @@ private:
     model_timer m_bcn_timer = model_timer::bind<nic_device, &nic_device::on_bcn>(this);
     std::vector<unsigned> m_qcn_scratch;  ///< the limiters in use, copied per event
     model_timer m_qcn_timer = model_timer::bind<nic_device, &nic_device::on_qcn>(this);
+    // The FERA reaction points, only with fera.mode set.
+    std::unique_ptr<fera_limiters> m_fera;
+    ring<pacer_entry> m_fera_in{1};           ///< posted, not yet at the FERA stage
+    std::vector<ring<frame*>> m_fera_fifo;    ///< per regulator: its held frames, oldest first
+    std::vector<unsigned> m_fera_backlogged;  ///< regulators holding frames, in index order
+    std::size_t m_fera_held = 0;              ///< frames in every m_fera_fifo
+    unsigned m_fera_last = 0;                 ///< the regulator that sent last (round robin)
+    model_timer m_fera_timer = model_timer::bind<nic_device, &nic_device::on_fera>(this);
     /// Banks of at most this many QCN limiters get a time-series column per limiter.
     static constexpr unsigned QCN_SERIES_PER_LIMITER = 8;
 };

@@ -14,6 +14,7 @@
 #include "fabricsim/switch/algo/aqm.h"
 #include "fabricsim/switch/algo/bcn_cp.h"
 #include "fabricsim/switch/algo/egress_policy.h"
+#include "fabricsim/switch/algo/fera.h"
 #include "fabricsim/switch/algo/mmu.h"
 #include "fabricsim/switch/algo/pause_generator.h"
 #include "fabricsim/switch/algo/pfc_watchdog.h"
@@ -110,6 +111,24 @@ struct bcn_config {
     bcn_cp_params params() const;
 };
 
+/// FERA congestion point on every egress port (docs/models/fera_bcn.md): a preset and
+/// overrides of every fera_params field.
+struct fera_config {
+    enum class preset : std::uint8_t { NONE, THESIS, ANALYSIS } mode = preset::NONE;
+    std::optional<double> n0, k, a, b, c, lambda, gamma, eta;
+    std::optional<ps_t> interval;
+    std::optional<std::uint64_t> q_eq, q_sc, delta0, delta_min, min_rate, max_rate;
+    std::optional<fera_queue_control> control;
+    std::optional<std::uint32_t> stages;
+    std::optional<bool> multistage_continuous, ema_uses_current_rate, hold_while_paused,
+        strict_stability;
+    bool enabled() const { return mode != preset::NONE; }
+    /// The preset at `capacity_bps` with the overrides (not validated).
+    fera_params params(std::uint64_t capacity_bps) const;
+    /// The switch.fera key of a fera_params field (validate()'s error field).
+    static std::string key_of(const std::string& field);
+};
+
 struct shaper_config {
     std::uint64_t rate_bps = 0;  ///< 0 = no shaping
     std::uint64_t burst_bytes = 0;
@@ -140,6 +159,7 @@ struct switch_config {
     phantom_queue_config phantom;
     qcn_config qcn;
     bcn_config bcn;
+    fera_config fera;
     pause_reaction_config flow_control;               ///< PAUSE/PFC honoured by the egress ports
     pause_generation_config flow_control_generation;  ///< PAUSE/PFC the switch sends
     pfc_watchdog_config pfc_watchdog;

@@ -12,8 +12,8 @@
 /// tag; a forward tag starts at the link rate. Nothing on the wire is modelled here: the caller
 /// sends the tag (piggybacked, or as a separate probe at next_tag_due() if no frame goes) and
 /// passes the reflected rate when it returns. Rates are double bit/s.
-/// Ignored: tags returning out of order or duplicated (the latest one wins), the thesis's
-/// "no packets sent" half of the idle condition (only returned tags are observable).
+/// Ignored: tags returning out of order or duplicated (the latest one wins); the thesis's
+/// "no packets sent" half of the idle condition unless reset_only_when_idle.
 #include <cstdint>
 #include <optional>
 
@@ -28,6 +28,10 @@ struct fera_source_params {
     double initial_flows = 20;          ///< N_0, the same value as the switches'
     ps_t interval = 1 * PS_PER_MS;      ///< T of the switches: idle reset after 2T without a tag
     ps_t tag_interval = 1 * PS_PER_MS;  ///< τ (<= T)
+    /// The thesis' whole idle condition: "no packets are sent and hence no tags have been
+    /// received in the last 2T" (a frame sent also puts the reset 2T after it). False: 2T
+    /// without a returned tag alone (a flow whose tags are lost restarts at C/N_0).
+    bool reset_only_when_idle = false;
 
     /// §8.1: T = τ = 1 ms, N_0 20 (simple topology) or 200 (large).
     static fera_source_params thesis_default(std::uint64_t link_rate_bps,

@@ -28,6 +28,7 @@
 #include "fabricsim/switch/algo/bcn_congestion_point.h"
 #include "fabricsim/switch/algo/egress_gate.h"
 #include "fabricsim/switch/algo/egress_policy.h"
+#include "fabricsim/switch/algo/fera_congestion_point.h"
 #include "fabricsim/switch/algo/mmu.h"
 #include "fabricsim/switch/algo/qcn_congestion_point.h"
 #include "fabricsim/switch/algo/queue_scheduler.h"
@@ -59,6 +60,9 @@ public:
     /// Where the policies' frames go (the switch's forwarding path); nullptr: nowhere.
     void set_emitter(frame_emitter* e);
     unsigned index() const { return m_index; }
+    /// The FERA congestion point, nullptr when switch.fera.mode is none.
+    fera_congestion_point* fera() { return m_fera; }
+    const fera_congestion_point* fera() const { return m_fera; }
 
     /// Frame from ingress `in_port`, priority group `pg`, for queue q, out of the pipeline at
     /// `ready` (>= now). Takes ownership (drops are counted and the frame released). Returns the
@@ -190,6 +194,7 @@ private:
     void install_marking(const switch_config& cfg, std::uint64_t seed, const std::string& name);
     void report_qcn(nlohmann::json& out) const;
     void report_bcn(nlohmann::json& out) const;
+    void report_fera(nlohmann::json& out) const;
 
     // Members in order of access: the port's per-frame scalars share one line, then each
     // queue's line, then the scheduler (the MQ-ECN estimator is held further on: its first line
@@ -246,6 +251,7 @@ private:
     const phantom_marking* m_phantom = nullptr;
     const qcn_congestion_point* m_qcn = nullptr;
     const bcn_congestion_point* m_bcn = nullptr;
+    fera_congestion_point* m_fera = nullptr;
     std::array<queue_cold, MAX_QUEUES> m_cold;
     unsigned m_queues;
     std::uint64_t m_rate_bps;

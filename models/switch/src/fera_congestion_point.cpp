@@ -1,0 +1,39 @@
+#include "fabricsim/switch/algo/fera_congestion_point.h"
+
+#include "fabricsim/switch/algo/egress_queues.h"
+#include "fabricsim/switch/algo/queue_pause_trigger.h"
+
+namespace fabricsim::sw {
+
+fera_congestion_point::fera_congestion_point(const fera_params& p, std::uint8_t queues)
+    : egress_policy(queues, 0), m_cp(p) {}
+
+bool fera_congestion_point::paused_now() const {
+    return m_trigger && m_trigger->congested();
+}
+
+enqueue_verdict fera_congestion_point::on_enqueue(const egress_queues& port, unsigned /*q*/,
+                                                  frame& f, ps_t now) {
+    if (!f.is_data()) return enqueue_verdict::PASS;
+    if (!m_started) {
+        // t_0 is the port's first data frame (the thesis' sources start at t_0 = 0): the first
+        // interval then measures the sources' initial rate C/N_0 over whole frame gaps.
+        m_cp = fera_cp(m_cp.params(), now);
+        m_started = true;
+    }
+    const bool paused = paused_now();
+    if (now >= m_cp.next_interval()) {
+        // The queue as the interval ends: without the frame being decided.
+        m_last_queue = port.queued_bytes() - f.frame_bytes();
+        m_cp.on_interval(now, m_last_queue, m_paused || paused);
+        m_paused = false;
+    }
+    m_paused = m_paused || paused;
+    // Wire bytes (preamble and IFG included): A is then the link load the port's C serves,
+    // and the sources' regulators space frames by the same bytes.
+    m_cp.on_arrival(f.wire_bytes());
+    if (f.fera_forward) f.fera_rate_bps = m_cp.mark(f.fera_rate_bps);
+    return enqueue_verdict::PASS;
+}
+
+}  // namespace fabricsim::sw
