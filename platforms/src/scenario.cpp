@@ -1883,6 +1883,21 @@ scenario load_scenario(const YAML::Node& root_in, const std::string& name,
                            "host '" + sc.topo.nodes[h].name + "' (" +
                                format_rate(sc.topo.port_rate(h, 0)) + "): " + e->reason);
     }
+    // QCN reaction points against each NIC's line rate (min_rate, ai_rate above it): at load,
+    // with exit code 2, rather than when the NIC is built.
+    for (const std::uint32_t h : sc.topo.hosts()) {
+        const std::uint32_t p = sc.profile_of_node[h];
+        const auto& q = sc.nic_config_of(h).qcn;
+        if (!q.enabled()) continue;
+        const auto e = q.params(sc.topo.port_rate(h, 0)).validate();
+        if (!e) continue;
+        std::string key = e->field;  // min_rate_bps -> min_rate
+        if (key.size() > 4 && key.compare(key.size() - 4, 4, "_bps") == 0)
+            key.resize(key.size() - 4);
+        throw config_error((p ? rules.nics[p - 1].at : std::string("nic")) + ".qcn." + key,
+                           "host '" + sc.topo.nodes[h].name + "' (" +
+                               format_rate(sc.topo.port_rate(h, 0)) + "): " + e->reason);
+    }
     // BCN regulators against each NIC's line rate (min_rate or initial_rate above it).
     for (const std::uint32_t h : sc.topo.hosts()) {
         const std::uint32_t p = sc.profile_of_node[h];

@@ -161,6 +161,7 @@ BAD_BASE = analysis(0.002, duration_ms=1)
     ("switch.fera.control=cubic", "switch.fera.control"),
     ("nic.fera.tau=2ms", "nic.fera.tau: host 'h0'"),
     ("nic.qcn.mode=thesis", "nic.fera.mode: host 'h0': a NIC has one reaction point"),
+    ("nic.bcn.mode=thesis", "nic.fera.mode: host 'h0': a NIC has one reaction point: not with bcn.mode"),
 ])
 def test_bad_fera_input_names_the_key(sim, tmp_path, setting, message):
     (tmp_path / "s.yaml").write_text(BAD_BASE)

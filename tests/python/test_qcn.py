@@ -107,6 +107,13 @@ def test_bad_qcn_input_names_the_key(sim, tmp_path, setting, message):
     assert p.returncode == 2 and message in p.stderr, p.stderr
 
 
+def test_rp_rates_above_the_nic_line_rate_are_refused_at_load(sim, tmp_path):
+    (tmp_path / "s.yaml").write_text(SCENARIO)
+    p = sim(tmp_path / "s.yaml", "--set", "nic.qcn.mode=thesis", "--set", "nic.qcn.min_rate=20Gbps",
+            "--out", tmp_path / "r", check=False)
+    assert p.returncode == 2 and "nic.qcn.min_rate: host 'h0' (10Gbps):" in p.stderr, p.stderr
+
+
 def test_qcn_keys_without_a_mode_are_refused(sim, tmp_path):
     (tmp_path / "s.yaml").write_text(SCENARIO.replace("qcn: {mode: thesis}", "qcn: {q_eq: 30KB}"))
     p = sim(tmp_path / "s.yaml", "--out", tmp_path / "r", check=False)
