@@ -100,6 +100,8 @@ def test_cnms_reach_the_sampled_sources_as_qau_pdus(run):
     ("switch.qcn.w=0", "switch.qcn.w: '0' is below the minimum"),
     ("switch.qcn.priorities=[]", "switch.qcn.priorities: lists no priority"),
     ("switch.qcn.msdu_octets=65", "switch.qcn.msdu_octets: '65' is above the maximum 64"),
+    ("switch.qcn.lossless=true", "switch.qcn.lossless: CNPV priority 0 maps to queue 0, which is not "
+     "lossless (switch.mmu.lossless_queues)"),
 ])
 def test_bad_qcn_input_names_the_key(sim, tmp_path, setting, message):
     (tmp_path / "s.yaml").write_text(SCENARIO)
@@ -112,6 +114,17 @@ def test_rp_rates_above_the_nic_line_rate_are_refused_at_load(sim, tmp_path):
     p = sim(tmp_path / "s.yaml", "--set", "nic.qcn.mode=thesis", "--set", "nic.qcn.min_rate=20Gbps",
             "--out", tmp_path / "r", check=False)
     assert p.returncode == 2 and "nic.qcn.min_rate: host 'h0' (10Gbps):" in p.stderr, p.stderr
+
+
+def test_a_lossless_cnpv_queue_satisfies_qcn_lossless(sim, tmp_path):
+    # CNPV priority 3 on the lossless queue 3 passes the check; priority 0 would not.
+    (tmp_path / "s.yaml").write_text(SCENARIO.replace(
+        "qcn: {mode: thesis}",
+        "qcn: {mode: thesis, lossless: true, priorities: [3]}\n  mmu: {lossless_queues: ['3'], lossless_pool: 1MB}"))
+    p = sim("validate", tmp_path / "s.yaml", check=False)
+    assert p.returncode == 0, p.stderr
+    p = sim("validate", tmp_path / "s.yaml", "--set", "switch.qcn.priorities=[0, 3]", check=False)
+    assert p.returncode == 2 and "switch.qcn.priorities: CNPV priority 0 maps to queue 0" in p.stderr
 
 
 def test_qcn_keys_without_a_mode_are_refused(sim, tmp_path):

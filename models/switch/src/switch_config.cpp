@@ -593,6 +593,11 @@ void add_qcn_keys(param_table<switch_config>& t) {
               if (v.present()) c.qcn.priorities = load_index_mask(v.section(), v.key(), 7);
           })
         .optional = true;
+    t.add("qcn.lossless", value_kind::BOOL, "false",
+          "Require every CNPV queue to be lossless (switch.mmu.lossless_queues), as a CN domain "
+          "with PFC or PAUSE as its backstop is run; false: drop-tail queues, as the thesis runs "
+          "QCN",
+          [](switch_config& c, const config_value& v) { c.qcn.lossless = v.boolean(); });
     auto opt =
         [&t](const std::string& key, value_kind kind, const std::string& help,
              const std::function<void(switch_config&, const config_value&)>& store) -> param_spec& {
@@ -1159,11 +1164,22 @@ void switch_config::validate_qcn(const config_node& n) const {
         if (!qn.has("mode"))
             refuse_given(qn,
                          {"priorities", "q_eq", "w", "sample_base", "jitter", "sample_probability",
-                          "quantum", "cnm_priority", "msdu_octets"},
+                          "quantum", "cnm_priority", "msdu_octets", "lossless"},
                          "is set but qcn.mode is not");
         return;
     }
     if (qcn.priorities == 0) qn.fail("priorities", "lists no priority");
+    if (qcn.lossless)
+        for (unsigned prio = 0; prio < 8; ++prio) {
+            if (!(qcn.priorities >> prio & 1)) continue;
+            const unsigned q = qos.tc_to_queue[qos.pcp_to_tc[prio]];
+            if (q < queues && !mmu.queue[q].lossless)
+                qn.fail(qn.has("priorities") ? "priorities" : "lossless",
+                        "CNPV priority " + std::to_string(prio) + " maps to queue " +
+                            std::to_string(q) +
+                            ", which is not lossless (switch.mmu.lossless_queues); qcn.lossless "
+                            "requires every CNPV queue to be");
+        }
     const qcn_cp_params p = qcn.params();
     if (const auto e = p.validate()) {
         // The params' field names to the keys.

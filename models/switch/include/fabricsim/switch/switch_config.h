@@ -91,6 +91,7 @@ struct qcn_config {
     std::optional<std::uint32_t> quantum;
     std::uint8_t cnm_priority = 6;  ///< cnmTransmitPriority
     std::uint8_t msdu_octets = 64;  ///< sampled MSDU octets in a CNM
+    bool lossless = false;          ///< every CNPV queue must be lossless (validated)
     bool enabled() const { return mode != preset::NONE; }
     /// The preset with the overrides (not validated).
     qcn_cp_params params() const;
