@@ -36,7 +36,12 @@ std::uint32_t frame::header_bytes() const {
 void frame::set_ipv4(frame_kind l4, std::uint32_t payload) {
     kind = l4;
     payload_bytes = payload;
-    length = std::max<std::uint32_t>(header_bytes() + payload, 60);
+    // header_bytes() for the data kinds, written out: every data frame comes here, and the
+    // control kinds' cases keep header_bytes() from being inlined.
+    const std::uint32_t l4_header =
+        l4 == frame_kind::IPV4_TCP ? TCP_HEADER + tcp_option_bytes() : UDP_HEADER;
+    length = std::max<std::uint32_t>(
+        ETH_HEADER + (vlan_tagged ? VLAN_TAG : 0) + IPV4_HEADER + l4_header + payload, 60);
 }
 
 void frame::set_pause(std::uint16_t quanta) {

@@ -42,20 +42,30 @@ void udp_transport::pump(ps_t now) {
             return;
         }
         const std::uint32_t slot = m_ready.pop_front();
-        if (now < m_sources[slot].src.spec().stop) send(slot, now);
+        source_slot& s = m_sources[slot];
+        if (now >= s.src.spec().stop) continue;
+        send(s, now);
+        s.src.sent_at(now);
+        if (s.src.next() != ~ps_t(0)) m_ready.push_back(slot);
     }
 }
 
 void udp_transport::start() {
     for (std::uint32_t i = 0; i < m_sources.size(); ++i) {
         const ps_t t = m_sources[i].src.next();
-        if (t != ~ps_t(0)) schedule(t, SEND, i);
+        if (t == ~ps_t(0)) continue;
+        schedule(t, m_sources[i].src.spec().process == arrival_process::BACKLOGGED ? START : SEND,
+                 i);
     }
 }
 
-void udp_transport::on_timer(std::uint8_t, std::uint32_t slot, ps_t at, ps_t now) {
-    if (m_sources[slot].src.spec().process != arrival_process::BACKLOGGED) {
-        send(slot, at);
+void udp_transport::on_timer(std::uint8_t kind, std::uint32_t slot, ps_t at, ps_t now) {
+    if (kind == SEND) {
+        source_slot& s = m_sources[slot];
+        send(s, at);
+        s.src.advance();
+        const ps_t nxt = s.src.next();
+        if (nxt != ~ps_t(0)) schedule(nxt, SEND, slot);
         return;
     }
     // A backlogged source starts: it joins the round robin.
@@ -63,8 +73,7 @@ void udp_transport::on_timer(std::uint8_t, std::uint32_t slot, ps_t at, ps_t now
     pump(now);
 }
 
-void udp_transport::send(std::uint32_t slot, ps_t at) {
-    source_slot& s = m_sources[slot];
+void udp_transport::send(source_slot& s, ps_t at) {
     const flow_spec& spec = s.src.spec();
     frame& f = m_host.new_frame(spec, s.dst_ip, s.dst_mac, client_port(spec.id), SERVER_PORT);
     f.ecn = spec.ect ? ecn_codepoint::ECT0 : ecn_codepoint::NOT_ECT;
@@ -76,14 +85,6 @@ void udp_transport::send(std::uint32_t slot, ps_t at) {
     rec.sent_frames++;
     rec.sent_bytes += f.frame_bytes();
     m_host.post(f, at);
-    if (spec.process == arrival_process::BACKLOGGED) {
-        s.src.sent_at(at);
-        if (s.src.next() != ~ps_t(0)) m_ready.push_back(slot);
-        return;
-    }
-    s.src.advance();
-    const ps_t nxt = s.src.next();
-    if (nxt != ~ps_t(0)) schedule(nxt, SEND, slot);
 }
 
 void udp_transport::on_frame(frame& f, ps_t at) {

@@ -35,13 +35,15 @@ public:
     void on_tx_ready(ps_t now) override { pump(now); }
 
 private:
-    static constexpr std::uint8_t SEND = 0;
+    static constexpr std::uint8_t SEND = 0;   ///< an open-loop source's next frame
+    static constexpr std::uint8_t START = 1;  ///< a backlogged source starts
     struct source_slot {
         traffic_source src;
         std::uint32_t dst_ip;
         mac_addr dst_mac;
     };
-    void send(std::uint32_t slot, ps_t at);
+    /// Builds and posts the source's next frame, to leave at `at`.
+    void send(source_slot& s, ps_t at);
     /// Backlogged sources: sends round robin while the NIC queue is short.
     void pump(ps_t now);
     /// Frames a backlogged source keeps in the NIC TX queue: its post-to-wire latency at line
