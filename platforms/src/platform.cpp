@@ -15,6 +15,8 @@
 #include "fabricsim/core/frame_pool.h"
 #include "fabricsim/core/kernel.h"
 #include "fabricsim/core/scheduler.h"
+#include "fabricsim/switch/algo/egress_queues.h"
+#include "fabricsim/switch/algo/fera_congestion_point.h"
 
 namespace fabricsim::platforms {
 
@@ -110,6 +112,7 @@ void platform::build_links(const std::string& out_dir) {
         l.ab.out.bind(rx_of(ld.b));
         tx_of(ld.b).bind(l.ba.in);
         l.ba.out.bind(rx_of(ld.a));
+        if (!ld.cfg.rate_steps.empty()) rate_steps_to_switches(ld);
         if (out_dir.empty()) continue;
         for (const auto& pc : m_sc.pcap) {
             if (pc.at.node == ld.a.node && pc.at.port == ld.a.port)
@@ -117,6 +120,20 @@ void platform::build_links(const std::string& out_dir) {
             if (pc.at.node == ld.b.node && pc.at.port == ld.b.port)
                 l.ba.capture(pcap_path(out_dir, pc.name), m_sc.pcap_bounds);
         }
+    }
+}
+
+void platform::rate_steps_to_switches(const link_desc& ld) {
+    // A switch port that transmits on a stepped direction tells its FERA congestion point (C_i).
+    for (const endpoint* e : {&ld.a, &ld.b}) {
+        if (m_switch_of_node[e->node] < 0) continue;
+        const std::uint8_t bit = e == &ld.a ? 1 : 2;
+        std::vector<std::pair<ps_t, std::uint64_t>> steps;
+        for (const phy::rate_step& s : ld.cfg.rate_steps)
+            if (s.directions & bit) steps.emplace_back(s.at, s.rate_bps);
+        sw::egress_queues& q =
+            m_switches[std::size_t(m_switch_of_node[e->node])]->port(e->port).data_path();
+        if (!steps.empty() && q.fera()) q.fera()->set_capacity_steps(std::move(steps));
     }
 }
 

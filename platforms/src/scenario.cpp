@@ -430,11 +430,14 @@ void build_topology(scenario& sc, const topology_params& t) {
 
 // ---------------------------------------------------------------- phy.*
 
-/// A scheduled link down/up event (phy.faults[]).
+/// A scheduled link event (phy.faults[]): down from `down_at` to `up_at`, or a rate step at
+/// `at` (a LAG member lost or restored) on one or both directions.
 struct link_fault {
     std::string port;
-    ps_t down_at = 0, up_at = 0;
-    std::string at;
+    std::optional<ps_t> down_at, up_at, at;
+    std::optional<std::uint64_t> rate;
+    std::string direction;
+    std::string where;  ///< config path for errors
 };
 
 /// The `phy:` section: settings of every link (defaults by link rate where absent) and faults.
@@ -452,8 +455,18 @@ const param_table<phy_params>& phy_params::params() {
         param_table<link_fault> t;
         t.add("port", value_kind::STRING, "", "Either end of the link ('sw0:3' or a host name)",
               &link_fault::port);
-        t.add("down_at", value_kind::TIME, "", "Link goes down", &link_fault::down_at);
-        t.add("up_at", value_kind::TIME, "", "Link comes back", &link_fault::up_at);
+        t.add("down_at", value_kind::TIME, "Link goes down (with up_at)", &link_fault::down_at);
+        t.add("up_at", value_kind::TIME, "Link comes back", &link_fault::up_at);
+        t.add("at", value_kind::TIME, "Rate step: when the link's rate changes (with rate)",
+              &link_fault::at);
+        t.add("rate", value_kind::BIT_RATE,
+              "Rate step: the link's rate from `at` on (e.g. a LAG member lost: 10Gbps -> 1Gbps)",
+              &link_fault::rate);
+        auto& dir = t.add("direction", value_kind::CHOICE, "both",
+                          "Rate step: both directions, to_port (the direction that `port` "
+                          "receives on) or from_port (the one it transmits on)",
+                          &link_fault::direction);
+        dir.choices = {"both", "to_port", "from_port"};
         return t;
     }();
     static const param_table<phy_params> table = [] {
@@ -473,12 +486,29 @@ const param_table<phy_params>& phy_params::params() {
                           "Post-FEC bit error rate of every link (seeded)", &phy_params::ber);
         ber.min = 0;
         ber.max = 1e-2;
-        t.list<link_fault>("faults", "", "Scheduled link down/up events", fault,
-                           [](phy_params& p, link_fault&& f, const config_node& n) {
-                               if (f.up_at <= f.down_at) n.fail("up_at", "must be after down_at");
-                               f.at = n.display_path();
-                               p.faults.push_back(std::move(f));
-                           });
+        t.list<link_fault>(
+            "faults", "", "Scheduled link down/up events and rate steps", fault,
+            [](phy_params& p, link_fault&& f, const config_node& n) {
+                const bool outage = f.down_at || f.up_at, step = f.at || f.rate;
+                if (outage && step)
+                    n.fail(f.at ? "at" : "rate",
+                           "a fault is either an outage (down_at/up_at) or a rate step "
+                           "(at/rate), not both");
+                if (!outage && !step)
+                    n.fail("down_at", "missing: give down_at and up_at, or at and rate");
+                if (outage) {
+                    if (!f.down_at) n.fail("down_at", "missing (up_at is given)");
+                    if (!f.up_at) n.fail("up_at", "missing (down_at is given)");
+                    if (*f.up_at <= *f.down_at) n.fail("up_at", "must be after down_at");
+                    if (n.has("direction")) n.fail("direction", "only a rate step has a direction");
+                } else {
+                    if (!f.at) n.fail("at", "missing (rate is given)");
+                    if (!f.rate) n.fail("rate", "missing (at is given)");
+                    if (*f.rate == 0) n.fail("rate", "must be positive");
+                }
+                f.where = n.display_path();
+                p.faults.push_back(std::move(f));
+            });
         return t;
     }();
     return table;
@@ -497,13 +527,26 @@ void apply_phy(scenario& sc, const phy_params& phy) {
         c.ber = phy.ber;
     }
     for (const auto& f : phy.faults) {
-        const endpoint e = sc.topo.parse_endpoint(f.port, f.at + ".port");
+        const endpoint e = sc.topo.parse_endpoint(f.port, f.where + ".port");
         const int li = sc.topo.link_at(e.node, e.port);
-        if (li < 0) throw config_error(f.at + ".port", "no link is attached to '" + f.port + "'");
-        sc.topo.links[static_cast<std::size_t>(li)].cfg.down.push_back({f.down_at, f.up_at});
+        if (li < 0)
+            throw config_error(f.where + ".port", "no link is attached to '" + f.port + "'");
+        link_desc& l = sc.topo.links[static_cast<std::size_t>(li)];
+        if (f.down_at) {
+            l.cfg.down.push_back({*f.down_at, *f.up_at});
+            continue;
+        }
+        // Bit 0: a->b, bit 1: b->a. `port` receives on the direction towards it.
+        const bool is_a = l.a.node == e.node && l.a.port == e.port;
+        const std::uint8_t towards = is_a ? 2 : 1;
+        const std::uint8_t dirs = f.direction == "to_port"     ? towards
+                                  : f.direction == "from_port" ? std::uint8_t(3 - towards)
+                                                               : std::uint8_t(3);
+        l.cfg.rate_steps.push_back({*f.at, *f.rate, dirs});
     }
     for (auto& l : sc.topo.links) {
         std::sort(l.cfg.down.begin(), l.cfg.down.end());
+        std::stable_sort(l.cfg.rate_steps.begin(), l.cfg.rate_steps.end());
         l.cfg.validate(l.key);
     }
 }

@@ -87,3 +87,29 @@ TEST_CASE("frames overlapping a down interval are lost", "[phy]") {
     bad.down = {{3, 2}};
     CHECK_THROWS_AS(bad.validate("phy.faults"), config_error);
 }
+
+TEST_CASE("a rate step serialises the frames that start at or after it at the new rate", "[phy]") {
+    link_config c;
+    c.rate_bps = 10'000'000'000ull;
+    // 10G -> 1G at 2 us on a->b only (a LAG member lost), back to 10G at 10 us.
+    c.rate_steps = {{2 * PS_PER_US, 1'000'000'000ull, 1}, {10 * PS_PER_US, 10'000'000'000ull, 3}};
+    link_timing ab(c, 1, "ab", 0), ba(c, 1, "ba", 1);
+    frame f = ip_frame(1500);
+    CHECK(ab.stepped_rate_at(0) == 10'000'000'000ull);
+    // A frame starting before the step finishes at 10G even though it ends after it.
+    CHECK(ab.transmit(f, 1 * PS_PER_US).wire_free == 1 * PS_PER_US + 1'230'400u);
+    CHECK(ab.transmit(f, 2 * PS_PER_US).wire_free == 2 * PS_PER_US + 12'304'000u);
+    CHECK(ab.stepped_rate_at(5 * PS_PER_US) == 1'000'000'000ull);
+    CHECK(ab.transmit(f, 12 * PS_PER_US).wire_free == 12 * PS_PER_US + 1'230'400u);
+    // b->a only has the second step (back to the rate it already runs at).
+    CHECK(ba.transmit(f, 3 * PS_PER_US).wire_free == 3 * PS_PER_US + 1'230'400u);
+    CHECK(ba.has_rate_steps());
+    link_config plain;
+    CHECK_FALSE(link_timing(plain, 1, "p").has_rate_steps());
+    CHECK(link_timing(plain, 1, "p").stepped_rate_at(0) == 0);
+    link_config bad = c;
+    bad.rate_steps = {{5, 1, 3}, {4, 1, 3}};
+    CHECK_THROWS_WITH(bad.validate("links[0]"), Catch::Contains("rate_steps[1].at"));
+    bad.rate_steps = {{5, 0, 3}};
+    CHECK_THROWS_WITH(bad.validate("links[0]"), Catch::Contains("rate_steps[0].rate"));
+}

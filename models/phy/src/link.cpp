@@ -8,8 +8,8 @@
 namespace fabricsim::phy {
 
 link_direction::link_direction(const sc_core::sc_module_name& name, const link_config& cfg,
-                               std::uint64_t seed)
-    : sc_core::sc_module(name), m_timing(cfg, seed, std::string(this->name())) {
+                               std::uint64_t seed, unsigned direction)
+    : sc_core::sc_module(name), m_timing(cfg, seed, std::string(this->name()), direction) {
     in.bind(*this);
     out.bind(*this);
 }
@@ -72,9 +72,10 @@ void link_direction::report_stats(nlohmann::json& out_json) const {
                 {"corrupted", m_stats.corrupted},
                 {"in_flight", m_in_flight.size()},
                 {"drops", drops_to_json(m_stats.drops)}};
+    if (m_timing.has_rate_steps()) out_json["rate_bps"] = m_timing.stepped_rate_at(now);
 }
 
 link::link(const sc_core::sc_module_name& name, const link_config& cfg, std::uint64_t seed)
-    : sc_core::sc_module(name), ab("ab", cfg, seed), ba("ba", cfg, seed) {}
+    : sc_core::sc_module(name), ab("ab", cfg, seed, 0), ba("ba", cfg, seed, 1) {}
 
 }  // namespace fabricsim::phy

@@ -65,14 +65,38 @@ void link_config::validate(const std::string& key) const {
                                "intervals must be ordered and not overlap");
         prev = down[i].second;
     }
+    for (std::size_t i = 0; i < rate_steps.size(); ++i) {
+        const std::string k = key + ".rate_steps[" + std::to_string(i) + "]";
+        if (rate_steps[i].rate_bps == 0) throw config_error(k + ".rate", "must be positive");
+        if (i && rate_steps[i].at < rate_steps[i - 1].at)
+            throw config_error(k + ".at", "steps must be ordered by time");
+    }
 }
 
-link_timing::link_timing(const link_config& cfg, std::uint64_t seed, const std::string& name)
+link_timing::link_timing(const link_config& cfg, std::uint64_t seed, const std::string& name,
+                         unsigned direction)
     : m_cfg(cfg), m_serialize(cfg.rate_bps), m_rng(seed, name) {
     if (cfg.ber > 0) m_log1m_ber = std::log1p(-cfg.ber);
+    for (const rate_step& s : cfg.rate_steps)
+        if (s.directions & (1u << direction)) m_steps.push_back(s);
+    if (!m_steps.empty()) m_next_step_at = m_steps.front().at;
 }
 
-tx_result link_timing::transmit(frame& f, ps_t start) {
+void link_timing::step_rate(ps_t start) {
+    while (m_step < m_steps.size() && m_steps[m_step].at <= start)
+        m_serialize = serializer(m_steps[m_step++].rate_bps);
+    m_next_step_at = m_step < m_steps.size() ? m_steps[m_step].at : ~ps_t(0);
+}
+
+std::uint64_t link_timing::stepped_rate_at(ps_t t) const {
+    if (m_steps.empty()) return 0;
+    std::uint64_t r = m_cfg.rate_bps;
+    for (const rate_step& s : m_steps)
+        if (s.at <= t) r = s.rate_bps;
+    return r;
+}
+
+tx_result link_timing::transmit_at_rate(frame& f, ps_t start) {
     tx_result r;
     r.wire_free = start + m_serialize(f.wire_bytes());
     r.last_bit = start + last_bit_delay(f);

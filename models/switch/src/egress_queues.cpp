@@ -316,6 +316,8 @@ void egress_queues::report_fera(nlohmann::json& out) const {
                    {"paused_intervals", c.paused_intervals},
                    {"idle_intervals", c.idle_intervals},
                    {"increases_limited", c.increases_limited},
+                   {"capacity_bps", cp.capacity_bps()},
+                   {"capacity_scalings", c.capacity_scalings},
                    {"clamped_max", c.clamped_max},
                    {"clamped_min", c.clamped_min},
                    {"tags_stamped", c.tags_seen},

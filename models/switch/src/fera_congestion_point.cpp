@@ -25,6 +25,8 @@ enqueue_verdict fera_congestion_point::on_enqueue(const egress_queues& port, uns
     if (now >= m_cp.next_interval()) {
         // The queue as the interval ends: without the frame being decided.
         m_last_queue = port.queued_bytes() - f.frame_bytes();
+        while (m_next_step < m_capacity_steps.size() && m_capacity_steps[m_next_step].first <= now)
+            m_cp.set_capacity(m_capacity_steps[m_next_step++].second);
         m_cp.on_interval(now, m_last_queue, m_paused || paused);
         m_paused = false;
     }

@@ -63,9 +63,11 @@ private:
     // Elaboration, in this order (the constructor calls each once).
     void build_devices();  ///< switches, NICs and hosts, each with its profile's configuration
     void build_links(const std::string& out_dir);  ///< links bound to ports, pcap captures
-    void install_routes();                         ///< shortest-path (ECMP) routes per switch
-    void attach_flows();  ///< sources and TCP receivers on their hosts, first RTT samples
-    void start_incast();  ///< partition/aggregate applications
+    /// A link's scheduled rate steps to the FERA congestion points of the switch ports on it.
+    void rate_steps_to_switches(const link_desc& ld);
+    void install_routes();  ///< shortest-path (ECMP) routes per switch
+    void attach_flows();    ///< sources and TCP receivers on their hosts, first RTT samples
+    void start_incast();    ///< partition/aggregate applications
     void start_message_workloads();                    ///< workloads over persistent connections
     void open_timeseries(const std::string& out_dir);  ///< timeseries.csv and its header
     std::uint32_t host_ip(std::uint32_t node) const;

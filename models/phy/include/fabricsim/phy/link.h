@@ -26,7 +26,9 @@ class link_direction : public sc_core::sc_module,
                        public stats_provider
 {
 public:
-    link_direction(const sc_core::sc_module_name& name, const link_config& cfg, std::uint64_t seed);
+    /// `direction`: 0 = a->b, 1 = b->a (which of cfg.rate_steps apply).
+    link_direction(const sc_core::sc_module_name& name, const link_config& cfg, std::uint64_t seed,
+                   unsigned direction = 0);
 
     eth_target_socket in{"in"};
     eth_initiator_socket out{"out"};

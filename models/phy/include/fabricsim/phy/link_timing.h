@@ -6,7 +6,9 @@
 /// FEC); a cut-through receiver acts after the bytes it asks for (deliver_after) instead. Bit
 /// errors corrupt a frame with probability 1 - (1 - BER)^bits; frames overlapping a scheduled down
 /// interval are lost. Ignores: autonegotiation, PCS alignment markers, FEC error correction (a BER
-/// is the post-FEC rate), per-lane skew.
+/// is the post-FEC rate), per-lane skew. A scheduled rate step (a LAG member lost or restored)
+/// changes the serialisation rate of the frames that start at or after it; a frame on the wire
+/// at the step finishes at the rate it started with.
 #include <cstdint>
 #include <string>
 #include <utility>
@@ -27,6 +29,14 @@ ps_t default_fec_latency(fec_mode fec, std::uint64_t rate_bps);
 ps_t cable_propagation(double metres);
 const char* fec_name(fec_mode f);
 
+/// From `at` on, the directions in `directions` (bit 0: a->b, bit 1: b->a) run at `rate_bps`.
+struct rate_step {
+    ps_t at = 0;
+    std::uint64_t rate_bps = 0;
+    std::uint8_t directions = 3;
+    friend bool operator<(const rate_step& x, const rate_step& y) { return x.at < y.at; }
+};
+
 struct link_config {
     std::uint64_t rate_bps = 10'000'000'000ull;
     ps_t propagation = 0;       ///< cable delay (5 ns/m when given as a length)
@@ -35,6 +45,7 @@ struct link_config {
     ps_t fec_latency = 0;                     ///< FEC encode+decode, one way
     double ber = 0.0;                         ///< post-FEC bit error rate
     std::vector<std::pair<ps_t, ps_t>> down;  ///< [from, to) intervals with the link down
+    std::vector<rate_step> rate_steps;        ///< ordered by time
 
     /// Throws config_error (under `key`) on bad values. Per-rate latency defaults are filled by
     /// the scenario loader (default_encoding_latency / default_fec_latency).
@@ -53,14 +64,23 @@ struct tx_result {
 class link_timing
 {
 public:
-    link_timing(const link_config& cfg, std::uint64_t seed, const std::string& name);
+    /// `direction`: 0 = a->b, 1 = b->a (which of cfg.rate_steps apply).
+    link_timing(const link_config& cfg, std::uint64_t seed, const std::string& name,
+                unsigned direction = 0);
 
     /// Bytes (after the preamble) the receiver needs before it acts on a frame; 0 (the default)
     /// = the whole frame, as a store-and-forward MAC. The receiver says it (frame_receiver).
     void deliver_after(std::uint32_t bytes) { m_deliver_after = bytes; }
 
     /// Frame `f` with its first bit at `start`. May set f.fcs_error.
-    tx_result transmit(frame& f, ps_t start);
+    tx_result transmit(frame& f, ps_t start) {
+        if (start >= m_next_step_at) [[unlikely]]
+            step_rate(start);
+        return transmit_at_rate(f, start);
+    }
+    /// The rate of a frame starting at `t` (steps only: 0 if this direction has none).
+    std::uint64_t stepped_rate_at(ps_t t) const;
+    bool has_rate_steps() const { return !m_steps.empty(); }
 
     /// Wire occupancy of `f`: preamble/SFD, frame and IFG serialised.
     ps_t wire_time(const frame& f) const { return m_serialize(f.wire_bytes()); }
@@ -72,8 +92,14 @@ public:
     const link_config& config() const { return m_cfg; }
 
 private:
+    tx_result transmit_at_rate(frame& f, ps_t start);
+    [[gnu::cold]] void step_rate(ps_t start);
+
     link_config m_cfg;
     serializer m_serialize;
+    std::vector<rate_step> m_steps;  ///< this direction's steps, in time order
+    std::size_t m_step = 0;          ///< the next one
+    ps_t m_next_step_at = ~ps_t(0);  // never
     std::uint32_t m_deliver_after = 0;
     rng m_rng;
     double m_log1m_ber = 0;

@@ -10,7 +10,11 @@
 /// with the next arrival (A over the whole gap). Frames the MMU refused are not counted (the policy
 /// sees admitted frames only). PAUSE is the switch's queue_pause generation (queue_pause_trigger):
 /// the interval is "paused" when that port's trigger was congested at an arrival or at the close.
+/// A scheduled change of the link's rate (phy.faults rate step: a LAG member lost, §7.3) reaches
+/// fera_cp as C_i at the first close at or after it.
 #include <cstdint>
+#include <utility>
+#include <vector>
 
 #include "fabricsim/core/frame.h"
 #include "fabricsim/switch/algo/egress_policy.h"
@@ -26,6 +30,11 @@ public:
     /// `queues`: the port's queues (bit q); their summed bytes are the FERA queue.
     fera_congestion_point(const fera_params& p, std::uint8_t queues);
     enqueue_verdict on_enqueue(const egress_queues& port, unsigned q, frame& f, ps_t now) override;
+    /// The port's line rate changes to `.second` bit/s at `.first` (time order); set before
+    /// the first frame.
+    void set_capacity_steps(std::vector<std::pair<ps_t, std::uint64_t>> steps) {
+        m_capacity_steps = std::move(steps);
+    }
     /// The port's PAUSE trigger (nullptr: none); set before the first frame.
     void set_pause_trigger(const queue_pause_trigger* t) { m_trigger = t; }
     const fera_cp& cp() const { return m_cp; }
@@ -38,6 +47,8 @@ public:
 private:
     fera_cp m_cp;
     const queue_pause_trigger* m_trigger = nullptr;
+    std::vector<std::pair<ps_t, std::uint64_t>> m_capacity_steps;
+    std::size_t m_next_step = 0;
     std::uint64_t m_last_queue = 0;
     bool m_paused = false;   ///< the trigger was congested in the current interval
     bool m_started = false;  ///< a data frame came: the intervals run from the first one
