@@ -902,54 +902,93 @@ void nic_device::receive_cnm(frame& f) {
     arm_qcn(now);
 }
 
-void nic_device::qcn_forward(frame& f, ps_t now) {
+void nic_device::limited_forward(frame& f, ps_t now) {
     if (m_pacer) return pace(f, now);
     to_mac(f, now);
+}
+
+template <class Bank, class LimiterOf, class Tag>
+void nic_device::run_limiter_stage(Bank& bank, ps_t now, LimiterOf&& limiter_of, Tag&& tag) {
+    auto send = [&](unsigned l, frame& f, bool from_fifo) {
+        tag(f, l);  // before sent(): the wire size the limiter spaces by includes a tag
+        bank.sent(l, now, f.wire_bytes(), f.frame_bytes(), from_fifo);
+        limited_forward(f, now);
+    };
+    for (;;) {
+        // Frames reaching the stage, in order: a bound flow's frame goes at once if its limiter
+        // lets it, holds none and the MAC may take it, else it waits in the limiter's FIFO; a
+        // frame of an unbound flow waits at the stage's head until the MAC may take it.
+        bool input_waits = false;
+        while (!m_qcn_in.empty() && m_qcn_in.front().ready <= now) {
+            frame& f = *m_qcn_in.front().f;
+            const int l = limiter_of(f);
+            if (l == Bank::NONE) {
+                if (!stage_may_send()) {
+                    input_waits = true;
+                    break;
+                }
+                m_qcn_in.pop_front();
+                limited_forward(f, now);
+                continue;
+            }
+            m_qcn_in.pop_front();
+            const auto u = unsigned(l);
+            if (m_qcn_fifo[u].empty() && stage_may_send() && bank.earliest_start(u, now) <= now) {
+                send(u, f, false);
+                continue;
+            }
+            m_qcn_fifo[u].push_back(&f);
+            bank.hold(u);
+            ++m_qcn_held;
+        }
+        if (!stage_may_send()) break;
+        // The MAC may take one: the next limiter with a frame due after the one served last,
+        // alternating with a waiting unbound frame (neither starves the other).
+        int pick = -1;
+        const std::vector<unsigned>& act = bank.active();
+        const auto first =
+            std::size_t(std::upper_bound(act.begin(), act.end(), m_stage_last) - act.begin());
+        for (std::size_t c = 0; c < act.size() && pick < 0; ++c) {
+            const unsigned l = act[(first + c) % act.size()];
+            if (!m_qcn_fifo[l].empty() && bank.earliest_start(l, now) <= now) pick = int(l);
+        }
+        if (pick < 0 && !input_waits) break;
+        if (input_waits && (pick < 0 || m_stage_input_turn)) {
+            m_stage_input_turn = false;
+            limited_forward(*m_qcn_in.pop_front().f, now);
+            continue;
+        }
+        m_stage_input_turn = true;
+        m_stage_last = unsigned(pick);
+        frame& f = *m_qcn_fifo[unsigned(pick)].pop_front();
+        --m_qcn_held;
+        send(unsigned(pick), f, true);
+    }
+}
+
+template <class Bank>
+void nic_device::arm_limiter_stage(Bank& bank, model_timer& timer, ps_t now, ps_t next) {
+    // With a frame waiting at the MAC, on_wire_free() wakes the stage once the MAC takes it.
+    if (stage_may_send()) {
+        if (!m_qcn_in.empty()) next = std::min(next, m_qcn_in.front().ready);
+        for (const unsigned l : bank.active())
+            if (!m_qcn_fifo[l].empty()) next = std::min(next, bank.earliest_start(l, now));
+    }
+    if (next != Bank::NEVER) timer.arm_at(std::max(next, now));
 }
 
 void nic_device::on_qcn() {
     const ps_t now = now_ps();
     m_qcn->on_timer(now);
-    // The limiters' FIFO heads that may go, lowest limiter first (sent() may free a limiter).
-    m_qcn_scratch = m_qcn->active();
-    for (const unsigned l : m_qcn_scratch) {
-        ring<frame*>& q = m_qcn_fifo[l];
-        while (!q.empty() && m_qcn->earliest_start(l, now) <= now) {
-            frame& f = *q.pop_front();
-            --m_qcn_held;
-            m_qcn->sent(l, now, f.wire_bytes(), f.frame_bytes(), true);
-            qcn_forward(f, now);
-        }
-    }
-    // Frames reaching the stage: a flow without a limiter passes; a bound flow's frame goes
-    // now if its limiter lets it and holds none, else it waits behind them.
-    while (!m_qcn_in.empty() && m_qcn_in.front().ready <= now) {
-        frame& f = *m_qcn_in.pop_front().f;
-        const int l = m_qcn->limiter_of(f.flow_id);
-        if (l == qcn_limiters::NONE) {
-            qcn_forward(f, now);
-            continue;
-        }
-        const auto u = unsigned(l);
-        if (m_qcn_fifo[u].empty() && m_qcn->earliest_start(u, now) <= now) {
-            m_qcn->sent(u, now, f.wire_bytes(), f.frame_bytes(), false);
-            qcn_forward(f, now);
-        } else {
-            m_qcn_fifo[u].push_back(&f);
-            m_qcn->hold(u);
-            ++m_qcn_held;
-        }
-    }
+    run_limiter_stage(
+        *m_qcn, now, [this](const frame& f) { return m_qcn->limiter_of(f.flow_id); },
+        [](frame&, unsigned) {});
     arm_qcn(now);
     tell_host_if_drained();
 }
 
 void nic_device::arm_qcn(ps_t now) {
-    ps_t next = m_qcn_in.empty() ? qcn_limiters::NEVER : m_qcn_in.front().ready;
-    next = std::min(next, m_qcn->next_timer());
-    for (const unsigned l : m_qcn->active())
-        if (!m_qcn_fifo[l].empty()) next = std::min(next, m_qcn->earliest_start(l, now));
-    if (next != qcn_limiters::NEVER) m_qcn_timer.arm_at(std::max(next, now));
+    arm_limiter_stage(*m_qcn, m_qcn_timer, now, m_qcn->next_timer());
 }
 
 void nic_device::report_qcn(nlohmann::json& out) const {
@@ -1022,11 +1061,6 @@ void nic_device::bcn_tag(frame& f, unsigned l) {
     if (m_dma && f.frame_bytes() > before) m_dma->frame_grew(f.frame_bytes() - before);
 }
 
-void nic_device::bcn_forward(frame& f, ps_t now) {
-    if (m_pacer) return pace(f, now);
-    to_mac(f, now);
-}
-
 // ---- The FERA reaction and reflection points ----
 
 void nic_device::receive_fera_tag(frame& f) {
@@ -1053,45 +1087,16 @@ void nic_device::fera_send(unsigned i, frame& f, ps_t now) {
 
 void nic_device::on_bcn() {
     const ps_t now = now_ps();
-    // The limiters' FIFO heads that may go, lowest limiter first (sent() may free a limiter).
-    m_qcn_scratch = m_bcn->active();
-    for (const unsigned l : m_qcn_scratch) {
-        ring<frame*>& q = m_qcn_fifo[l];
-        while (!q.empty() && m_bcn->earliest_start(l, now) <= now) {
-            frame& f = *q.pop_front();
-            --m_qcn_held;
-            bcn_tag(f, l);  // the wire size the limiter spaces by includes the tag
-            m_bcn->sent(l, now, f.wire_bytes(), f.frame_bytes(), true);
-            bcn_forward(f, now);
-        }
-    }
-    while (!m_qcn_in.empty() && m_qcn_in.front().ready <= now) {
-        frame& f = *m_qcn_in.pop_front().f;
-        const int l = m_bcn->limiter_for_frame(now, f.flow_id);
-        if (l == bcn_limiters::NONE) {
-            bcn_forward(f, now);
-            continue;
-        }
-        const auto u = unsigned(l);
-        if (m_qcn_fifo[u].empty() && m_bcn->earliest_start(u, now) <= now) {
-            bcn_tag(f, u);
-            m_bcn->sent(u, now, f.wire_bytes(), f.frame_bytes(), false);
-            bcn_forward(f, now);
-        } else {
-            m_qcn_fifo[u].push_back(&f);
-            m_bcn->hold(u);
-            ++m_qcn_held;
-        }
-    }
+    run_limiter_stage(
+        *m_bcn, now,
+        [this, now](const frame& f) { return m_bcn->limiter_for_frame(now, f.flow_id); },
+        [this](frame& f, unsigned l) { bcn_tag(f, l); });
     arm_bcn(now);
     tell_host_if_drained();
 }
 
 void nic_device::arm_bcn(ps_t now) {
-    ps_t next = m_qcn_in.empty() ? bcn_limiters::NEVER : m_qcn_in.front().ready;
-    for (const unsigned l : m_bcn->active())
-        if (!m_qcn_fifo[l].empty()) next = std::min(next, m_bcn->earliest_start(l, now));
-    if (next != bcn_limiters::NEVER) m_bcn_timer.arm_at(std::max(next, now));
+    arm_limiter_stage(*m_bcn, m_bcn_timer, now, bcn_limiters::NEVER);
 }
 
 void nic_device::report_bcn(nlohmann::json& out) const {
@@ -1469,8 +1474,11 @@ void nic_device::on_wire_free() {
         serve_fifo<true>(now);
     else
         serve_fifo<false>(now);
-    // The MAC took a frame: the FERA regulators may hand it the next.
-    if (m_fera_held && mac_queued() == 0) m_fera_timer.arm_at(now);
+    // The MAC took a frame: the FERA regulators or the QCN/BCN stage may hand it the next.
+    if (mac_queued() == 0) {
+        if (m_fera_held) m_fera_timer.arm_at(now);
+        if (m_qcn_held || !m_qcn_in.empty()) (m_bcn ? m_bcn_timer : m_qcn_timer).arm_at(now);
+    }
 }
 
 template <bool DMA>

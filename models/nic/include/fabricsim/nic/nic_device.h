@@ -21,7 +21,10 @@
 /// binds its flow to one of `qcn.rate_limiters` limiters, whose 802.1Qau RP sets its rate;
 /// frames enter the QCN stage at their ready time (one event each, as the pacer's), those of
 /// bound flows wait in their limiter's FIFO and leave at its next-send time (one event per
-/// departure and per RP timer), the others pass at once. Off, a CNM goes to the host.
+/// departure and per RP timer), the others pass at once. The stage hands a frame on only while
+/// the MAC holds none waiting (back-pressure: under PAUSE the frames wait here, per limiter,
+/// and leave at the rates in force when the MAC frees), serving the limiters with a frame due
+/// round robin, alternating with a waiting frame of an unbound flow. Off, a CNM goes to the host.
 /// BCN reaction points (`bcn.mode`, algo/bcn_limiters.h; a NIC runs QCN or BCN): the same
 /// stage with BCN's per-flow AIMD regulators; a BCN message ends at the NIC, and frames of a
 /// flow whose regulator is installed carry its rate-regulator tag (docs/models/bcn.md).
@@ -380,8 +383,20 @@ private:
     // The QCN reaction points (cold: a NIC without them never calls these).
     [[gnu::cold, gnu::noinline]] void receive_cnm(frame& f);
     [[gnu::cold, gnu::noinline]] void on_qcn();
-    /// Out of the QCN stage at `now`: into the pacer, else the MAC.
-    void qcn_forward(frame& f, ps_t now);
+    /// Out of the QCN/BCN stage at `now`: into the pacer, else the MAC.
+    void limited_forward(frame& f, ps_t now);
+    /// The QCN/BCN stage may hand a frame on: the MAC holds none waiting (back-pressure: under
+    /// PAUSE frames wait in the stage, not behind the PAUSE); always with a pacer after it.
+    bool stage_may_send() const { return m_pacer || mac_queued() == 0; }
+    /// One pass of the QCN/BCN stage at `now` over `bank` (qcn_limiters or bcn_limiters):
+    /// `limiter_of(frame)` is the frame's limiter or NONE, `tag(frame, l)` runs before a frame
+    /// of limiter l leaves.
+    template <class Bank, class LimiterOf, class Tag>
+    void run_limiter_stage(Bank& bank, ps_t now, LimiterOf&& limiter_of, Tag&& tag);
+    /// Arms the stage's `timer` at the earliest of `next` (the bank's own timers) and what the
+    /// stage waits for.
+    template <class Bank>
+    void arm_limiter_stage(Bank& bank, model_timer& timer, ps_t now, ps_t next);
     void arm_qcn(ps_t now);
     void report_qcn(nlohmann::json& out) const;
     // The BCN reaction points (cold), in the QCN stage's place: its rings and FIFOs.
@@ -389,8 +404,6 @@ private:
     [[gnu::cold, gnu::noinline]] void on_bcn();
     /// A frame of limiter `l` leaving the BCN stage gets the limiter's RRT (if installed).
     void bcn_tag(frame& f, unsigned l);
-    /// Out of the BCN stage at `now`: into the pacer, else the MAC.
-    void bcn_forward(frame& f, ps_t now);
     void arm_bcn(ps_t now);
     void report_bcn(nlohmann::json& out) const;
     // The FERA reaction and reflection points (cold: a NIC without them never calls these).
@@ -473,6 +486,8 @@ private:
     ring<pacer_entry> m_qcn_in{1};         ///< posted, not yet at the QCN (or BCN) stage
     std::vector<ring<frame*>> m_qcn_fifo;  ///< per limiter: its frames, oldest first
     std::size_t m_qcn_held = 0;            ///< frames in every m_qcn_fifo
+    unsigned m_stage_last = ~0u;           ///< the limiter the stage served last (round robin)
+    bool m_stage_input_turn = false;       ///< an unbound frame goes before the next limiter's
     std::unique_ptr<bcn_limiters> m_bcn;   ///< only with bcn.mode set
     model_timer m_bcn_timer = model_timer::bind<nic_device, &nic_device::on_bcn>(this);
     std::vector<unsigned> m_qcn_scratch;  ///< the limiters in use, copied per event
