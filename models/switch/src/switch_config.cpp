@@ -608,9 +608,10 @@ void add_rcp_keys(param_table<switch_config>& t) {
               [](switch_config& c, const config_value& v) { c.rcp.averaging_factor = v.real(); });
     af.min = 0;
     af.max = 1;
-    t.add("rcp.initial_rate", value_kind::BIT_RATE, "0", "RCP rate at the start; 0 = the port rate",
+    t.add("rcp.initial_rate", value_kind::BIT_RATE, "0bps",
+          "RCP rate at the start; 0 = the port rate",
           [](switch_config& c, const config_value& v) { c.rcp.initial_rate = v.rate(); });
-    t.add("rcp.min_rate", value_kind::BIT_RATE, "0",
+    t.add("rcp.min_rate", value_kind::BIT_RATE, "0bps",
           "Floor of the RCP rate (it must stay > 0); 0 = the port rate / 1000",
           [](switch_config& c, const config_value& v) { c.rcp.min_rate = v.rate(); });
 }
