@@ -583,37 +583,47 @@ void add_fera_keys(param_table<switch_config>& t) {
 
 /// The RCP law of switch.fera.mode rcp (Alizadeh §5.5.3): gains, T, d0 and the AP variants.
 void add_rcp_keys(param_table<switch_config>& t) {
-    t.add("rcp.alpha", value_kind::REAL, "0.1", "RCP gain alpha of the spare capacity C - y",
-          [](switch_config& c, const config_value& v) { c.rcp.alpha = v.real(); })
+    auto opt =
+        [&t](const std::string& key, value_kind kind, const std::string& help,
+             const std::function<void(rcp_config&, const config_value&)>& store) -> param_spec& {
+        auto& s =
+            t.add("rcp." + key, kind, "", help, [store](switch_config& c, const config_value& v) {
+                if (v.present()) store(c.rcp, v);
+            });
+        s.optional = true;
+        return s;
+    };
+    opt("alpha", value_kind::REAL, "RCP gain alpha of the spare capacity C - y (absent: 0.1)",
+        [](rcp_config& r, const config_value& v) { r.alpha = v.real(); })
         .min = 0;
-    t.add("rcp.beta", value_kind::REAL, "1", "RCP gain beta of the queue drain q/d0",
-          [](switch_config& c, const config_value& v) { c.rcp.beta = v.real(); })
+    opt("beta", value_kind::REAL, "RCP gain beta of the queue drain q/d0, q in bits (absent: 1)",
+        [](rcp_config& r, const config_value& v) { r.beta = v.real(); })
         .min = 0;
-    t.add("rcp.interval", value_kind::TIME, "50ms", "RCP update interval T",
-          [](switch_config& c, const config_value& v) { c.rcp.interval = v.time(); });
-    t.add("rcp.d0", value_kind::TIME, "20ms", "RCP average RTT d0 (held fixed)",
-          [](switch_config& c, const config_value& v) { c.rcp.d0 = v.time(); });
-    t.choice<rcp_variant>(
-        "rcp.variant", "none",
-        "none (plain RCP), ap (averaging T/2 after each update), ap2 (at T/3 and 2T/3), pd "
-        "(R(1 + T/d0 (Fb/2 + (Fb - Fb_prev)/4)))",
-        {{"none", rcp_variant::NONE},
-         {"ap", rcp_variant::AP},
-         {"ap2", rcp_variant::AP2},
-         {"pd", rcp_variant::PD}},
-        [](switch_config& c, rcp_variant v) { c.rcp.variant = v; });
-    auto& af =
-        t.add("rcp.averaging_factor", value_kind::REAL, "0.5",
-              "AP/AP2 averaging factor a in (0, 1]: R <- (1 - a) R + a R_T",
-              [](switch_config& c, const config_value& v) { c.rcp.averaging_factor = v.real(); });
+    opt("interval", value_kind::TIME, "RCP update interval T (absent: 50ms)",
+        [](rcp_config& r, const config_value& v) { r.interval = v.time(); });
+    opt("d0", value_kind::TIME, "RCP average RTT d0, held fixed (absent: 20ms)",
+        [](rcp_config& r, const config_value& v) { r.d0 = v.time(); });
+    auto& var = opt("variant", value_kind::CHOICE,
+                    "none (plain RCP), ap (averaging T/2 after each update), ap2 (at T/3 and "
+                    "2T/3), pd (R(1 + T/d0 (Fb/2 + (Fb - Fb_prev)/4))) (absent: none)",
+                    [](rcp_config& r, const config_value& v) {
+                        const std::string m = v.str();
+                        r.variant = m == "ap"    ? rcp_variant::AP
+                                    : m == "ap2" ? rcp_variant::AP2
+                                    : m == "pd"  ? rcp_variant::PD
+                                                 : rcp_variant::NONE;
+                    });
+    var.choices = {"none", "ap", "ap2", "pd"};
+    auto& af = opt("averaging_factor", value_kind::REAL,
+                   "AP/AP2 averaging factor a in (0, 1]: R <- (1 - a) R + a R_T (absent: 0.5)",
+                   [](rcp_config& r, const config_value& v) { r.averaging_factor = v.real(); });
     af.min = 0;
     af.max = 1;
-    t.add("rcp.initial_rate", value_kind::BIT_RATE, "0bps",
-          "RCP rate at the start; 0 = the port rate",
-          [](switch_config& c, const config_value& v) { c.rcp.initial_rate = v.rate(); });
-    t.add("rcp.min_rate", value_kind::BIT_RATE, "0bps",
-          "Floor of the RCP rate (it must stay > 0); 0 = the port rate / 1000",
-          [](switch_config& c, const config_value& v) { c.rcp.min_rate = v.rate(); });
+    opt("initial_rate", value_kind::BIT_RATE, "RCP rate at the start (absent: the port rate)",
+        [](rcp_config& r, const config_value& v) { r.initial_rate = v.rate(); });
+    opt("min_rate", value_kind::BIT_RATE,
+        "Floor of the RCP rate, which must stay > 0 (absent: the port rate / 1000)",
+        [](rcp_config& r, const config_value& v) { r.min_rate = v.rate(); });
 }
 
 /// 802.1Qau congestion points: a preset and optional overrides of its fields.
@@ -1198,14 +1208,14 @@ fera_params fera_config::params(std::uint64_t capacity_bps) const {
 rcp_params rcp_config::params(std::uint64_t capacity_bps) const {
     rcp_params p;
     p.capacity_bps = capacity_bps;
-    p.alpha = alpha;
-    p.beta = beta;
-    p.interval = interval;
-    p.d0 = d0;
-    p.variant = variant;
-    p.averaging_factor = averaging_factor;
-    p.initial_rate_bps = initial_rate;
-    p.min_rate_bps = min_rate;
+    if (alpha) p.alpha = *alpha;
+    if (beta) p.beta = *beta;
+    if (interval) p.interval = *interval;
+    if (d0) p.d0 = *d0;
+    if (variant) p.variant = *variant;
+    if (averaging_factor) p.averaging_factor = *averaging_factor;
+    if (initial_rate) p.initial_rate_bps = *initial_rate;
+    if (min_rate) p.min_rate_bps = *min_rate;
     return p;
 }
 

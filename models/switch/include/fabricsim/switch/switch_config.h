@@ -136,14 +136,13 @@ struct fera_config {
 /// The RCP law of switch.fera.mode rcp (docs/models/fera_bcn.md "RCP"): rcp_params' fields
 /// except the capacity (each port's rate).
 struct rcp_config {
-    double alpha = 0.1;
-    double beta = 1.0;
-    ps_t interval = 50 * PS_PER_MS;
-    ps_t d0 = 20 * PS_PER_MS;
-    rcp_variant variant = rcp_variant::NONE;
-    double averaging_factor = 0.5;
-    std::uint64_t initial_rate = 0;  ///< 0 = the port rate
-    std::uint64_t min_rate = 0;      ///< 0 = the port rate / 1000
+    /// Absent: rcp_params' defaults (alpha 0.1, beta 1, T 50 ms, d0 20 ms, variant none,
+    /// averaging factor 0.5, initial rate C, min rate C/1000). Optional, as fera_config's
+    /// overrides, so that a configuration without RCP echoes none of them.
+    std::optional<double> alpha, beta, averaging_factor;
+    std::optional<ps_t> interval, d0;
+    std::optional<rcp_variant> variant;
+    std::optional<std::uint64_t> initial_rate, min_rate;
     rcp_params params(std::uint64_t capacity_bps) const;
     /// The switch.rcp key of an rcp_params field.
     static std::string key_of(const std::string& field);
