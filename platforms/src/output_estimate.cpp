@@ -48,10 +48,13 @@ output_estimate estimate_output(const scenario& sc) {
             const double pools = double(c.mmu.pool_cells[2] > 0) + (c.mmu.pool_cells[3] > 0);
             const double flow_control =
                 double(c.flow_control.enabled()) + 2.0 * c.flow_control_generation.enabled();
-            const double cols = 4 + pools +
-                                sc.topo.nodes[n].ports *
-                                    (1.0 + (sc.per_queue_series && c.queues > 1 ? c.queues : 0) +
-                                     flow_control + (c.fera.enabled() ? 3 : 0));
+            const double cols =
+                4 + pools +
+                sc.topo.nodes[n].ports *
+                    (1.0 + (sc.per_queue_series && c.queues > 1 ? c.queues : 0) + flow_control +
+                     (c.fera.rcp()       ? 4
+                      : c.fera.enabled() ? 3
+                                         : 0));
             digit_columns += cols * (digits(double(c.buffer_bytes)) + 1);
         }
         for (const std::uint32_t n : sc.topo.hosts()) {  // NIC pacer and limiter-bank columns

@@ -221,9 +221,14 @@ void platform::open_timeseries(const std::string& out_dir) {
                 column(port + "_xoff");
                 column(port + "_headroom_cell_bytes");
             }
-            if (s->port(p).data_path().fera()) {  // FERA: r, rho and q of the last close
-                column(port + ".fera_rate_bps");
-                column(port + ".fera_rho");
+            if (const auto* f = s->port(p).data_path().fera()) {
+                column(port + ".fera_rate_bps");  // FERA: r, rho and q of the last close
+                if (f->rcp()) {                   // RCP: R now, Fb and y of the last close
+                    column(port + ".rcp_fb");
+                    column(port + ".rcp_y_bps");
+                } else {
+                    column(port + ".fera_rho");
+                }
                 column(port + ".fera_q_bytes");
             }
         }
@@ -282,9 +287,16 @@ void platform::sample() {
                 value(headroom * cell);
             }
             if (const sw::fera_congestion_point* f = s->port(p).data_path().fera()) {
-                value(static_cast<std::uint64_t>(f->cp().advertised_bps()));
-                row += ',';
-                csv::append_real(row, f->cp().rho());
+                if (const sw::rcp_rate* r = f->rcp()) {
+                    value(static_cast<std::uint64_t>(r->rate_at(now_ps())));
+                    row += ',';
+                    csv::append_real(row, r->fb());
+                    value(static_cast<std::uint64_t>(r->y_bps()));
+                } else {
+                    value(static_cast<std::uint64_t>(f->cp().advertised_bps()));
+                    row += ',';
+                    csv::append_real(row, f->cp().rho());
+                }
                 value(f->last_queue_bytes());
             }
         }

@@ -1774,6 +1774,19 @@ void check_fera(const scenario& sc, const profile_rules& rules) {
         if (!f.enabled()) continue;
         const std::uint32_t prof = sc.profile_of_node[n];
         const std::string at = (prof ? rules.switches[prof - 1].at : "switch") + ".fera.";
+        if (f.rcp()) {  // the RCP law: its own keys, against each port's rate
+            const sw::rcp_config& r = sc.switch_config_of(n).rcp;
+            const std::string rat = (prof ? rules.switches[prof - 1].at : "switch") + ".rcp.";
+            for (std::uint32_t p = 0; p < sc.topo.nodes[n].ports; ++p) {
+                const std::uint64_t rate = sc.topo.port_rate(n, p);
+                if (const auto e = r.params(rate).validate())
+                    throw config_error(rat + sw::rcp_config::key_of(e->field),
+                                       "switch '" + sc.topo.nodes[n].name + "' port " +
+                                           std::to_string(p) + " (" + format_rate(rate) +
+                                           "): " + e->reason);
+            }
+            continue;
+        }
         for (std::uint32_t p = 0; p < sc.topo.nodes[n].ports; ++p) {
             const std::uint64_t rate = sc.topo.port_rate(n, p);
             const sw::fera_params fp = f.params(rate);

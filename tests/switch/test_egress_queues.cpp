@@ -534,3 +534,46 @@ TEST_CASE("egress: the FERA point measures wire bytes from the first frame and l
     CHECK(fp.cp().stats().paused_intervals == 0);
     CHECK_FALSE(fp.paused_now());
 }
+
+TEST_CASE("egress: the RCP law on the FERA point closes lazily and averages at the mark",
+          "[egress][fera][rcp]") {
+    switch_config c = base(1);
+    c.fera.mode = fera_config::preset::RCP;
+    c.rcp.interval = PS_PER_MS;  // T = d0 = 1 ms: gain 1
+    c.rcp.d0 = PS_PER_MS;
+    c.rcp.variant = rcp_variant::AP;
+    c.rcp.initial_rate = 1'000'000'000;
+    port_bench b(c);
+    REQUIRE(b.port->fera());
+    const fera_congestion_point& fp = *b.port->fera();
+    REQUIRE(fp.rcp());
+    auto tagged = [&b](ps_t t) {
+        b.run_until(t);
+        frame& f = frame_pool::global().acquire();
+        f.set_ipv4(frame_kind::IPV4_UDP, PAYLOAD);
+        f.add_fera_tag(RATE);
+        std::uint64_t rate = 0;
+        if (frame* s = b.port->accept(f, 0, 0, 0, t)) {
+            rate = s->fera_rate_bps;
+            b.started(s, t);
+        }
+        b.plan(t);
+        return rate;
+    };
+    const ps_t t0 = 100'000;
+    CHECK(tagged(t0) == 1'000'000'000u);
+    for (unsigned i = 1; i < 100; ++i) b.arrive(0, t0 + i * 10'000'000ull, false);
+    CHECK(fp.rcp()->stats().intervals == 0);
+    // Close at t_0 + T: y in wire bytes as FERA's A, q = 0: R = 1 Gb/s (1 + 0.1 (C - y)/C).
+    const std::uint64_t r1 = tagged(t0 + PS_PER_MS);
+    const double y = (1550.0 + 99 * 1538) * 8 / 1e-3;
+    const double r = 1e9 * (1 + 0.1 * (1e10 - y) / 1e10);
+    CHECK(fp.rcp()->stats().intervals == 1);
+    CHECK(fp.rcp()->y_bps() == Approx(y).epsilon(1e-12));
+    CHECK(r1 == static_cast<std::uint64_t>(r));
+    // T/2 later the mark applies AP's averaging: (R + R_T)/2.
+    CHECK(tagged(t0 + PS_PER_MS + PS_PER_MS / 2) == static_cast<std::uint64_t>((r + 1e9) / 2));
+    CHECK(fp.rcp()->stats().averagings == 1);
+    CHECK(fp.tags_stamped() == 3);
+    CHECK(fp.advertised_bps(t0 + PS_PER_MS + PS_PER_MS / 2) == Approx((r + 1e9) / 2));
+}

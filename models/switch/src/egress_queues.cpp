@@ -139,8 +139,10 @@ void egress_queues::install_marking(const switch_config& cfg, std::uint64_t seed
     }
     if (cfg.fera.enabled()) {
         // One advertised rate for the port: every queue feeds it (FERA has no classes).
-        auto p = std::make_unique<fera_congestion_point>(
-            cfg.fera.params(m_rate_bps), static_cast<std::uint8_t>((1u << m_queues) - 1));
+        const auto all = static_cast<std::uint8_t>((1u << m_queues) - 1);
+        auto p = cfg.fera.rcp()
+                     ? std::make_unique<fera_congestion_point>(cfg.rcp.params(m_rate_bps), all)
+                     : std::make_unique<fera_congestion_point>(cfg.fera.params(m_rate_bps), all);
         m_fera = p.get();
         add_policy(*m_own_policies.emplace_back(std::move(p)));
     }
@@ -295,14 +297,31 @@ void egress_queues::report_stats(nlohmann::json& out, ps_t now) const {
         out["mq_ecn"] = {{"t_round_us", m_mq->t_round_ps() / 1e6}, {"samples", m_mq->samples()}};
     if (m_qcn) report_qcn(out);
     if (m_bcn) report_bcn(out);
-    if (m_fera) report_fera(out);
+    if (m_fera) report_fera(out, now);
     if (m_phantom)
         out["phantom_queue"] = {{"frames", m_phantom->queue().frames()},
                                 {"marked", m_phantom->queue().marked()},
                                 {"counter_bytes", m_phantom->queue().counter_bytes(now)}};
 }
 
-void egress_queues::report_fera(nlohmann::json& out) const {
+void egress_queues::report_fera(nlohmann::json& out, ps_t now) const {
+    if (const rcp_rate* r = m_fera->rcp()) {
+        const rcp_rate::counters& c = r->stats();
+        out["fera"] = {{"law", "rcp"},
+                       {"advertised_rate_bps", r->rate_at(now)},
+                       {"previous_rate_bps", r->rate_before_update_bps()},
+                       {"fb", r->fb()},
+                       {"arrival_rate_bps", r->y_bps()},
+                       {"q_bytes", r->q_bytes()},
+                       {"intervals", c.intervals},
+                       {"idle_intervals", c.idle_intervals},
+                       {"averagings", c.averagings},
+                       {"clamped_max", c.clamped_max},
+                       {"clamped_min", c.clamped_min},
+                       {"tags_stamped", c.tags_seen},
+                       {"tags_lowered", c.tags_lowered}};
+        return;
+    }
     const fera_cp& cp = m_fera->cp();
     const fera_cp::counters& c = cp.stats();
     out["fera"] = {{"advertised_rate_bps", cp.advertised_bps()},

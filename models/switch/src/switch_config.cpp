@@ -386,6 +386,7 @@ size_spec ecn_threshold(switch_config& c, unsigned q, const config_value& v) {
 void add_qcn_keys(param_table<switch_config>& t);
 void add_bcn_keys(param_table<switch_config>& t);
 void add_fera_keys(param_table<switch_config>& t);
+void add_rcp_keys(param_table<switch_config>& t);
 
 void add_ecn(param_table<switch_config>& t) {
     t.indexed_choice<ecn_mode>(
@@ -490,6 +491,7 @@ void add_ecn(param_table<switch_config>& t) {
     add_qcn_keys(t);
     add_bcn_keys(t);
     add_fera_keys(t);
+    add_rcp_keys(t);
     add_flow_control_keys(t, &switch_config::flow_control);
 }
 
@@ -500,8 +502,12 @@ void add_fera_keys(param_table<switch_config>& t) {
         "fera.mode", "none",
         "FERA congestion point on every egress port (docs/models/fera_bcn.md): none, thesis "
         "(Jiang §8.1: hyperbolic f a 1.1 b 1.002 c 0.1, Q_eq 16 and Q_sc 80 x 1500B, T 1ms, "
-        "gamma 0.99, N_0 20), analysis (§5/§6.1: linear f, k 0.002, gamma 1)",
-        {{"none", preset::NONE}, {"thesis", preset::THESIS}, {"analysis", preset::ANALYSIS}},
+        "gamma 0.99, N_0 20), analysis (§5/§6.1: linear f, k 0.002, gamma 1), rcp (the RCP "
+        "rate law on the same tag path, keys in switch.rcp)",
+        {{"none", preset::NONE},
+         {"thesis", preset::THESIS},
+         {"analysis", preset::ANALYSIS},
+         {"rcp", preset::RCP}},
         [](switch_config& c, preset m) { c.fera.mode = m; });
     auto opt =
         [&t](const std::string& key, value_kind kind, const std::string& help,
@@ -573,6 +579,51 @@ void add_fera_keys(param_table<switch_config>& t) {
     opt("strict_stability", value_kind::BOOL,
         "Refuse parameters that fail the stability test alpha.k/Q_eq < 1 (else a warning)",
         [](fera_config& f, const config_value& v) { f.strict_stability = v.boolean(); });
+}
+
+/// The RCP law of switch.fera.mode rcp (Alizadeh §5.5.3): gains, T, d0 and the AP variants.
+void add_rcp_keys(param_table<switch_config>& t) {
+    auto opt =
+        [&t](const std::string& key, value_kind kind, const std::string& help,
+             const std::function<void(rcp_config&, const config_value&)>& store) -> param_spec& {
+        auto& s =
+            t.add("rcp." + key, kind, "", help, [store](switch_config& c, const config_value& v) {
+                if (v.present()) store(c.rcp, v);
+            });
+        s.optional = true;
+        return s;
+    };
+    opt("alpha", value_kind::REAL, "RCP gain alpha of the spare capacity C - y (absent: 0.1)",
+        [](rcp_config& r, const config_value& v) { r.alpha = v.real(); })
+        .min = 0;
+    opt("beta", value_kind::REAL, "RCP gain beta of the queue drain q/d0, q in bits (absent: 1)",
+        [](rcp_config& r, const config_value& v) { r.beta = v.real(); })
+        .min = 0;
+    opt("interval", value_kind::TIME, "RCP update interval T (absent: 50ms)",
+        [](rcp_config& r, const config_value& v) { r.interval = v.time(); });
+    opt("d0", value_kind::TIME, "RCP average RTT d0, held fixed (absent: 20ms)",
+        [](rcp_config& r, const config_value& v) { r.d0 = v.time(); });
+    auto& var = opt("variant", value_kind::CHOICE,
+                    "none (plain RCP), ap (averaging T/2 after each update), ap2 (at T/3 and "
+                    "2T/3), pd (R(1 + T/d0 (Fb/2 + (Fb - Fb_prev)/4))) (absent: none)",
+                    [](rcp_config& r, const config_value& v) {
+                        const std::string m = v.str();
+                        r.variant = m == "ap"    ? rcp_variant::AP
+                                    : m == "ap2" ? rcp_variant::AP2
+                                    : m == "pd"  ? rcp_variant::PD
+                                                 : rcp_variant::NONE;
+                    });
+    var.choices = {"none", "ap", "ap2", "pd"};
+    auto& af = opt("averaging_factor", value_kind::REAL,
+                   "AP/AP2 averaging factor a in (0, 1]: R <- (1 - a) R + a R_T (absent: 0.5)",
+                   [](rcp_config& r, const config_value& v) { r.averaging_factor = v.real(); });
+    af.min = 0;
+    af.max = 1;
+    opt("initial_rate", value_kind::BIT_RATE, "RCP rate at the start (absent: the port rate)",
+        [](rcp_config& r, const config_value& v) { r.initial_rate = v.rate(); });
+    opt("min_rate", value_kind::BIT_RATE,
+        "Floor of the RCP rate, which must stay > 0 (absent: the port rate / 1000)",
+        [](rcp_config& r, const config_value& v) { r.min_rate = v.rate(); });
 }
 
 /// 802.1Qau congestion points: a preset and optional overrides of its fields.
@@ -1023,7 +1074,12 @@ void switch_config::validate(const config_node& n) const {
     validate_flow_control(n);
     validate_qcn(n);
     const config_node fn = n.child("fera");
-    if (!fera.enabled() && !fn.has("mode"))
+    if (!fera.rcp())
+        refuse_given(n.child("rcp"),
+                     {"alpha", "beta", "interval", "d0", "variant", "averaging_factor",
+                      "initial_rate", "min_rate"},
+                     "is set but fera.mode is not rcp");
+    if ((!fera.enabled() && !fn.has("mode")) || fera.rcp())
         refuse_given(fn,
                      {"n0",
                       "interval",
@@ -1046,7 +1102,8 @@ void switch_config::validate(const config_node& n) const {
                       "max_rate",
                       "hold_while_paused",
                       "strict_stability"},
-                     "is set but fera.mode is not");
+                     fera.rcp() ? "is a FERA-law key: fera.mode rcp takes switch.rcp.*"
+                                : "is set but fera.mode is not");
     // The fields against each port's rate: scenario.cpp (check_fera), where the rates are known.
     validate_bcn(n);
 }
@@ -1146,6 +1203,26 @@ fera_params fera_config::params(std::uint64_t capacity_bps) const {
     if (hold_while_paused) p.hold_while_paused = *hold_while_paused;
     if (strict_stability) p.strict_stability = *strict_stability;
     return p;
+}
+
+rcp_params rcp_config::params(std::uint64_t capacity_bps) const {
+    rcp_params p;
+    p.capacity_bps = capacity_bps;
+    if (alpha) p.alpha = *alpha;
+    if (beta) p.beta = *beta;
+    if (interval) p.interval = *interval;
+    if (d0) p.d0 = *d0;
+    if (variant) p.variant = *variant;
+    if (averaging_factor) p.averaging_factor = *averaging_factor;
+    if (initial_rate) p.initial_rate_bps = *initial_rate;
+    if (min_rate) p.min_rate_bps = *min_rate;
+    return p;
+}
+
+std::string rcp_config::key_of(const std::string& field) {
+    if (field == "initial_rate_bps") return "initial_rate";
+    if (field == "min_rate_bps") return "min_rate";
+    return field;
 }
 
 std::string fera_config::key_of(const std::string& field) {

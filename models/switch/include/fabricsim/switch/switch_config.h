@@ -20,6 +20,7 @@
 #include "fabricsim/switch/algo/pfc_watchdog.h"
 #include "fabricsim/switch/algo/qcn_cp.h"
 #include "fabricsim/switch/algo/queue_scheduler.h"
+#include "fabricsim/switch/algo/rcp.h"
 
 namespace fabricsim::sw {
 
@@ -115,7 +116,8 @@ struct bcn_config {
 /// FERA congestion point on every egress port (docs/models/fera_bcn.md): a preset and
 /// overrides of every fera_params field.
 struct fera_config {
-    enum class preset : std::uint8_t { NONE, THESIS, ANALYSIS } mode = preset::NONE;
+    /// RCP: the RCP rate law (algo/rcp.h) on the same forward-tag path, keys in switch.rcp.
+    enum class preset : std::uint8_t { NONE, THESIS, ANALYSIS, RCP } mode = preset::NONE;
     std::optional<double> n0, k, a, b, c, lambda, gamma, eta;
     std::optional<ps_t> interval;
     std::optional<std::uint64_t> q_eq, q_sc, delta0, delta_min, min_rate, max_rate;
@@ -124,9 +126,25 @@ struct fera_config {
     std::optional<bool> multistage_continuous, ema_uses_current_rate, hold_while_paused,
         strict_stability;
     bool enabled() const { return mode != preset::NONE; }
+    bool rcp() const { return mode == preset::RCP; }
     /// The preset at `capacity_bps` with the overrides (not validated).
     fera_params params(std::uint64_t capacity_bps) const;
     /// The switch.fera key of a fera_params field (validate()'s error field).
+    static std::string key_of(const std::string& field);
+};
+
+/// The RCP law of switch.fera.mode rcp (docs/models/fera_bcn.md "RCP"): rcp_params' fields
+/// except the capacity (each port's rate).
+struct rcp_config {
+    /// Absent: rcp_params' defaults (alpha 0.1, beta 1, T 50 ms, d0 20 ms, variant none,
+    /// averaging factor 0.5, initial rate C, min rate C/1000). Optional, as fera_config's
+    /// overrides, so that a configuration without RCP echoes none of them.
+    std::optional<double> alpha, beta, averaging_factor;
+    std::optional<ps_t> interval, d0;
+    std::optional<rcp_variant> variant;
+    std::optional<std::uint64_t> initial_rate, min_rate;
+    rcp_params params(std::uint64_t capacity_bps) const;
+    /// The switch.rcp key of an rcp_params field.
     static std::string key_of(const std::string& field);
 };
 
@@ -161,6 +179,7 @@ struct switch_config {
     qcn_config qcn;
     bcn_config bcn;
     fera_config fera;
+    rcp_config rcp;                                   ///< used when fera.mode is rcp
     pause_reaction_config flow_control;               ///< PAUSE/PFC honoured by the egress ports
     pause_generation_config flow_control_generation;  ///< PAUSE/PFC the switch sends
     pfc_watchdog_config pfc_watchdog;

@@ -194,7 +194,7 @@ private:
     void install_marking(const switch_config& cfg, std::uint64_t seed, const std::string& name);
     void report_qcn(nlohmann::json& out) const;
     void report_bcn(nlohmann::json& out) const;
-    void report_fera(nlohmann::json& out) const;
+    void report_fera(nlohmann::json& out, ps_t now) const;
 
     // Members in order of access: the port's per-frame scalars share one line, then each
     // queue's line, then the scheduler (the MQ-ECN estimator is held further on: its first line
