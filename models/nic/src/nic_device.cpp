@@ -907,8 +907,8 @@ void nic_device::limited_forward(frame& f, ps_t now) {
     to_mac(f, now);
 }
 
-template <class Bank, class LimiterOf, class Tag>
-void nic_device::run_limiter_stage(Bank& bank, ps_t now, LimiterOf&& limiter_of, Tag&& tag) {
+template <class BANK, class LIMITER_OF, class TAG>
+void nic_device::run_limiter_stage(BANK& bank, ps_t now, LIMITER_OF&& limiter_of, TAG&& tag) {
     auto send = [&](unsigned l, frame& f, bool from_fifo) {
         tag(f, l);  // before sent(): the wire size the limiter spaces by includes a tag
         bank.sent(l, now, f.wire_bytes(), f.frame_bytes(), from_fifo);
@@ -922,7 +922,7 @@ void nic_device::run_limiter_stage(Bank& bank, ps_t now, LimiterOf&& limiter_of,
         while (!m_qcn_in.empty() && m_qcn_in.front().ready <= now) {
             frame& f = *m_qcn_in.front().f;
             const int l = limiter_of(f);
-            if (l == Bank::NONE) {
+            if (l == BANK::NONE) {
                 if (!stage_may_send()) {
                     input_waits = true;
                     break;
@@ -966,15 +966,15 @@ void nic_device::run_limiter_stage(Bank& bank, ps_t now, LimiterOf&& limiter_of,
     }
 }
 
-template <class Bank>
-void nic_device::arm_limiter_stage(Bank& bank, model_timer& timer, ps_t now, ps_t next) {
+template <class BANK>
+void nic_device::arm_limiter_stage(BANK& bank, model_timer& timer, ps_t now, ps_t next) {
     // With a frame waiting at the MAC, on_wire_free() wakes the stage once the MAC takes it.
     if (stage_may_send()) {
         if (!m_qcn_in.empty()) next = std::min(next, m_qcn_in.front().ready);
         for (const unsigned l : bank.active())
             if (!m_qcn_fifo[l].empty()) next = std::min(next, bank.earliest_start(l, now));
     }
-    if (next != Bank::NEVER) timer.arm_at(std::max(next, now));
+    if (next != BANK::NEVER) timer.arm_at(std::max(next, now));
 }
 
 void nic_device::on_qcn() {

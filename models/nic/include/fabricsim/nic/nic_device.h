@@ -391,12 +391,12 @@ private:
     /// One pass of the QCN/BCN stage at `now` over `bank` (qcn_limiters or bcn_limiters):
     /// `limiter_of(frame)` is the frame's limiter or NONE, `tag(frame, l)` runs before a frame
     /// of limiter l leaves.
-    template <class Bank, class LimiterOf, class Tag>
-    void run_limiter_stage(Bank& bank, ps_t now, LimiterOf&& limiter_of, Tag&& tag);
+    template <class BANK, class LIMITER_OF, class TAG>
+    void run_limiter_stage(BANK& bank, ps_t now, LIMITER_OF&& limiter_of, TAG&& tag);
     /// Arms the stage's `timer` at the earliest of `next` (the bank's own timers) and what the
     /// stage waits for.
-    template <class Bank>
-    void arm_limiter_stage(Bank& bank, model_timer& timer, ps_t now, ps_t next);
+    template <class BANK>
+    void arm_limiter_stage(BANK& bank, model_timer& timer, ps_t now, ps_t next);
     void arm_qcn(ps_t now);
     void report_qcn(nlohmann::json& out) const;
     // The BCN reaction points (cold), in the QCN stage's place: its rings and FIFOs.

@@ -74,8 +74,7 @@ public:
 
     /// Frame `f` with its first bit at `start`. May set f.fcs_error.
     tx_result transmit(frame& f, ps_t start) {
-        if (start >= m_next_step_at) [[unlikely]]
-            step_rate(start);
+        if (__builtin_expect(start >= m_next_step_at, 0)) step_rate(start);
         return transmit_at_rate(f, start);
     }
     /// The rate of a frame starting at `t` (steps only: 0 if this direction has none).
