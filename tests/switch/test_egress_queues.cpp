@@ -493,6 +493,24 @@ TEST_CASE("egress: a policy added to the chain sees every arrival of its queues"
 
 // ---------------------------------------------------------------- FERA congestion point
 
+namespace {
+/// A data frame with a FERA forward tag (the link rate) at `t`; the tag it leaves with (0 if
+/// the port did not send it at once).
+std::uint64_t send_tagged(port_bench& b, ps_t t) {
+    b.run_until(t);
+    frame& f = frame_pool::global().acquire();
+    f.set_ipv4(frame_kind::IPV4_UDP, PAYLOAD);
+    f.add_fera_tag(RATE);
+    std::uint64_t rate = 0;
+    if (frame* s = b.port->accept(f, 0, 0, 0, t)) {
+        rate = s->fera_rate_bps;
+        b.started(s, t);
+    }
+    b.plan(t);
+    return rate;
+}
+}  // namespace
+
 TEST_CASE("egress: the FERA point measures wire bytes from the first frame and lowers tags",
           "[egress][fera]") {
     switch_config c = base(1);
@@ -500,19 +518,7 @@ TEST_CASE("egress: the FERA point measures wire bytes from the first frame and l
     port_bench b(c);
     REQUIRE(b.port->fera());
     const fera_congestion_point& fp = *b.port->fera();
-    auto tagged = [&b](ps_t t) {
-        b.run_until(t);
-        frame& f = frame_pool::global().acquire();
-        f.set_ipv4(frame_kind::IPV4_UDP, PAYLOAD);
-        f.add_fera_tag(RATE);
-        std::uint64_t rate = 0;
-        if (frame* s = b.port->accept(f, 0, 0, 0, t)) {
-            rate = s->fera_rate_bps;
-            b.started(s, t);
-        }
-        b.plan(t);
-        return rate;
-    };
+    auto tagged = [&b](ps_t t) { return send_tagged(b, t); };
     // The first frame (t_0 = 100 ns) carries a tag: lowered to r_0.
     const ps_t t0 = 100'000;
     CHECK(tagged(t0) == 500'000'000u);
@@ -547,19 +553,7 @@ TEST_CASE("egress: the RCP law on the FERA point closes lazily and averages at t
     REQUIRE(b.port->fera());
     const fera_congestion_point& fp = *b.port->fera();
     REQUIRE(fp.rcp());
-    auto tagged = [&b](ps_t t) {
-        b.run_until(t);
-        frame& f = frame_pool::global().acquire();
-        f.set_ipv4(frame_kind::IPV4_UDP, PAYLOAD);
-        f.add_fera_tag(RATE);
-        std::uint64_t rate = 0;
-        if (frame* s = b.port->accept(f, 0, 0, 0, t)) {
-            rate = s->fera_rate_bps;
-            b.started(s, t);
-        }
-        b.plan(t);
-        return rate;
-    };
+    auto tagged = [&b](ps_t t) { return send_tagged(b, t); };
     const ps_t t0 = 100'000;
     CHECK(tagged(t0) == 1'000'000'000u);
     for (unsigned i = 1; i < 100; ++i) b.arrive(0, t0 + i * 10'000'000ull, false);
