@@ -3,6 +3,8 @@
 // thresholds, phantom queue), driven with explicit times and no kernel. Exact counts and times.
 #include <catch2/catch.hpp>
 
+#include <nlohmann/json.hpp>
+
 #include <cmath>
 #include <cstdint>
 #include <vector>
@@ -221,6 +223,70 @@ TEST_CASE("egress: a queue shaper gate holds its queue and dwrr serves the other
     REQUIRE(q1.size() >= 10);
     for (unsigned i = 1; i < 10; ++i) CHECK(q1[i] - q1[i - 1] == 5 * FRAME_PS);
     for (unsigned i = 0; i < 60; ++i) CHECK(b.log[i].at == i * FRAME_PS);  // work-conserving
+}
+
+// ---------------------------------------------------------------- credit queue
+
+namespace {
+// 84/1622 of 10G, rounded to the bps: one 84 B credit per 1297.6 ns.
+constexpr ps_t CREDIT_GAP = 1'297'600;
+constexpr std::uint32_t CREDIT_PAYLOAD = 0;  // a minimum frame: 64 B, 84 B on the wire
+
+switch_config credit_cfg() {
+    switch_config c = base(8);
+    c.credit_queue.queue = 7;
+    return c;
+}
+}  // namespace
+
+TEST_CASE("egress: the credit queue sends at 84/1622 of the port from an empty bucket",
+          "[egress][gate][credit]") {
+    port_bench b(credit_cfg());
+    for (int i = 0; i < 5; ++i) b.arrive(7, 0, false, 0, CREDIT_PAYLOAD);
+    b.run_until(ps_t(1) << 60);
+    REQUIRE(b.log.size() == 5);
+    for (unsigned i = 0; i < 5; ++i) CHECK(b.log[i].at == (i + 1) * CREDIT_GAP);
+}
+
+TEST_CASE("egress: the credit queue holds 8 credits and drops the rest as credit_dropped",
+          "[egress][credit]") {
+    port_bench b(credit_cfg());
+    for (int i = 0; i < 12; ++i) b.arrive(7, 0, false, 0, CREDIT_PAYLOAD);
+    CHECK(b.port->drops_of(7)[drop_cause::CREDIT_DROPPED] == 4);
+    CHECK(b.port->drops().total() == 4);
+    b.run_until(ps_t(1) << 60);
+    CHECK(b.count(7) == 8);
+    // Once one has left, the next arrival fits again.
+    b.arrive(7, 20 * CREDIT_GAP, false, 0, CREDIT_PAYLOAD);
+    b.run_until(ps_t(1) << 60);
+    CHECK(b.count(7) == 9);
+    CHECK(b.log.back().at == 20 * CREDIT_GAP);  // the bucket is full (2 credits) by then
+    nlohmann::json j;
+    b.port->report_stats(j, 21 * CREDIT_GAP);
+    CHECK(j["credit_queue"]["credits_sent"] == 9);
+    CHECK(j["credit_queue"]["credits_dropped"] == 4);
+    CHECK(j["credit_queue"]["rate_bps"] == 517'879'162);
+}
+
+TEST_CASE("egress: data takes the wire while the credit bucket refills, a due credit goes first",
+          "[egress][gate][credit]") {
+    port_bench b(credit_cfg());
+    b.arrive(0, 0);
+    b.arrive(0, 0);
+    b.arrive(0, 0);
+    b.arrive(7, 0, false, 0, CREDIT_PAYLOAD);
+    b.arrive(7, 0, false, 0, CREDIT_PAYLOAD);
+    b.run_until(ps_t(1) << 60);
+    REQUIRE(b.log.size() == 5);
+    // The bucket starts empty and the first credit is due at 1297.6 ns: two data frames go
+    // (work conserving, XPassDropTail's dequeue), then the due credit before the third.
+    CHECK((b.log[0].q == 0 && b.log[0].at == 0));
+    CHECK((b.log[1].q == 0 && b.log[1].at == FRAME_PS));
+    CHECK((b.log[2].q == 7 && b.log[2].at == 2 * FRAME_PS));
+    // 75.3 B of tokens are left: the second credit is due at 2 x 1297.6 ns, while the third
+    // data frame is on the wire (from 2 x 1230.4 ns + 67.2 ns).
+    CHECK((b.log[3].q == 0 && b.log[3].at == 2 * FRAME_PS + 67'200));
+    CHECK((b.log[4].q == 7 && b.log[4].at == 3 * FRAME_PS + 67'200));
 }
 
 TEST_CASE("egress: a pause gate closed until told holds a queue until it is opened",

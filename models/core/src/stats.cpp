@@ -42,6 +42,8 @@ std::string_view drop_cause_name(drop_cause c) {
             return "rx_ring_full";
         case drop_cause::PACER_FIFO_FULL:
             return "pacer_fifo_full";
+        case drop_cause::CREDIT_DROPPED:
+            return "credit_dropped";
         case drop_cause::COUNT:
             break;
     }

@@ -1,6 +1,7 @@
 #include "fabricsim/switch/algo/egress_queues.h"
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 #include <vector>
 
@@ -15,6 +16,7 @@ namespace {
 std::vector<queue_sched_params> sched_params(const switch_config& cfg) {
     std::vector<queue_sched_params> p = cfg.sched;
     p.resize(cfg.queues);
+    if (cfg.credit_queue.enabled()) p[unsigned(cfg.credit_queue.queue)].strict = true;
     return p;
 }
 }  // namespace
@@ -52,8 +54,25 @@ egress_queues::egress_queues(const switch_config& cfg, unsigned index, mmu& buff
             m_alone_bytes = static_cast<std::uint16_t>(
                 std::min<std::uint32_t>(m_alone_bytes, m_sched.quantum(q)));
     }
+    // The credit queue: its bucket (empty at the start, as ns2-xpass's) and its tail drop.
+    if (cfg.credit_queue.enabled()) {
+        const auto cq = static_cast<unsigned>(cfg.credit_queue.queue);
+        token_bucket b(static_cast<std::uint64_t>(
+                           std::llround(cfg.credit_queue.ratio * static_cast<double>(rate_bps))),
+                       cfg.credit_queue.burst_bytes);
+        b.consume(static_cast<std::uint32_t>(cfg.credit_queue.burst_bytes), 0);
+        shapers[cq] = b;
+        queue_shaped = true;
+        m_credit_queue = static_cast<int>(cq);
+        add_policy(*m_own_policies.emplace_back(
+            std::make_unique<credit_admission>(cq, cfg.credit_queue.buffer_bytes)));
+    }
     // Queue shapers, then the port shaper (one bucket every queue's head must fit).
-    if (queue_shaped) add_gate(*m_own_gates.emplace_back(std::make_unique<shaper_gate>(shapers)));
+    if (queue_shaped) {
+        auto g = std::make_unique<shaper_gate>(shapers);
+        m_shapers = g.get();
+        add_gate(*m_own_gates.emplace_back(std::move(g)));
+    }
     if (cfg.port_shaper.rate_bps)
         add_gate(*m_own_gates.emplace_back(std::make_unique<shaper_gate>(
             token_bucket(cfg.port_shaper.rate_bps, cfg.port_shaper.burst_bytes))));
@@ -298,6 +317,15 @@ void egress_queues::report_stats(nlohmann::json& out, ps_t now) const {
     if (m_qcn) report_qcn(out);
     if (m_bcn) report_bcn(out);
     if (m_fera) report_fera(out, now);
+    if (m_credit_queue >= 0) {
+        const auto cq = static_cast<unsigned>(m_credit_queue);
+        const token_bucket& b = m_shapers->bucket(cq);
+        out["credit_queue"] = {{"queue", cq},
+                               {"rate_bps", b.rate_bps()},
+                               {"credits_sent", m_queue[cq].tx_frames},
+                               {"credits_dropped", m_cold[cq].drops[drop_cause::CREDIT_DROPPED]},
+                               {"tokens_bytes", b.tokens_bytes(now)}};
+    }
     if (m_phantom)
         out["phantom_queue"] = {{"frames", m_phantom->queue().frames()},
                                 {"marked", m_phantom->queue().marked()},

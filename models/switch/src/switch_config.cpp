@@ -315,6 +315,8 @@ void add_qos(param_table<switch_config>& t) {
           });
 }
 
+void add_credit_queue_keys(param_table<switch_config>& t);
+
 void add_scheduling(param_table<switch_config>& t) {
     t.choice<sched_discipline>(
         "scheduler.kind", "dwrr",
@@ -374,6 +376,37 @@ void add_scheduling(param_table<switch_config>& t) {
                 n.fail("queue", "is not below switch.queues (" + std::to_string(c.queues) + ")");
             c.queue_shaper[e.queue] = e.shaper;
         });
+    add_credit_queue_keys(t);
+}
+
+/// The credit queue (facts-mmu-credit-workload §2.2, docs/models/credit.md).
+void add_credit_queue_keys(param_table<switch_config>& t) {
+    auto& q = t.add("credit_queue.queue", value_kind::INT, "",
+                    "The egress queue of credits (ExpressPass) or emulation packets (FlashPass): "
+                    "strict, token-bucket limited to credit_queue.ratio of the port rate, "
+                    "credit_queue.buffer deep (absent: no credit queue)",
+                    [](switch_config& c, const config_value& v) {
+                        if (v.present()) c.credit_queue.queue = static_cast<int>(v.integer());
+                    });
+    q.optional = true;
+    q.min = 0;
+    q.max = 7;
+    auto& r =
+        t.add("credit_queue.ratio", value_kind::REAL, "0.051787916152897656",
+              "Bucket rate over the port rate (84/(84+1538): one 84 B credit per 1538 B "
+              "data frame)",
+              [](switch_config& c, const config_value& v) { c.credit_queue.ratio = v.real(); });
+    r.min = 1e-6;
+    r.max = 1;
+    t.add("credit_queue.buffer", value_kind::BYTES, "672B",
+          "Wire bytes the credit queue holds; an arrival above it is dropped as credit_dropped "
+          "(ns2-xpass credit_limit_: 8 credits of 84 B)",
+          [](switch_config& c, const config_value& v) { c.credit_queue.buffer_bytes = v.bytes(); })
+        .min = 84;
+    t.add("credit_queue.burst", value_kind::BYTES, "168B",
+          "Bucket depth in wire bytes, empty at start (ns2-xpass max_tokens_: 2 credits)",
+          [](switch_config& c, const config_value& v) { c.credit_queue.burst_bytes = v.bytes(); })
+        .min = 84;
 }
 
 /// Queue q's threshold `v` in bytes or frames; min_th and max_th of one queue use one unit.
@@ -1106,6 +1139,31 @@ void switch_config::validate(const config_node& n) const {
                                 : "is set but fera.mode is not");
     // The fields against each port's rate: scenario.cpp (check_fera), where the rates are known.
     validate_bcn(n);
+    validate_credit_queue(n);
+}
+
+void switch_config::validate_credit_queue(const config_node& n) const {
+    const config_node cn = n.child("credit_queue");
+    if (!credit_queue.enabled()) {
+        refuse_given(cn, {"ratio", "buffer", "burst"}, "is set but credit_queue.queue is not");
+        return;
+    }
+    const auto q = static_cast<unsigned>(credit_queue.queue);
+    if (q >= queues)
+        cn.fail("queue", "is not below switch.queues (" + std::to_string(queues) + ")");
+    if (mmu.queue[q].lossless)
+        cn.fail("queue", "is a lossless queue: credits are dropped, never paused (ExpressPass)");
+    if (queue_shaper[q].rate_bps)
+        cn.fail("queue", "has a queue_shapers entry: the credit queue's bucket is its shaper");
+    // Served first whenever its bucket allows (XPassDropTail): no strict queue above it.
+    for (unsigned above = q + 1; above < queues; ++above)
+        if (discipline == sched_discipline::SP || (above < sched.size() && sched[above].strict))
+            cn.fail("queue", "has strict queue " + std::to_string(above) +
+                                 " above it: credits must be served first (use the highest "
+                                 "strict queue)");
+    if (credit_queue.burst_bytes > credit_queue.buffer_bytes)
+        cn.fail("burst", "is larger than credit_queue.buffer (" +
+                             format_bytes(credit_queue.buffer_bytes) + ")");
 }
 
 bcn_cp_params bcn_config::params() const {

@@ -30,6 +30,7 @@ enum class drop_cause : std::uint8_t {
     DUPLICATE,           ///< go-back-N receiver (RoCE): discarded, it had arrived before
     RX_RING_FULL,        ///< host RX ring had no free descriptor (the NIC's out-of-buffer)
     PACER_FIFO_FULL,     ///< NIC pacer's FIFO had no room for the frame
+    CREDIT_DROPPED,      ///< switch credit queue full (credit-based transports)
     COUNT
 };
 

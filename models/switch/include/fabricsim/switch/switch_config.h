@@ -13,6 +13,7 @@
 #include "fabricsim/core/units.h"
 #include "fabricsim/switch/algo/aqm.h"
 #include "fabricsim/switch/algo/bcn_cp.h"
+#include "fabricsim/switch/algo/credit_queue.h"
 #include "fabricsim/switch/algo/egress_policy.h"
 #include "fabricsim/switch/algo/fera.h"
 #include "fabricsim/switch/algo/mmu.h"
@@ -174,6 +175,7 @@ struct switch_config {
     std::vector<queue_sched_params> sched;  ///< per queue
     shaper_config port_shaper;
     std::array<shaper_config, MAX_QUEUES> queue_shaper{};
+    credit_queue_config credit_queue;  ///< credits' (or emulation packets') rate-limited queue
     ecn_config ecn;
     phantom_queue_config phantom;
     qcn_config qcn;
@@ -207,6 +209,7 @@ private:
     void validate_flow_control(const config_node& n) const;
     void validate_qcn(const config_node& n) const;
     void validate_bcn(const config_node& n) const;
+    void validate_credit_queue(const config_node& n) const;
 };
 
 }  // namespace fabricsim::sw

@@ -1,0 +1,38 @@
+#pragma once
+/// The credit queue of an egress port (ExpressPass's `XPassDropTail`, FlashPass's emulation
+/// queue; facts-mmu-credit-workload §2.2): one of the port's queues, served first (strict) when
+/// its token bucket holds the head's wire bytes, the bucket refilled at a share of the port
+/// rate (84/(84+1538) by default) and starting empty, and a tiny tail-drop buffer counted in
+/// wire bytes (8 credits of 84 B). Credits reach it by their priority (the QoS map), so the
+/// data path pays nothing for it but the gate and this policy on the ports that have one.
+/// Timing model: untimed decisions at the frame's enqueue; the gate is a `shaper_gate` on the
+/// credit queue alone, so a credit leaves at its bucket's ready time when the wire is free.
+#include <cstdint>
+
+#include "fabricsim/switch/algo/egress_policy.h"
+
+namespace fabricsim::sw {
+
+struct credit_queue_config {
+    int queue = -1;                         ///< the credit queue; -1: none
+    double ratio = 84.0 / (84.0 + 1538.0);  ///< bucket rate / port rate
+    std::uint64_t buffer_bytes = 8 * 84;    ///< wire bytes held (credit_limit_)
+    std::uint64_t burst_bytes = 2 * 84;     ///< bucket depth (max_tokens_)
+    bool enabled() const { return queue >= 0; }
+};
+
+/// Tail drop of the credit queue: an arrival that takes the queue's wire bytes above the
+/// buffer is dropped as `credit_dropped` (ns2-xpass: the length after the add is compared).
+class credit_admission final : public egress_policy
+{
+public:
+    credit_admission(unsigned queue, std::uint64_t buffer_bytes)
+        : egress_policy(static_cast<std::uint8_t>(1u << queue), 0), m_buffer(buffer_bytes) {}
+    enqueue_verdict on_enqueue(const egress_queues& port, unsigned q, frame& f, ps_t now) override;
+    drop_cause drop_reason() const override { return drop_cause::CREDIT_DROPPED; }
+
+private:
+    std::uint64_t m_buffer;
+};
+
+}  // namespace fabricsim::sw
