@@ -103,6 +103,11 @@ output_estimate estimate_output(const scenario& sc) {
             e.trace_bytes += std::ceil(per_s * active_s) * TRACE_ROW_BYTES;
             continue;
         }
+        if (f.transport == host::transport_kind::XPASS) {
+            // One row per credit-rate update: at most one per RTT, and RTTs are >= 1 us.
+            e.trace_bytes += std::ceil(active_s * 1e6) * TRACE_ROW_BYTES;
+            continue;
+        }
         const double segments =
             double(sc.topo.port_rate(f.src, 0)) / 8 * active_s / (f.tcp.cc.mss + overhead);
         e.trace_bytes += std::ceil(segments) * TRACE_ROW_BYTES;

@@ -97,8 +97,12 @@ bool is_roce(const host::flow_spec& sp) {
     return sp.transport == host::transport_kind::ROCE;
 }
 
+bool is_xpass(const host::flow_spec& sp) {
+    return sp.transport == host::transport_kind::XPASS;
+}
+
 const char* transport_name(const host::flow_spec& sp) {
-    return is_tcp(sp) ? "tcp" : is_roce(sp) ? "roce" : "udp";
+    return is_tcp(sp) ? "tcp" : is_roce(sp) ? "roce" : is_xpass(sp) ? "xpass" : "udp";
 }
 
 /// A TCP flow of a given size that starts on its own (it has an FCT and an ideal FCT).
@@ -108,7 +112,7 @@ bool is_sized_tcp(const host::flow_spec& sp) {
 
 /// Payload bytes the application received: in order for TCP, every delivered one for UDP.
 std::uint64_t goodput_bytes(const host::flow_record& f) {
-    return is_tcp(f.spec) || is_roce(f.spec) ? f.rx_bytes : f.payload_bytes;
+    return is_tcp(f.spec) || is_roce(f.spec) || is_xpass(f.spec) ? f.rx_bytes : f.payload_bytes;
 }
 
 double mean_latency_us(const host::flow_record& f) {
@@ -186,8 +190,8 @@ std::uint64_t report_devices(const std::vector<std::unique_ptr<sw::switch_device
 
 json frames_json(const host::flow_table& flows, frame_totals& t) {
     for (const auto& f : flows.all()) {
-        t.sent += f.sent_frames + f.ack_sent;
-        t.delivered += f.delivered_frames + f.ack_delivered;
+        t.sent += f.sent_frames + f.ack_sent + f.control_sent;
+        t.delivered += f.delivered_frames + f.ack_delivered + f.control_delivered;
         t.acks_sent += f.ack_sent;
     }
     const std::uint64_t dropped = t.drops.total();
@@ -310,6 +314,25 @@ json flows_json(const host::flow_table& flows, const topology& topo) {
                          {"cnps_sent", r.cnps_sent},     {"cnps_received", r.cnps_received},
                          {"limiter", r.limiter},         {"shared_limiter", r.shared_limiter},
                          {"rate_gbps", r.rate_bps / 1e9}};
+        } else if (is_xpass(sp)) {
+            const host::xpass_flow_result r = f.xpass ? f.xpass->result : host::xpass_flow_result{};
+            j["transport"] = "xpass";
+            j["size_bytes"] = sp.size_bytes;
+            j["rx_bytes"] = f.rx_bytes;
+            j["fct_us"] = f.completed ? us(f.completed - f.started) : -1.0;
+            j["xpass"] = {{"credits_sent", r.credits_sent},
+                          {"credits_received", r.credits_received},
+                          {"credits_wasted", r.credits_wasted},
+                          {"credits_lost", r.credits_lost},
+                          {"packets", r.packets},
+                          {"retransmitted", r.retransmitted},
+                          {"nacks_sent", r.nacks_sent},
+                          {"out_of_order", r.out_of_order},
+                          {"duplicates", r.duplicates},
+                          {"requests", r.requests},
+                          {"stops", r.stops},
+                          {"rate_updates", r.rate_updates},
+                          {"credit_rate_gbps", r.credit_rate_bps / 1e9}};
         }
         out.push_back(std::move(j));
     }
@@ -382,6 +405,35 @@ json roce_json(const host::flow_table& flows) {
             {"cnps_received", cnps_received},
             {"rate_limited_flows", limited},
             {"shared_limiter_flows", shared}};
+}
+
+/// ExpressPass flows together: completions and credits (sent, received, wasted, lost). Null
+/// without them.
+json xpass_json(const host::flow_table& flows) {
+    std::uint64_t n = 0, sized = 0, done = 0, sent = 0, received = 0, wasted = 0, lost = 0,
+                  resent = 0;
+    for (const auto& f : flows.all()) {
+        if (!is_xpass(f.spec) || !f.xpass) continue;
+        const host::xpass_flow_result& r = f.xpass->result;
+        ++n;
+        if (f.spec.size_bytes) ++sized;
+        if (f.completed) ++done;
+        sent += r.credits_sent;
+        received += r.credits_received;
+        wasted += r.credits_wasted;
+        lost += r.credits_lost;
+        resent += r.retransmitted;
+    }
+    if (n == 0) return nullptr;
+    return {{"flows", n},
+            {"sized_flows", sized},
+            {"completed", done},
+            {"credits_sent", sent},
+            {"credits_received", received},
+            {"credits_wasted", wasted},
+            {"credits_lost", lost},
+            {"wasted_share", received ? double(wasted) / double(received) : 0.0},
+            {"retransmitted", resent}};
 }
 
 /// Query completion times of each partition/aggregate group.
@@ -509,6 +561,7 @@ nlohmann::json platform::summary(double wall_seconds, double cpu_seconds) const 
     if (json p = pcap_json(m_links); !p.empty()) s["pcap"] = std::move(p);
     if (json t = tcp_json(m_flows); !t.is_null()) s["tcp"] = std::move(t);
     if (json r = roce_json(m_flows); !r.is_null()) s["roce"] = std::move(r);
+    if (json x = xpass_json(m_flows); !x.is_null()) s["xpass"] = std::move(x);
     if (json f = fct_json(); !f.is_null()) s["fct"] = std::move(f);
     if (!m_incast.empty()) s["incast"] = incast_json(m_incast, m_sc.topo);
     if (!m_message_workloads.empty()) s["messages"] = messages_json(m_message_workloads);
@@ -607,7 +660,7 @@ void platform::write_flows_csv(const std::string& path) const {
         row.uint(sp.size_bytes);
         row.uint(goodput_bytes(r));
         row.real(bps(goodput_bytes(r)));
-        if ((tcp || is_roce(sp)) && r.completed)
+        if ((tcp || is_roce(sp) || is_xpass(sp)) && r.completed)
             row.time(r.completed - r.started);
         else
             row.empty();
@@ -727,6 +780,22 @@ void write_roce_trace(output_file& f, const host::flow_record& r) {
     }
     f.close();
 }
+/// An ExpressPass flow's trace: the receiver's credit rate at each feedback update.
+void write_xpass_trace(output_file& f, const host::flow_record& r) {
+    f.write("time_us,credit_rate_gbps,w,loss,rtt_us\n");
+    csv_row row;
+    if (!r.xpass) return f.close();
+    for (const auto& t : r.xpass->trace) {
+        row.clear();
+        row.time(t.at);
+        row.real(t.credit_rate_bps / 1e9);
+        row.real(t.w);
+        row.real(t.loss);
+        row.time(t.rtt);
+        f.write(row.end());
+    }
+    f.close();
+}
 }  // namespace
 
 void platform::write_traces(const std::string& dir) const {
@@ -739,6 +808,10 @@ void platform::write_traces(const std::string& dir) const {
         output_file f(dir + "/flow" + std::to_string(r.spec.id) + ".csv");
         if (r.spec.transport == host::transport_kind::ROCE) {
             write_roce_trace(f, r);
+            continue;
+        }
+        if (is_xpass(r.spec)) {
+            write_xpass_trace(f, r);
             continue;
         }
         f.write(

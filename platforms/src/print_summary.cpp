@@ -148,6 +148,18 @@ void print_summary(const nlohmann::json& s, std::ostream& os) {
                  num(r["sized_flows"].get<double>()) + " sized flows completed";
         row("RoCE", v);
     }
+    if (s.contains("xpass")) {
+        const auto& x = s["xpass"];
+        if (!s.contains("tcp") && !s.contains("roce")) os << "\n";
+        std::string v = num(x["flows"].get<double>()) + " flows, " +
+                        num(x["credits_sent"].get<double>()) + " credits sent, " +
+                        num(x["credits_wasted"].get<double>()) + " wasted, " +
+                        num(x["retransmitted"].get<double>()) + " packets resent";
+        if (x["sized_flows"].get<std::uint64_t>() > 0)
+            v += "; " + num(x["completed"].get<double>()) + " of " +
+                 num(x["sized_flows"].get<double>()) + " sized flows completed";
+        row("ExpressPass", v);
+    }
     if (s.contains("fct")) {
         os << "\n  flow completion time by size (us; slowdown = FCT / idle-network FCT)\n";
         std::snprintf(line, sizeof line, "  %-12s %7s %7s %10s %10s %10s %9s %9s\n", "size",

@@ -16,6 +16,7 @@
 #include "fabricsim/core/rng.h"
 #include "fabricsim/host/algo/flow_size_distribution.h"
 #include "fabricsim/host/algo/workload_generator.h"
+#include "fabricsim/host/xpass_transport.h"
 #include "fabricsim/platforms/output_estimate.h"
 #include "fabricsim/switch/algo/headroom.h"
 
@@ -986,10 +987,84 @@ const param_table<host::roce_params>& roce_params_table() {
     return table;
 }
 
+// ---------------------------------------------------------------- xpass.*
+
+/// The `xpass:` section: ExpressPass parameters of every xpass flow (ns2-xpass defaults).
+const param_table<host::xpass_params>& xpass_params_table() {
+    static const param_table<host::xpass_params> table = [] {
+        using xp = host::xpass_params;
+        param_table<xp> t;
+        auto unit = [&t](const char* key, const char* def, const char* help, double xp::*m,
+                         double lo, double hi) {
+            auto& p = t.add(key, value_kind::REAL, def, help,
+                            [m](xp& o, const config_value& v) { o.*m = v.real(); });
+            p.min = lo;
+            p.max = hi;
+        };
+        unit("alpha", "0.5", "Initial credit rate as a share of the maximum (alpha_)", &xp::alpha,
+             1e-6, 1);
+        unit("w_init", "0.5", "Initial aggressiveness w (w_init_; ns2 large-scale scripts: 0.0625)",
+             &xp::w_init, 1e-6, 1);
+        unit("w_min", "0.01", "Lowest w (min_w_)", &xp::w_min, 1e-6, 1);
+        unit("w_max", "0.5", "Highest w", &xp::w_max, 1e-6, 1);
+        unit("target_loss", "0.125",
+             "Target credit loss near zero rate: target = (1 - rate/max) x this "
+             "(target_loss_scaling_)",
+             &xp::target_loss_scaling, 0, 1);
+        unit("jitter", "0.1", "Credit gap x (1 + U(-jitter, +jitter))", &xp::jitter, 0, 0.99);
+        unit("max_rate", "0.051787916152897656",
+             "Highest credit rate as a share of the receiver's link (84/(84+1538))",
+             &xp::max_rate_ratio, 1e-6, 1);
+        auto bytes32 = [](std::uint32_t xp::*m) {
+            return
+                [m](xp& o, const config_value& v) { o.*m = static_cast<std::uint32_t>(v.bytes()); };
+        };
+        auto& cmin = t.add("credit_min", value_kind::BYTES, "84B",
+                           "Smallest credit on the wire (84 B: a minimum Ethernet frame)",
+                           bytes32(&xp::credit_min_bytes));
+        cmin.min = 84;
+        cmin.max = 1538;
+        auto& cmax = t.add("credit_max", value_kind::BYTES, "84B",
+                           "Largest credit on the wire; sizes are uniform in [credit_min, "
+                           "credit_max] (ns2 large-scale scripts: 76-92 B, which Ethernet cannot "
+                           "carry below 84 B)",
+                           bytes32(&xp::credit_max_bytes));
+        cmax.min = 84;
+        cmax.max = 1538;
+        t.add("retransmit_timeout", value_kind::TIME, "100us",
+              "Credit request and NACK retry interval (retransmit_timeout_; ns2 scripts 100 us)",
+              [](xp& o, const config_value& v) { o.retransmit_timeout = v.time(); })
+            .min = 1;
+        t.add("stop_timeout", value_kind::TIME, "1ms",
+              "Credits still arriving this long after a CREDIT_STOP make the sender send it again",
+              [](xp& o, const config_value& v) { o.stop_timeout = v.time(); })
+            .min = 1;
+        auto& dscp = t.add("credit_dscp", value_kind::INT, "56",
+                           "DSCP of credits (switch.qos maps it to switch.credit_queue.queue; "
+                           "56 -> traffic class 7 by default)",
+                           [](xp& o, const config_value& v) {
+                               o.credit_dscp = static_cast<std::uint8_t>(v.integer());
+                           });
+        dscp.min = 0;
+        dscp.max = 63;
+        return t;
+    }();
+    return table;
+}
+
+void check_xpass(const host::xpass_params& o, const config_node& n) {
+    if (o.credit_max_bytes < o.credit_min_bytes)
+        n.fail("credit_max", "is smaller than xpass.credit_min");
+    if (o.w_min > o.w_max) n.fail("w_min", "is larger than xpass.w_max");
+    if (o.w_init < o.w_min || o.w_init > o.w_max)
+        n.fail("w_init", "must lie between xpass.w_min and xpass.w_max");
+}
+
 /// The options of every transport that takes them, from their top-level sections.
 struct transport_options {
     host::tcp_options tcp;
     host::roce_params roce;
+    host::xpass_params xpass;
 };
 
 // ---------------------------------------------------------------- traffic.*
@@ -1134,7 +1209,8 @@ void add_flow_keys(param_table<E>& t) {
     static const std::vector<std::pair<std::string, host::transport_kind>> transports = {
         {"udp", host::transport_kind::UDP},
         {"tcp", host::transport_kind::TCP},
-        {"roce", host::transport_kind::ROCE}};
+        {"roce", host::transport_kind::ROCE},
+        {"xpass", host::transport_kind::XPASS}};
     auto& ps = flow_key(t, applies_to::UDP, "packet_size", value_kind::BYTES, "1500B",
                         "IPv4 packet size (IP + UDP headers + payload); the frame adds 18 B of "
                         "Ethernet header and FCS (22 B with a VLAN tag)",
@@ -1191,11 +1267,12 @@ void add_flow_keys(param_table<E>& t) {
     pcp.max = 7;
     flow_key(t, applies_to::ALL, "transport", value_kind::CHOICE, "udp",
              "udp: open-loop source (process/rate/packet_size); tcp: a TCP connection (see tcp.*); "
-             "roce: a RoCEv2 reliable connection (see roce.*, nic.dcqcn.*)",
+             "roce: a RoCEv2 reliable connection (see roce.*, nic.dcqcn.*); xpass: ExpressPass, "
+             "receiver-driven credits (see xpass.*, switch.credit_queue)",
              [](E& f, const config_value& v) { f.spec.transport = named(v, transports); })
         .choices = names_of(transports);
     auto& sz = flow_key(t, applies_to::RELIABLE, "size", value_kind::BYTES, "",
-                        "tcp, roce: bytes to transfer (default: long-lived, never ends)",
+                        "tcp, roce, xpass: bytes to transfer (default: long-lived, never ends)",
                         [](E& f, const config_value& v) {
                             if (v.present()) f.spec.size_bytes = v.bytes();
                         });
@@ -1210,7 +1287,7 @@ void add_flow_keys(param_table<E>& t) {
     cc.choices = names_of(cc_names());
     flow_key(t, applies_to::RELIABLE, "trace", value_kind::BOOL, "false",
              "tcp: record cwnd, ssthresh, alpha, RTT and ECE at every ACK; roce: every CNP and "
-             "DCQCN rate change (traces/flow<id>.csv)",
+             "DCQCN rate change; xpass: every credit rate update (traces/flow<id>.csv)",
              [](E& f, const config_value& v) { f.spec.trace = v.boolean(); });
 }
 
@@ -1305,8 +1382,10 @@ const param_table<workload_entry>& workload_params() {
         t.choice<host::transport_kind>(
             "transport", "tcp",
             "tcp: one TCP connection per flow (tcp.*); roce: one RoCEv2 queue pair per flow "
-            "(roce.*, nic.dcqcn.*)",
-            {{"tcp", host::transport_kind::TCP}, {"roce", host::transport_kind::ROCE}},
+            "(roce.*, nic.dcqcn.*); xpass: one ExpressPass flow each (xpass.*)",
+            {{"tcp", host::transport_kind::TCP},
+             {"roce", host::transport_kind::ROCE},
+             {"xpass", host::transport_kind::XPASS}},
             &we::transport);
         auto& conns = t.add(
             "connections", value_kind::INT, "0",
@@ -1414,6 +1493,7 @@ void describe_top_level(config_schema& s) {
     nic::nic_config::params().describe(s, "nic");
     tcp_params().describe(s, "tcp");
     roce_params_table().describe(s, "roce");
+    xpass_params_table().describe(s, "xpass");
     traffic_params::params().describe(s, "traffic");
 }
 
@@ -1443,6 +1523,14 @@ void make_roce(host::flow_spec& f, const host::roce_params& o) {
     f.packet_bytes = o.mtu + IPV4_HEADER + UDP_HEADER + roce::udp_payload(roce::SEND_MIDDLE, 0);
 }
 
+/// Makes `f` an ExpressPass flow with parameters `o` (1538 B data frames on the wire).
+void make_xpass(host::flow_spec& f, const host::xpass_params& o) {
+    f.transport = host::transport_kind::XPASS;
+    f.xpass = o;
+    f.packet_bytes = host::xpass_transport::MAX_DATA + host::xpass_transport::XPASS_FIELDS +
+                     IPV4_HEADER + UDP_HEADER;
+}
+
 /// The flow that the keys of a flows[] or generate[] entry describe (endpoints and rate aside):
 /// its stop time (default: the run's end) after its start, and no key of another transport
 /// set.
@@ -1467,12 +1555,22 @@ host::flow_spec flow_of(const flow_keys& k, ps_t duration, const transport_optio
                 k.fail(k.tcp_only.front(), "applies to TCP flows only (set transport: tcp)");
             make_roce(f, opt.roce);
             break;
+        case host::transport_kind::XPASS:
+            if (!k.udp_only.empty())
+                k.fail(k.udp_only.front(),
+                       "applies to UDP flows only (an ExpressPass flow sends one 1538 B frame per "
+                       "credit)");
+            if (!k.tcp_only.empty())
+                k.fail(k.tcp_only.front(), "applies to TCP flows only (set transport: tcp)");
+            make_xpass(f, opt.xpass);
+            break;
         case host::transport_kind::UDP:
             if (!k.tcp_only.empty())
                 k.fail(k.tcp_only.front(), "applies to TCP flows only (set transport: tcp)");
             if (!k.reliable_only.empty())
                 k.fail(k.reliable_only.front(),
-                       "applies to TCP and RoCE flows only (set transport: tcp or roce)");
+                       "applies to TCP, RoCE and ExpressPass flows only (set transport: tcp, "
+                       "roce or xpass)");
             if (f.process == host::arrival_process::BACKLOGGED)
                 for (const std::string& key : k.udp_only)
                     if (key == "rate" || key == "load" || key == "on_time" || key == "off_time" ||
@@ -1664,8 +1762,10 @@ void add_workloads(scenario& sc, const std::vector<workload_entry>& workloads,
         host::flow_size_distribution sizes = size_distribution(w, files, csv_path);
         if (!csv_path.empty()) sc.echo["traffic"]["workload"][index]["sizes"] = csv_path;
         const bool roce_flows = w.transport == host::transport_kind::ROCE;
-        if (roce_flows && w.cc) w.fail("cc", "applies to TCP workloads only (transport: tcp)");
-        if (roce_flows && w.connections)
+        const bool xpass_flows = w.transport == host::transport_kind::XPASS;
+        if ((roce_flows || xpass_flows) && w.cc)
+            w.fail("cc", "applies to TCP workloads only (transport: tcp)");
+        if ((roce_flows || xpass_flows) && w.connections)
             w.fail("connections", "applies to TCP workloads only (transport: tcp)");
         if (w.request_size && !w.connections)
             w.fail("request_size", "needs persistent connections (connections > 0)");
@@ -1682,6 +1782,7 @@ void add_workloads(scenario& sc, const std::vector<workload_entry>& workloads,
                 double(opt.roce.mtu + roce::udp_payload(roce::SEND_MIDDLE, 0) + IPV4_HEADER +
                        UDP_HEADER + ETH_HEADER + FCS_BYTES + PREAMBLE_SFD + IFG_BYTES) /
                 double(opt.roce.mtu);
+        if (xpass_flows) p.wire_per_byte = 1538.0 / double(host::xpass_transport::MAX_DATA);
         if (p.pattern == host::traffic_pattern::MANY_TO_ONE)
             p.target = target_host(sc, w.target, w, hosts);
         if (hosts.size() < 2) w.fail("pattern", "needs at least two hosts");
@@ -1707,6 +1808,8 @@ void add_workloads(scenario& sc, const std::vector<workload_entry>& workloads,
             f.dst = g.dst;
             if (roce_flows)
                 make_roce(f, opt.roce);
+            else if (xpass_flows)
+                make_xpass(f, opt.xpass);
             else
                 make_tcp(f, o);
             f.size_bytes = g.size_bytes;
@@ -1974,6 +2077,9 @@ scenario load_scenario(const YAML::Node& root_in, const std::string& name,
     opt.tcp = tcp_params().load(tcp_section);
     check_tcp(opt.tcp, tcp_section);
     opt.roce = roce_params_table().load(top.child("roce"));
+    const config_node xpass_section = top.child("xpass");
+    opt.xpass = xpass_params_table().load(xpass_section);
+    check_xpass(opt.xpass, xpass_section);
     build_traffic(sc, traffic_params::params().load(top.child("traffic")), opt, reader);
     resolve_pcap(sc);
     check_output_estimate(sc);

@@ -108,7 +108,7 @@ def test_pcap_dissects_without_malformed_packets(sim, scenarios, tmp_path, tshar
     ("switch.qos.dscp_to_tc=['46:9']", "switch.qos.dscp_to_tc: '9' is not an integer in 0..7"),
     ("switch.ecn={scope: port, queue_threshold: mq_ecn}", "switch.ecn.queue_threshold: 'mq_ecn' needs scope 'queue'"),
     ("traffic.flows[0].transport=tcp", "traffic.flows[0].rate: applies to UDP flows only"),
-    ("traffic.flows[4]={src: h5, dst: h1, size: 1MB}", "traffic.flows[4].size: applies to TCP and RoCE flows only"),
+    ("traffic.flows[4]={src: h5, dst: h1, size: 1MB}", "traffic.flows[4].size: applies to TCP, RoCE and ExpressPass flows only"),
     ("tcp.cc=bbr", "tcp.cc: 'bbr' is not one of"),
     ("tcp.min_rto=2s", "tcp.initial_rto: must lie between tcp.min_rto and tcp.max_rto"),
     ("tcp.rwnd=1000B", "tcp.rwnd: is smaller than one segment"),

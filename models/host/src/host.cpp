@@ -116,7 +116,7 @@ std::uint64_t host::napi_held() const {
 void host::nic_rx_napi(frame& f, ps_t at) {
     m_stats.received_frames++;
     m_stats.received_bytes += f.frame_bytes();
-    if (!f.is_data() || f.flow_id >= m_flows.size()) {
+    if (!(f.is_data() || f.kind == frame_kind::CREDIT) || f.flow_id >= m_flows.size()) {
         m_pool.release(f);
         return;
     }
@@ -360,7 +360,7 @@ void host::nic_tx_ready() {
 void host::nic_rx(frame& f, ps_t at) {
     m_stats.received_frames++;
     m_stats.received_bytes += f.frame_bytes();
-    if (f.is_data() && f.flow_id < m_flows.size()) {
+    if ((f.is_data() || f.kind == frame_kind::CREDIT) && f.flow_id < m_flows.size()) {
         transport& t = transport_of(f.flow_id);
         if (t.holds_rx()) {
             // The transport acts when the frame is in host memory.

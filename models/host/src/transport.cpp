@@ -8,6 +8,7 @@
 #include "fabricsim/host/roce_transport.h"
 #include "fabricsim/host/tcp_transport.h"
 #include "fabricsim/host/udp_transport.h"
+#include "fabricsim/host/xpass_transport.h"
 
 namespace fabricsim::host {
 
@@ -24,7 +25,8 @@ std::vector<std::unique_ptr<transport>> make_transports(host& h) {
     t.push_back(std::make_unique<udp_transport>(h, h.flows()));
     t.push_back(std::make_unique<tcp_transport>(h, h.flows()));
     t.push_back(std::make_unique<roce_transport>(h, h.flows()));
-    static_assert(TRANSPORT_KINDS == 3, "one transport per transport_kind");
+    t.push_back(std::make_unique<xpass_transport>(h, h.flows()));
+    static_assert(TRANSPORT_KINDS == 4, "one transport per transport_kind");
     return t;
 }
 

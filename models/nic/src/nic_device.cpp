@@ -1584,9 +1584,9 @@ void nic_device::receive(unsigned, frame& f) {
         return;
     }
     // The control path: MAC control (EtherType 0x8808) ends at the MAC, and so does a CNM with
-    // QCN on (the reaction points). Without QCN a CNM, like credit frames, is counted as control
-    // taken in (the run's frame balance) and goes to the host.
-    if (!f.is_data()) return receive_control(f);
+    // QCN on (the reaction points). Without QCN a CNM is counted as control taken in (the run's
+    // frame balance) and goes to the host. Credits are a transport's frames: the data path.
+    if (!f.is_data() && f.kind != frame_kind::CREDIT) return receive_control(f);
     m_stats.rx_frames++;
     m_stats.rx_bytes += f.frame_bytes();
     deliver(f);

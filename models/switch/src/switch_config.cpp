@@ -381,6 +381,8 @@ void add_scheduling(param_table<switch_config>& t) {
 
 /// The credit queue (facts-mmu-credit-workload §2.2, docs/models/credit.md).
 void add_credit_queue_keys(param_table<switch_config>& t) {
+    // Optional with the ns2-xpass values when absent: a key given without credit_queue.queue
+    // is refused, and the config echo of a run without a credit queue must load again.
     auto& q = t.add("credit_queue.queue", value_kind::INT, "",
                     "The egress queue of credits (ExpressPass) or emulation packets (FlashPass): "
                     "strict, token-bucket limited to credit_queue.ratio of the port rate, "
@@ -391,22 +393,31 @@ void add_credit_queue_keys(param_table<switch_config>& t) {
     q.optional = true;
     q.min = 0;
     q.max = 7;
-    auto& r =
-        t.add("credit_queue.ratio", value_kind::REAL, "0.051787916152897656",
-              "Bucket rate over the port rate (84/(84+1538): one 84 B credit per 1538 B "
-              "data frame)",
-              [](switch_config& c, const config_value& v) { c.credit_queue.ratio = v.real(); });
+    auto& r = t.add("credit_queue.ratio", value_kind::REAL, "",
+                    "Bucket rate over the port rate (absent: 84/(84+1538), one 84 B credit per "
+                    "1538 B data frame)",
+                    [](switch_config& c, const config_value& v) {
+                        if (v.present()) c.credit_queue.ratio = v.real();
+                    });
+    r.optional = true;
     r.min = 1e-6;
     r.max = 1;
-    t.add("credit_queue.buffer", value_kind::BYTES, "672B",
-          "Wire bytes the credit queue holds; an arrival above it is dropped as credit_dropped "
-          "(ns2-xpass credit_limit_: 8 credits of 84 B)",
-          [](switch_config& c, const config_value& v) { c.credit_queue.buffer_bytes = v.bytes(); })
-        .min = 84;
-    t.add("credit_queue.burst", value_kind::BYTES, "168B",
-          "Bucket depth in wire bytes, empty at start (ns2-xpass max_tokens_: 2 credits)",
-          [](switch_config& c, const config_value& v) { c.credit_queue.burst_bytes = v.bytes(); })
-        .min = 84;
+    auto& b = t.add("credit_queue.buffer", value_kind::BYTES, "",
+                    "Wire bytes the credit queue holds; an arrival above it is dropped as "
+                    "credit_dropped (absent: 672B, ns2-xpass credit_limit_: 8 credits of 84 B)",
+                    [](switch_config& c, const config_value& v) {
+                        if (v.present()) c.credit_queue.buffer_bytes = v.bytes();
+                    });
+    b.optional = true;
+    b.min = 84;
+    auto& bu = t.add("credit_queue.burst", value_kind::BYTES, "",
+                     "Bucket depth in wire bytes, empty at start (absent: 168B, ns2-xpass "
+                     "max_tokens_: 2 credits)",
+                     [](switch_config& c, const config_value& v) {
+                         if (v.present()) c.credit_queue.burst_bytes = v.bytes();
+                     });
+    bu.optional = true;
+    bu.min = 84;
 }
 
 /// Queue q's threshold `v` in bytes or frames; min_th and max_th of one queue use one unit.

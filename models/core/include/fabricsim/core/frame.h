@@ -39,6 +39,12 @@ constexpr std::uint16_t RRT = 0x88B5;
 constexpr std::uint16_t FERA = 0x88B5;  ///< IEEE 802 local experimental 1: FERA tags
 }  // namespace ethertype
 
+/// CREDIT frames of the credit-based transports (ExpressPass): credit, and the connection's
+/// control packets, all minimum-size (84 B on the wire).
+namespace credit_type {
+constexpr std::uint8_t CREDIT = 0, REQUEST = 1, STOP = 2, NACK = 3;
+}
+
 namespace tcp_flag {
 constexpr std::uint8_t FIN = 0x01, SYN = 0x02, RST = 0x04, PSH = 0x08, ACK = 0x10, URG = 0x20,
                        ECE = 0x40, CWR = 0x80;
@@ -158,6 +164,8 @@ struct alignas(64) frame {
     // fera_forward carries a forward tag (a FERA_TAG_BYTES trailer after the IPv4 datagram,
     // counted in length); a FERA_TAG frame is the returning tag. Both carry the rate here.
     bool fera_forward = false;
+    /// CREDIT frames: what the credit transport means by it (credit_type::*), in padding.
+    std::uint8_t credit_type = 0;
     std::uint64_t fera_rate_bps = 0;
 
     /// Restore all fields to defaults (called on return to the pool).

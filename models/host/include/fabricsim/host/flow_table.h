@@ -85,6 +85,40 @@ struct roce_flow_state {
     std::vector<roce_trace_row> trace;
 };
 
+/// One row of an ExpressPass flow's trace: a feedback update of the receiver's credit rate.
+struct xpass_trace_row {
+    ps_t at;
+    double credit_rate_bps;  ///< credit wire bits/s after the update
+    double w;
+    double loss;  ///< credit loss of the period the update judged
+    ps_t rtt;
+};
+
+/// End-of-run state of an ExpressPass flow (filled by the hosts when the run ends).
+struct xpass_flow_result {
+    // Receiver (credit sender)
+    std::uint64_t credits_sent = 0;
+    std::uint64_t credits_lost = 0;  ///< sent, never echoed by data (dropped, or unused)
+    std::uint64_t nacks_sent = 0;
+    std::uint64_t out_of_order = 0;  ///< data discarded, a packet was missing (go-back-N)
+    std::uint64_t duplicates = 0;    ///< data discarded, it had arrived before
+    std::uint64_t rate_updates = 0;
+    double credit_rate_bps = 0;  ///< at the end
+    // Sender
+    std::uint64_t credits_received = 0;
+    std::uint64_t credits_wasted = 0;  ///< received with nothing to send
+    std::uint64_t packets = 0;         ///< data packets sent, resent ones included
+    std::uint64_t retransmitted = 0;
+    std::uint64_t requests = 0;  ///< CREDIT_REQUESTs sent
+    std::uint64_t stops = 0;     ///< CREDIT_STOPs sent
+};
+
+/// What only an ExpressPass flow records (allocated for those flows only).
+struct xpass_flow_state {
+    xpass_flow_result result;
+    std::vector<xpass_trace_row> trace;
+};
+
 struct flow_record {
     flow_spec spec;
     std::uint64_t sent_frames = 0;
@@ -101,12 +135,16 @@ struct flow_record {
     // TCP
     std::uint64_t ack_sent = 0;       ///< pure ACK frames sent by the receiver
     std::uint64_t ack_delivered = 0;  ///< pure ACK frames that reached the sender
-    std::uint64_t rx_bytes = 0;       ///< in-order payload bytes delivered to the application
-    ps_t started = 0;                 ///< when the application wrote the data
-    ps_t completed = 0;               ///< when the last byte reached the receiver (0 = not yet)
+    // Credit transports: credits and connection control, both directions
+    std::uint64_t control_sent = 0;
+    std::uint64_t control_delivered = 0;
+    std::uint64_t rx_bytes = 0;  ///< in-order payload bytes delivered to the application
+    ps_t started = 0;            ///< when the application wrote the data
+    ps_t completed = 0;          ///< when the last byte reached the receiver (0 = not yet)
     tcp_flow_result tcp;
     std::vector<tcp_trace_row> trace;
-    std::unique_ptr<roce_flow_state> roce;  ///< RoCE flows only (roce_transport sets it)
+    std::unique_ptr<roce_flow_state> roce;    ///< RoCE flows only (roce_transport sets it)
+    std::unique_ptr<xpass_flow_state> xpass;  ///< ExpressPass flows only
     // Application messages (app-driven flows): one outstanding message per flow.
     message_listener* listener = nullptr;
     std::uint64_t app_written = 0;  ///< bytes the application has written so far

@@ -15,14 +15,15 @@
 #include "fabricsim/host/algo/rtt_estimator.h"
 #include "fabricsim/host/algo/tcp_receiver.h"
 #include "fabricsim/host/algo/tcp_sender.h"
+#include "fabricsim/host/algo/xpass.h"
 
 namespace fabricsim::host {
 
 enum class arrival_process { CBR, POISSON, ON_OFF, BERNOULLI, BACKLOGGED };
 /// The transport of a flow; also the index of its `transport` in every host (the order of
 /// make_transports) and the rank of its timers among those due at the same time.
-enum class transport_kind : std::uint8_t { UDP, TCP, ROCE };
-inline constexpr std::size_t TRANSPORT_KINDS = 3;
+enum class transport_kind : std::uint8_t { UDP, TCP, ROCE, XPASS };
+inline constexpr std::size_t TRANSPORT_KINDS = 4;
 
 /// Everything one TCP connection is configured with.
 struct tcp_options {
@@ -57,6 +58,7 @@ struct flow_spec {
     tcp_options tcp;               ///< TCP: connection parameters
     bool trace = false;            ///< TCP: record cwnd/alpha/RTT per ACK; RoCE: DCQCN events
     roce_params roce;              ///< RoCE: queue-pair parameters (last: TCP flows never read it)
+    xpass_params xpass;            ///< ExpressPass: credit and connection parameters
 
     /// Wire bytes of one frame of this flow.
     std::uint32_t wire_bytes() const;

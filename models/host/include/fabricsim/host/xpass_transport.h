@@ -1,0 +1,109 @@
+#pragma once
+/// ExpressPass (credit-based, receiver-driven) as a host transport, after ns2-xpass
+/// (facts-mmu-credit-workload §2.3-§2.4): the sender asks for credits (CREDIT_REQUEST, resent
+/// every retransmit_timeout until the first credit), sends exactly one data frame per credit
+/// it receives (1538 B on the wire: 1460 B of data, 78 B of headers) and a CREDIT_STOP after
+/// its last one; the receiver paces credits (84 B, the `credit_dscp` class that switches map to
+/// their credit queue) at the rate `xpass_credit_control` sets once per RTT from the credits
+/// the data echoes. A credit that finds nothing to send is wasted (counted). Loss recovery is
+/// go-back-N: a gap in the data makes the receiver discard and NACK the expected packet (again
+/// every retransmit_timeout while it is missing), and the sender rewinds to it. A STOP that
+/// arrives before all data (tail loss) is answered with a NACK, and the receiver keeps crediting
+/// until everything is in; credits that still reach a stopped sender after stop_timeout make it
+/// send the STOP again (a lost STOP).
+///
+/// Timing model: one host timer per credit at its jittered send time (no lookahead: posts in
+/// time order), one per flow start and per pending request or NACK retry (lazy: a stale entry
+/// is skipped when it surfaces). Frames are processed at their host-memory time; a data frame
+/// is posted the moment its credit is processed.
+#include <cstdint>
+#include <utility>
+#include <vector>
+
+#include "fabricsim/core/rng.h"
+#include "fabricsim/host/algo/xpass.h"
+#include "fabricsim/host/transport.h"
+
+namespace fabricsim::host {
+
+class xpass_transport final : public transport
+{
+public:
+    explicit xpass_transport(host& h, flow_table& flows)
+        : transport(h, flows, transport_kind::XPASS, true) {}
+
+    void add_source(std::uint32_t flow, const flow_path& to) override;
+    void add_sink(std::uint32_t flow, const flow_path& from) override;
+    std::size_t timer_hint() const override { return m_tx.size() + 2 * m_rx.size(); }
+    void start() override;
+    bool needs_ordered_posts() const override { return !m_tx.empty() || !m_rx.empty(); }
+    void on_timer(std::uint8_t timer_kind, std::uint32_t slot, ps_t at, ps_t now) override;
+    void on_frame(frame& f, ps_t at) override;
+    void export_flow_results() const override;
+    void report_stats(nlohmann::json& out) const override;
+    void add_drops(drop_counters& d) const override;
+
+    /// Data bytes a frame carries at most (1538 B on the wire minus the 78 B header).
+    static constexpr std::uint32_t MAX_DATA = 1460;
+    /// UDP payload bytes beyond the data: ExpressPass's 78 B header less Ethernet, IPv4, UDP
+    /// and the FCS.
+    static constexpr std::uint32_t XPASS_FIELDS = 78 - 14 - 20 - 8 - 4 - 20;
+
+private:
+    // Timer kinds; among timers due at the same time they run in this order.
+    enum : std::uint8_t { START, CREDIT, REQUEST_RETRY, NACK_RETRY };
+    enum class tx_state : std::uint8_t { IDLE, REQUESTING, RECEIVING, STOPPED };
+    struct xp_tx {
+        xp_tx(std::uint32_t f, std::uint32_t ip, const mac_addr& hop)
+            : flow(f), dst_ip(ip), next_hop(hop) {}
+        std::uint32_t flow;
+        std::uint32_t dst_ip;
+        mac_addr next_hop;
+        std::uint64_t packets = 0;   ///< data packets of the flow (0: long-lived)
+        std::uint64_t next_pkt = 0;  ///< next data packet to send
+        tx_state state = tx_state::IDLE;
+        ps_t retry_queued = 0;  ///< REQUEST_RETRY entry (0: none)
+        ps_t stop_sent = 0;
+        xpass_flow_result counters;
+    };
+    struct xp_rx {
+        xp_rx(std::uint32_t f, std::uint32_t ip, const mac_addr& hop, xpass_credit_control c, rng r)
+            : flow(f), src_ip(ip), next_hop(hop), ctl(c), draws(std::move(r)) {}
+        std::uint32_t flow;
+        std::uint32_t src_ip;
+        mac_addr next_hop;
+        xpass_credit_control ctl;
+        rng draws;
+        std::uint64_t expected = 0;  ///< next in-order data packet
+        std::uint64_t total = 0;     ///< data packets, from the STOP (0: not known yet)
+        ps_t credit_queued = 0;      ///< CREDIT entry (0: not crediting)
+        ps_t nack_queued = 0;        ///< NACK_RETRY entry (0: none)
+        bool started = false;
+        xpass_flow_result counters;
+    };
+
+    void on_start(std::uint32_t slot, ps_t at);
+    void on_credit_due(std::uint32_t slot, ps_t at);
+    void on_request_retry(std::uint32_t slot, ps_t at);
+    void on_nack_retry(std::uint32_t slot, ps_t at);
+    // Sender side
+    void on_credit(xp_tx& x, const frame& f, ps_t now);
+    void on_nack(xp_tx& x, std::uint64_t pkt, ps_t now);
+    void send_data(xp_tx& x, const frame& credit, ps_t now);
+    void send_request(xp_tx& x, std::uint32_t slot, ps_t now);
+    // Receiver side
+    void on_data(xp_rx& r, frame& f, ps_t now);
+    void on_request(xp_rx& r, std::uint32_t slot, ps_t now);
+    void on_stop(xp_rx& r, std::uint32_t slot, std::uint64_t total, ps_t now);
+    void send_credit(xp_rx& r, ps_t now);
+    void send_nack(xp_rx& r, std::uint32_t slot, ps_t now);
+    /// A CREDIT-kind frame of flow `flow` from this host: type, size on the wire, class.
+    frame& control_frame(const flow_spec& spec, std::uint32_t dst_ip, const mac_addr& next_hop,
+                         bool from_sender, std::uint8_t type, std::uint32_t wire_bytes);
+    bool complete(const xp_rx& r) const { return r.total != 0 && r.expected >= r.total; }
+
+    std::vector<xp_tx> m_tx;
+    std::vector<xp_rx> m_rx;
+};
+
+}  // namespace fabricsim::host

@@ -1,0 +1,309 @@
+#include "fabricsim/host/xpass_transport.h"
+
+#include <algorithm>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "fabricsim/host/host.h"
+
+namespace fabricsim::host {
+
+namespace {
+/// Wire bytes of a frame of `length` L2 bytes (FCS, preamble and IFG added).
+constexpr std::uint32_t wire_of(std::uint32_t length) {
+    return length + FCS_BYTES + PREAMBLE_SFD + IFG_BYTES;
+}
+}  // namespace
+
+void xpass_transport::add_source(std::uint32_t flow, const flow_path& to) {
+    flow_record& rec = m_flows[flow];
+    rec.tx_slot = static_cast<std::uint32_t>(m_tx.size());
+    if (!rec.xpass) rec.xpass = std::make_unique<xpass_flow_state>();
+    xp_tx& x = m_tx.emplace_back(flow, to.peer_ip, to.next_hop);
+    x.packets = (rec.spec.size_bytes + MAX_DATA - 1) / MAX_DATA;
+}
+
+void xpass_transport::add_sink(std::uint32_t flow, const flow_path& from) {
+    flow_record& rec = m_flows[flow];
+    rec.rx_slot = static_cast<std::uint32_t>(m_rx.size());
+    if (!rec.xpass) rec.xpass = std::make_unique<xpass_flow_state>();
+    const xpass_params& p = rec.spec.xpass;
+    // The credit share of this host's link, in credit wire bytes/s.
+    const double max_rate = p.max_rate_ratio * double(m_host.nic().rate_bps()) / 8.0;
+    m_rx.emplace_back(
+        flow, from.peer_ip, from.next_hop, xpass_credit_control(p, max_rate),
+        rng(m_host.seed(), std::string(m_host.name()) + ".xpass" + std::to_string(flow)));
+}
+
+void xpass_transport::start() {
+    for (std::uint32_t i = 0; i < m_tx.size(); ++i)
+        schedule(m_flows[m_tx[i].flow].spec.start, START, i);
+}
+
+void xpass_transport::on_timer(std::uint8_t kind, std::uint32_t slot, ps_t at, ps_t /*now*/) {
+    switch (kind) {
+        case START:
+            on_start(slot, at);
+            break;
+        case CREDIT:
+            on_credit_due(slot, at);
+            break;
+        case REQUEST_RETRY:
+            on_request_retry(slot, at);
+            break;
+        default:
+            on_nack_retry(slot, at);
+            break;
+    }
+}
+
+frame& xpass_transport::control_frame(const flow_spec& spec, std::uint32_t dst_ip,
+                                      const mac_addr& next_hop, bool from_sender, std::uint8_t type,
+                                      std::uint32_t wire_bytes) {
+    frame& f = from_sender
+                   ? m_host.new_frame(spec, dst_ip, next_hop, client_port(spec.id), SERVER_PORT)
+                   : m_host.new_frame(spec, dst_ip, next_hop, SERVER_PORT, client_port(spec.id));
+    f.set_ipv4(frame_kind::CREDIT, 0);
+    f.length = std::max<std::uint32_t>(f.length, wire_bytes - wire_of(0));
+    f.payload_bytes = f.length - f.header_bytes();
+    f.credit_type = type;
+    m_flows[spec.id].control_sent++;
+    return f;
+}
+
+// ---------------------------------------------------------------- sender
+
+void xpass_transport::on_start(std::uint32_t slot, ps_t at) {
+    xp_tx& x = m_tx[slot];
+    m_flows[x.flow].started = at;
+    send_request(x, slot, at);
+}
+
+void xpass_transport::send_request(xp_tx& x, std::uint32_t slot, ps_t now) {
+    const flow_spec& spec = m_flows[x.flow].spec;
+    frame& f = control_frame(spec, x.dst_ip, x.next_hop, true, credit_type::REQUEST, 84);
+    f.created = now;
+    m_host.post(f, now);
+    x.counters.requests++;
+    x.state = tx_state::REQUESTING;
+    x.retry_queued = now + spec.xpass.retransmit_timeout;
+    schedule(x.retry_queued, REQUEST_RETRY, slot);
+}
+
+void xpass_transport::on_request_retry(std::uint32_t slot, ps_t at) {
+    xp_tx& x = m_tx[slot];
+    if (x.retry_queued != at) return;
+    x.retry_queued = 0;
+    if (x.state == tx_state::REQUESTING) send_request(x, slot, at);
+}
+
+void xpass_transport::on_credit(xp_tx& x, const frame& f, ps_t now) {
+    x.counters.credits_received++;
+    const xpass_params& p = m_flows[x.flow].spec.xpass;
+    if (x.state == tx_state::REQUESTING) x.state = tx_state::RECEIVING;
+    if (x.state == tx_state::RECEIVING && (x.packets == 0 || x.next_pkt < x.packets)) {
+        send_data(x, f, now);
+        if (x.packets != 0 && x.next_pkt == x.packets) {
+            frame& stop = control_frame(m_flows[x.flow].spec, x.dst_ip, x.next_hop, true,
+                                        credit_type::STOP, 84);
+            stop.seq_no = x.packets;
+            stop.created = now;
+            m_host.post(stop, now);
+            x.counters.stops++;
+            x.state = tx_state::STOPPED;
+            x.stop_sent = now;
+        }
+        return;
+    }
+    x.counters.credits_wasted++;
+    // Credits still coming long after the STOP: it was lost, send it again.
+    if (x.state == tx_state::STOPPED && now - x.stop_sent >= p.stop_timeout) {
+        frame& stop =
+            control_frame(m_flows[x.flow].spec, x.dst_ip, x.next_hop, true, credit_type::STOP, 84);
+        stop.seq_no = x.packets;
+        stop.created = now;
+        m_host.post(stop, now);
+        x.counters.stops++;
+        x.stop_sent = now;
+    }
+}
+
+void xpass_transport::send_data(xp_tx& x, const frame& credit, ps_t now) {
+    flow_record& rec = m_flows[x.flow];
+    const std::uint64_t pkt = x.next_pkt++;
+    std::uint32_t data = MAX_DATA;
+    if (x.packets != 0 && pkt + 1 == x.packets)
+        data = static_cast<std::uint32_t>(rec.spec.size_bytes - pkt * MAX_DATA);
+    frame& f = m_host.new_frame(rec.spec, x.dst_ip, x.next_hop, client_port(x.flow), SERVER_PORT);
+    f.set_ipv4(frame_kind::IPV4_UDP, data + XPASS_FIELDS);
+    f.payload_bytes = data + XPASS_FIELDS;
+    f.seq_no = pkt;
+    f.ack_no = credit.seq_no;    // the credit's sequence number, echoed
+    f.ts_echo = credit.created;  // and its send time
+    f.ip_id = static_cast<std::uint16_t>(pkt);
+    f.created = now;
+    rec.sent_frames++;
+    rec.sent_bytes += f.frame_bytes();
+    x.counters.packets++;
+    m_host.post(f, now);
+}
+
+void xpass_transport::on_nack(xp_tx& x, std::uint64_t pkt, ps_t /*now*/) {
+    if (pkt >= x.next_pkt) return;  // already past it (a NACK overtaken by the resend)
+    x.counters.retransmitted += x.next_pkt - pkt;
+    x.next_pkt = pkt;
+    // The receiver keeps crediting until it has everything: resume on its credits.
+    if (x.state == tx_state::STOPPED) x.state = tx_state::RECEIVING;
+}
+
+// ---------------------------------------------------------------- receiver
+
+void xpass_transport::on_request(xp_rx& r, std::uint32_t slot, ps_t now) {
+    if (r.credit_queued != 0 || complete(r)) return;  // crediting already, or done
+    if (!r.started) {
+        r.ctl.start(now);
+        r.started = true;
+    }
+    r.credit_queued = now;
+    on_credit_due(slot, now);
+}
+
+void xpass_transport::on_credit_due(std::uint32_t slot, ps_t at) {
+    xp_rx& r = m_rx[slot];
+    if (r.credit_queued != at) return;
+    flow_record& rec = m_flows[r.flow];
+    if (r.ctl.before_credit(at)) {
+        r.counters.rate_updates++;
+        if (rec.spec.trace)
+            rec.xpass->trace.push_back(
+                {at, r.ctl.rate() * 8.0, r.ctl.w(), r.ctl.last_loss(), r.ctl.rtt()});
+    }
+    send_credit(r, at);
+    r.credit_queued = at + r.ctl.gap(r.draws.uniform());
+    schedule(r.credit_queued, CREDIT, slot);
+}
+
+void xpass_transport::send_credit(xp_rx& r, ps_t now) {
+    const flow_spec& spec = m_flows[r.flow].spec;
+    const xpass_params& p = spec.xpass;
+    std::uint32_t wire = p.credit_min_bytes;
+    if (p.credit_max_bytes > p.credit_min_bytes)
+        wire +=
+            static_cast<std::uint32_t>(r.draws.below(p.credit_max_bytes - p.credit_min_bytes + 1));
+    frame& f = control_frame(spec, r.src_ip, r.next_hop, false, credit_type::CREDIT, wire);
+    f.dscp = p.credit_dscp;
+    f.seq_no = r.ctl.take_seq();
+    f.created = now;
+    r.counters.credits_sent++;
+    m_host.post(f, now);
+}
+
+void xpass_transport::on_data(xp_rx& r, frame& f, ps_t now) {
+    flow_record& rec = m_flows[r.flow];
+    r.ctl.on_data(f.ack_no, f.ts_echo, now);
+    if (f.seq_no != r.expected) {
+        // Go-back-N: a later packet is discarded (and the missing one NACKed); an earlier one
+        // is a duplicate of what arrived already.
+        if (f.seq_no > r.expected) {
+            r.counters.out_of_order++;
+            if (r.nack_queued == 0) send_nack(r, rec.rx_slot, now);
+        } else {
+            r.counters.duplicates++;
+        }
+        return;
+    }
+    r.expected++;
+    const std::uint32_t data = f.payload_bytes - XPASS_FIELDS;
+    m_flows.on_delivered(f.flow_id, f.frame_bytes(), data, now - f.created, now);
+    if (f.ecn == ecn_codepoint::CE) rec.ce_frames++;
+    rec.rx_bytes += data;
+    if (rec.completed == 0 && rec.spec.size_bytes != 0 && rec.rx_bytes >= rec.spec.size_bytes)
+        rec.completed = now;
+    r.nack_queued = 0;                     // progress: a pending NACK retry is void
+    if (complete(r)) r.credit_queued = 0;  // a STOP came before the missing data: stop now
+}
+
+void xpass_transport::send_nack(xp_rx& r, std::uint32_t slot, ps_t now) {
+    const flow_spec& spec = m_flows[r.flow].spec;
+    frame& f = control_frame(spec, r.src_ip, r.next_hop, false, credit_type::NACK, 84);
+    f.seq_no = r.expected;
+    f.created = now;
+    m_host.post(f, now);
+    r.counters.nacks_sent++;
+    r.nack_queued = now + spec.xpass.retransmit_timeout;
+    schedule(r.nack_queued, NACK_RETRY, slot);
+}
+
+void xpass_transport::on_nack_retry(std::uint32_t slot, ps_t at) {
+    xp_rx& r = m_rx[slot];
+    if (r.nack_queued != at) return;
+    r.nack_queued = 0;
+    if (!complete(r)) send_nack(r, slot, at);
+}
+
+void xpass_transport::on_stop(xp_rx& r, std::uint32_t slot, std::uint64_t total, ps_t now) {
+    r.total = total;
+    if (complete(r)) {
+        r.credit_queued = 0;  // the credit timer's entry goes stale
+        return;
+    }
+    // Tail loss: ask for the missing packet and keep crediting until it is in.
+    if (r.nack_queued == 0) send_nack(r, slot, now);
+    if (r.credit_queued == 0) on_request(r, slot, now);
+}
+
+void xpass_transport::on_frame(frame& f, ps_t at) {
+    flow_record& rec = m_flows[f.flow_id];
+    if (f.kind != frame_kind::CREDIT) return on_data(m_rx[rec.rx_slot], f, at);
+    rec.control_delivered++;
+    switch (f.credit_type) {
+        case credit_type::CREDIT:
+            return on_credit(m_tx[rec.tx_slot], f, at);
+        case credit_type::NACK:
+            return on_nack(m_tx[rec.tx_slot], f.seq_no, at);
+        case credit_type::REQUEST:
+            return on_request(m_rx[rec.rx_slot], rec.rx_slot, at);
+        case credit_type::STOP:
+            return on_stop(m_rx[rec.rx_slot], rec.rx_slot, f.seq_no, at);
+        default:
+            return;
+    }
+}
+
+void xpass_transport::export_flow_results() const {
+    for (const xp_tx& x : m_tx) {
+        xpass_flow_result& r = m_flows[x.flow].xpass->result;
+        r.credits_received = x.counters.credits_received;
+        r.credits_wasted = x.counters.credits_wasted;
+        r.packets = x.counters.packets;
+        r.retransmitted = x.counters.retransmitted;
+        r.requests = x.counters.requests;
+        r.stops = x.counters.stops;
+    }
+    for (const xp_rx& q : m_rx) {
+        xpass_flow_result& r = m_flows[q.flow].xpass->result;
+        r.credits_sent = q.counters.credits_sent;
+        r.credits_lost = q.ctl.stats().lost;
+        r.nacks_sent = q.counters.nacks_sent;
+        r.out_of_order = q.counters.out_of_order;
+        r.duplicates = q.counters.duplicates;
+        r.rate_updates = q.counters.rate_updates;
+        r.credit_rate_bps = q.ctl.rate() * 8.0;
+    }
+}
+
+void xpass_transport::add_drops(drop_counters& d) const {
+    for (const xp_rx& q : m_rx) {
+        d.add(drop_cause::OUT_OF_SEQUENCE, q.counters.out_of_order);
+        d.add(drop_cause::DUPLICATE, q.counters.duplicates);
+    }
+}
+
+void xpass_transport::report_stats(nlohmann::json& out) const {
+    if (m_tx.empty() && m_rx.empty()) return;
+    out["xpass_senders"] = m_tx.size();
+    out["xpass_receivers"] = m_rx.size();
+}
+
+}  // namespace fabricsim::host
