@@ -102,8 +102,9 @@ examples: build
 	PYTHONPATH=$(PYPATH) $(PY) examples/headroom_sweep.py
 
 # The validation report: every oracle experiment against its seed, regenerating docs/validation/
-# (README.md, PNGs, results.json; a few minutes). QUICK=1 runs the quick subset (one cheap experiment
-# per family, about a minute) into $(BUILD)/validation-quick/ and leaves the committed report alone.
+# (README.md, PNGs, results.json; about 1.5 minutes on 2 cores). QUICK=1 runs the quick subset (the
+# cheap experiments, one or two per family, ~10 s) into $(BUILD)/validation-quick/ and leaves the
+# committed report alone.
 validate: build
 	PYTHONPATH=$(PYPATH) $(PY) -m fabricsim.validation $(if $(QUICK),--quick --out $(BUILD)/validation-quick,--out docs/validation)
 

@@ -9,7 +9,7 @@ from .report import run
 def main(argv=None):
     p = argparse.ArgumentParser(prog="python -m fabricsim.validation",
                                 description="Runs the oracle experiments and writes the validation report.")
-    p.add_argument("--quick", action="store_true", help="one cheap experiment per family")
+    p.add_argument("--quick", action="store_true", help="one or two cheap experiments per family")
     p.add_argument("--out", default=None,
                    help="report folder (default docs/validation, or build/validation-quick with --quick)")
     p.add_argument("--only", nargs="+", metavar="ID", help="only these experiments")

@@ -33,7 +33,7 @@ class Experiment:
     published: str
     tolerance: str
     func: Callable
-    quick: bool = False  # in the quick subset (one cheap experiment per family)
+    quick: bool = False  # in the quick subset (one or two cheap experiments per family)
     reading: str = ""  # where the seed is ambiguous or wrong: the reading the model follows
     deviation: str = ""  # a documented known deviation: shown as "not reproduced", not FAIL
     cross_sim: bool = False  # the cross-simulator section, not an oracle

@@ -87,7 +87,7 @@ def write(out_dir, done, quick):
     (out_dir / "results.json").write_text(json.dumps(results_json(done, quick), indent=1, sort_keys=True, default=num) + "\n")
     lines = [TOP]
     if quick:
-        lines.append("*This is the quick subset (`--quick`): one cheap experiment per family.*\n")
+        lines.append("*This is the quick subset (`--quick`): one or two cheap experiments per family.*\n")
     oracles = [x for x in done.values() if not x[0].cross_sim]
     n_pass = sum(o.passed for _, o, _ in oracles)
     lines += [f"**{n_pass} of {len(oracles)} experiments pass.**\n",
