@@ -174,7 +174,7 @@ def queue(ctx):
 
 
 @experiment("mmu-dt-tcp", "MMU dynamic threshold", "TCP fills the dynamic-threshold limit",
-            SEED + " §3.2 (Fig 1.2); facts-mmu-credit-workload.md (dynamic threshold)", QUEUE_SETUP,
+            SEED + " §3.2 (Fig 1.2); facts-mmu-credit-workload.md §1.4 (dynamic threshold)", QUEUE_SETUP,
             "a queue under dynamic thresholds is capped at alpha B / (1 + alpha) "
             f"(= {DT_LIMIT:.0f} packets of 8 cells here), where TCP is tail-dropped",
             "TCP peak >= 95 % of the limit, drops counted as egress_queue_limit", quick=True)

@@ -10,7 +10,7 @@ C = 10e9
 Q_EQ = 16 * 1500  # bytes, the thesis' 16 packets of 1500 B
 
 
-def analysis(k, sources=3, duration_ms=40, n0=1000):
+def analysis(k, sources=3, duration_ms=40, n0=1000, pcap=""):
     """A few backlogged sources into one 10G port, linear f with slope k, Q_eq 16 packets, T = 1 ms,
     N_0 large (q_0 = 0, M = 0): seed-003 §2 B's worked example."""
     flows = "\n".join(f"    - {{src: h{h}, dst: h0, process: backlogged}}" for h in range(1, sources + 1))
@@ -27,7 +27,7 @@ nic:
 traffic:
   flows:
 {flows}
-results: {{sample_interval: 100us}}
+results: {{sample_interval: 100us{pcap}}}
 """
 
 

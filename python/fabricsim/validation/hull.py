@@ -31,6 +31,10 @@ def slowdown(rho, gamma=0.87):
     return (1 - rho) / (gamma - rho)
 
 
+PACER_BETA = ("the pacer's beta (eq. 4.4) is marked [AMBIG] in the seed (beta Q_tb must be bytes/s, so beta is in "
+              "1/s, and 16 looks tiny in SI): the model takes it literally, in 1/s (docs/models/hull.md, beta).")
+
+
 @experiment("hull-pacer", "HULL", "Pacing two flows through a phantom queue",
             SEED + " §1.5-1.6, §2.4 (thesis Fig 4.5, 4.6)",
             "1G dumbbell, two long DCTCP flows, a phantom queue draining at 950 Mbps marking above "
@@ -39,7 +43,8 @@ def slowdown(rho, gamma=0.87):
             "pacing raises goodput ~770 -> ~870 Mbps; with pacing the real queue averages 5 us "
             "(21 us at p99)",
             "goodput paced >= 1.05x unpaced and within 0.80-0.95 x 1G x 1460/1538; paced queue mean "
-            "<= 1 frame (12 us), p99 <= 3 frames; no drop", quick=True)
+            "<= 1 frame (12 us), p99 <= 3 frames; no drop", quick=True,
+            reading=PACER_BETA)
 def pacer(ctx):
     res = {}
     for mode in ("none", "testbed"):
@@ -107,7 +112,7 @@ def common_large(msgs):
             "the formula with gamma = 0.87",
             reading="gamma = 0.87 in eq. 4.3: the 950 Mbps drain less DCTCP's ~8 % throughput loss (seed-000 §2.4, "
                     "as for Fig 4.10); the thesis averaged 10 trials of 120 s (FABRICSIM_HULL_TRIALS=10 "
-                    "FABRICSIM_HULL_DURATION=120 in tests/python/test_hull_oracle.py gives that table).")
+                    "FABRICSIM_HULL_DURATION=120 in tests/python/test_hull_oracle.py gives that table). " + PACER_BETA)
 def table_4_4(ctx):
     import fabricsim
     import pandas as pd

@@ -27,7 +27,11 @@ def static_flows(ctx, name, overrides=None):
             "queueing about halved against the standard threshold; per-port marking breaks the "
             "split (403 vs 539 Mbps)",
             "split 0.5 +- 0.05, total > 920 Mbps, T_round 24.608 us +- 2 %, scale 0.5 +- 2 %; "
-            "standard queue > 1.6x MQ-ECN's; per-port: service 2 > 55 %", quick=True)
+            "standard queue > 1.6x MQ-ECN's; per-port: service 2 > 55 %", quick=True,
+            reading="the paper states neither the initial T_round nor whether it counts strict-priority service "
+                    "([AMB] in the seed): T_round starts at 0 (the standard threshold) and the EWMA heals itself "
+                    "within a few rounds, as the paper argues; it is sampled as wall-clock time per round "
+                    "(docs/models/ecn.md, MQ-ECN).")
 def mqecn(ctx):
     s1, s2, q_mq, port = static_flows(ctx, "mq")
     t1, t2, q_std, _ = static_flows(ctx, "std", {"switch.ecn.queue_threshold": "standard"})

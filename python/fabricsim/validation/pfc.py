@@ -24,7 +24,7 @@ def lossless_pgs(summary):
 
 
 @experiment("pfc-headroom-calculator", "PAUSE/PFC", "Headroom calculator: the worked examples",
-            "facts-l2-congestion-management.md (PFC headroom); docs/models/pfc.md",
+            "facts-l2-congestion-management.md §2.4-2.5 (headroom, SONiC profiles); facts-mmu-credit-workload.md §1.6",
             "fabricsim.headroom(rate=100Gbps, cable 5 m), model method (208-B cells) and the SONiC "
             "method (96-B cells).",
             "100G, 5 m: 40187 B on the wire -> 26 frames = 208 cells = 43264 B; SONiC: xoff 72704, "
@@ -82,7 +82,7 @@ def _headroom(ctx, combos, seeds):
 
 HEADROOM = dict(
     family="PAUSE/PFC", title="Zero loss iff enough headroom",
-    seed="facts-l2-congestion-management.md (PFC headroom); issue 13",
+    seed="facts-l2-congestion-management.md §2.3-2.4 (XOFF/XON, headroom)",
     setup="platforms/scenarios/headroom_incast.yaml (two senders at line rate into one lossless port, "
           "reverse traffic) at 10G/100G and 2 m/100 m cables, the calculator's headroom per port; "
           "then one MTU (8 cells) less.",

@@ -15,7 +15,7 @@ def xoff_after(ts, t0_us):
 
 
 @experiment("dcqcn-two-flows", "RoCE/DCQCN", "Two flows converge to a fair share",
-            "DCQCN (Zhu et al., SIGCOMM'15) as in docs/models/roce.md; issue 13",
+            "facts-l2-congestion-management.md §4 (DCQCN, Zhu et al. SIGCOMM 2015); docs/models/roce.md",
             "platforms/scenarios/dcqcn_two_flows.yaml: two RoCEv2 flows into one 40G port, lossless "
             "class with PFC, RED marking (Kmax 200 KB), the paper's DCQCN preset; rates over 10-20 ms.",
             "the two flows converge to equal shares of the port; the queue stays near the RED band and "
@@ -53,7 +53,7 @@ def two_flows(ctx):
 
 
 @experiment("dcqcn-incast", "RoCE/DCQCN", "Incast: queue near the RED band, PFC quiet",
-            "DCQCN (Zhu et al., SIGCOMM'15) as in docs/models/roce.md; issue 13",
+            "facts-l2-congestion-management.md §4 (DCQCN, Zhu et al. SIGCOMM 2015); docs/models/roce.md",
             "platforms/scenarios/dcqcn_incast.yaml with N = 2, 4, 8, 16 senders into one 40G port.",
             "DCQCN holds the queue near the RED band and PFC is needed only in the start-up burst",
             "after 5 ms: queue p99 <= 1.25 Kmax, mean <= Kmax, no XOFF; goodput > 40 %; every flow rate-limited")
