@@ -95,3 +95,41 @@ HEADROOM = dict(
 @experiment("pfc-headroom", quick=True, **HEADROOM)
 def headroom(ctx):
     return _headroom(ctx, COMBOS, [1, 2, 3])
+
+
+T_P_US = 20 * 1500 * 8 / 10e9 * 1e6  # seed-003 §2 G: (L - Q_off) P_m / C
+
+
+@experiment("pause-cycle", "PAUSE/PFC", "802.3x PAUSE cycle: t_P = (L - Q_off) P_m / C",
+            "seed-003-jiang-fera-bcn-pause.md §1.9, §2 G (FERA thesis §7.7)",
+            "platforms/scenarios/pause_cycle.yaml: two 10G senders burst 2000 frames each into one 10G port "
+            "holding L = 100 packets; the switch sends PAUSE ON above Q_on = 90 and OFF below Q_off = 80 "
+            "packets; the NICs honour it (Annex 31B response time); 5 ms, sampled every 1 us.",
+            f"a PAUSE interval lasts up to t_P = 20 x 1500 B x 8 / 10 Gbps = {T_P_US:.0f} us; no loss",
+            "mean interval (XOFF time / PAUSE frames) within 10 % of 24 us on both sender ports, > 50 cycles, "
+            "every ON followed by an OFF; no drop; the queue within L")
+def pause_cycle(ctx):
+    import fabricsim
+    r = ctx.run(fabricsim.scenarios.path("pause_cycle"), "cycle", overrides={"results.sample_interval": "1us"})
+    s = r.summary
+    ports, ok = {}, True
+    for port in (1, 2):
+        fc = s["switches"]["tor"]["ports"][port]["flow_control"]
+        n = fc["xoff_sent"][0]
+        ports[str(port)] = {"pauses": n, "interval_us": fc["xoff_time_us"][0] / n if n else None}
+        ok = ok and n > 50 and fc["xon_sent"][0] == n and abs(ports[str(port)]["interval_us"] / T_P_US - 1) <= 0.10
+    peak = s["switches"]["tor"]["ports"][0]["queue_peak_cell_bytes"]
+    ok = ok and s["frames"]["dropped"] == 0 and peak <= 100 * 8 * 208
+    ts = r.timeseries
+
+    def plot(fig):
+        w = ts[(ts.time_us >= 1000) & (ts.time_us <= 1300)]
+        ax = plots.series(fig, w.time_us, w["tor.p0_frame_bytes"] / 1518, "time (us)", "queue (packets)",
+                          f"PAUSE cycle (shaded: XOFF on port 1); published t_P = {T_P_US:.0f} us",
+                          [(90, "Q_on = 90"), (80, "Q_off = 80")])
+        ax.fill_between(w.time_us, 0, 100, where=(w["tor.p1_xoff"] != 0), color="orange", alpha=0.3, step="mid")
+        ax.set_ylim(60, 102)
+    return Outcome("mean PAUSE interval " + ", ".join(f"port {p}: {x['interval_us']:.1f} us over {x['pauses']} cycles"
+                                                      for p, x in ports.items()) + f"; no drop, queue peak "
+                   f"{peak / (8 * 208):.0f} packets", {"ports": ports, "queue_peak_cell_bytes": peak,
+                                                        "dropped": s["frames"]["dropped"]}, ok, plot)
