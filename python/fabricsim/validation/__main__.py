@@ -17,6 +17,9 @@ def main(argv=None):
     p.add_argument("--work", default=None, help="keep the runs' results folders here")
     p.add_argument("--list", action="store_true", help="list the experiments and exit")
     a = p.parse_args(argv)
+    unknown = set(a.only or ()) - {e.id for e in experiments()}
+    if unknown:
+        p.error("no experiment " + ", ".join(sorted(unknown)) + " (see --list)")
     if a.list:
         for e in experiments(quick=a.quick, only=a.only):
             print(f"{e.id:24s} {'quick' if e.quick else '     '} {e.family}: {e.title}")

@@ -193,7 +193,8 @@ def table_7_1(ctx):
                    "throughput (Mb/s)", "Table 7.1 side by side").set_ylim(8500, 10000)
     return Outcome(" / ".join(f"{x:.0f}" for x in tp.values()) + " Mb/s; mean queue "
                    + " / ".join(f"{x / 1500:.1f}" for x in mq.values()) + " packets",
-                   {"throughput_mbps": {str(g): x for g, x in tp.items()}, "mean_queue_bytes": {str(g): x for g, x in mq.items()}},
+                   {"throughput_mbps": {str(g): x for g, x in tp.items()},
+                    "mean_queue_bytes": {str(g): x for g, x in mq.items()}},
                    ok, plot)
 
 
@@ -323,10 +324,12 @@ def hotspot(ctx):
     s, ts, flows = r.summary, r.timeseries, r.flows
     events = pause_events(ts)
     to_h0 = set(flows.id[flows.dst == "h0"])
-    rates = [f["rate_bps"] for h in range(1, 10) for f in s["nics"][f"h{h}_nic"]["fera"]["per_flow"] if f["flow"] in to_h0]
+    rates = [f["rate_bps"] for h in range(1, 10) for f in s["nics"][f"h{h}_nic"]["fera"]["per_flow"]
+             if f["flow"] in to_h0]
     others = flows[flows.dst != "h0"].throughput_bps
     first = events[0] if events else (None, None)
-    v = {"pause_events": len(events), "first_event_start_us": num(first[0]), "first_event_us": num(first[1] - first[0]) if events else None,
+    v = {"pause_events": len(events), "first_event_start_us": num(first[0]),
+         "first_event_us": num(first[1] - first[0]) if events else None,
          "last_event_end_us": num(events[-1][1]) if events else None, "rates_to_h0_bps": rates,
          "others_mean_bps": num(others.mean()), "dropped": s["frames"]["dropped"]}
     ok = (bool(events) and all(a >= STEP_US for a, _ in events) and first[0] - STEP_US <= 300

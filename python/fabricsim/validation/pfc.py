@@ -24,7 +24,8 @@ def lossless_pgs(summary):
 
 
 @experiment("pfc-headroom-calculator", "PAUSE/PFC", "Headroom calculator: the worked examples",
-            "facts-l2-congestion-management.md §2.4-2.5 (headroom, SONiC profiles); facts-mmu-credit-workload.md §1.6",
+            "facts-l2-congestion-management.md §2.4-2.5 (headroom, SONiC profiles); "
+            "facts-mmu-credit-workload.md §1.6",
             "fabricsim.headroom(rate=100Gbps, cable 5 m), model method (208-B cells) and the SONiC "
             "method (96-B cells).",
             "100G, 5 m: 40187 B on the wire -> 26 frames = 208 cells = 43264 B; SONiC: xoff 72704, "

@@ -118,7 +118,8 @@ def past_tau_star(ctx):
 
     def plot(fig):
         _sweep_plot(fig, {"QCN": [(224, mean), (350, q350), (700, q700)]}, "QCN past its delay margin")
-    return Outcome(f"224 us (3 seeds): median {mean['median']:.1f}, p10 {mean['p10']:.1f}, empty {mean['underflow']:.2%}; "
+    return Outcome(f"224 us (3 seeds): median {mean['median']:.1f}, p10 {mean['p10']:.1f}, "
+                   f"empty {mean['underflow']:.2%}; "
                    f"350 us: median {q350['median']:.1f}, empty {q350['underflow']:.2%}; 700 us: median "
                    f"{q700['median']:.1f}, empty {q700['underflow']:.2%}",
                    {"rtt224_mean": mean, "rtt350": q350, "rtt700": q700}, ok, plot)
@@ -180,7 +181,8 @@ def table_5_1(ctx):
 
     def plot(fig):
         labels = [f"{k.upper()} {r} us" for r in THESIS_5_1 for k in ("tcp", "qcn")]
-        sim = [t[f"tcp_{r}"]["ms_sd"] if k == "tcp" else t[f"qcn_{r}"]["inst_sd"] for r in THESIS_5_1 for k in ("tcp", "qcn")]
+        sim = [t[f"tcp_{r}"]["ms_sd"] if k == "tcp" else t[f"qcn_{r}"]["inst_sd"]
+               for r in THESIS_5_1 for k in ("tcp", "qcn")]
         pub = [THESIS_5_1[r][0 if k == "tcp" else 1] for r in THESIS_5_1 for k in ("tcp", "qcn")]
         ax = plots.bars(fig, labels, sim, pub, "rate sd (Mb/s)", "Table 5.1 side by side")
         ax.set_yscale("log")
@@ -282,4 +284,5 @@ def rcp_ap(ctx):
         ax.set_yscale("log")
         ax.set_title("Fig 5.13: thesis' stable (blue) and unstable (orange) points", fontsize=9)
         ax.legend(fontsize=7)
-    return Outcome("; ".join(f"{k}: s {x['s_first']:.3f} -> {x['s_last']:.3f}" for k, x in rows.items()), rows, ok, plot)
+    return Outcome("; ".join(f"{k}: s {x['s_first']:.3f} -> {x['s_last']:.3f}" for k, x in rows.items()),
+                   rows, ok, plot)

@@ -84,7 +84,8 @@ def _cell(s):
 
 
 def write(out_dir, done, quick):
-    (out_dir / "results.json").write_text(json.dumps(results_json(done, quick), indent=1, sort_keys=True, default=num) + "\n")
+    text = json.dumps(results_json(done, quick), indent=1, sort_keys=True, default=num)
+    (out_dir / "results.json").write_text(text + "\n")
     lines = [TOP]
     if quick:
         lines.append("*This is the quick subset (`--quick`): one or two cheap experiments per family.*\n")
