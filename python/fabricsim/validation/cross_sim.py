@@ -27,12 +27,13 @@ results: {sample_interval: 10us}
             "ns-3: 9.63 Gbps goodput, mean queue 59.0 packets (enqueue marking); htsim: 9.996 Gbps, 50.7 packets "
             "(dequeue marking, its own DCTCP variant)",
             "none (a comparison, not an oracle): shown side by side", cross_sim=True,
-            differs="the mean queue agrees with ns-3's (both mark at enqueue), while goodput counts different "
-                    "bytes: FabricSim's is TCP payload over Ethernet with preamble and IFG, at most 10G x 1460/1538 "
-                    "= 9.493 Gbps (it runs at that ceiling), ns-3's point-to-point links carry no preamble/IFG and "
-                    "htsim counts whole packets at the line rate; htsim's lower queue comes from its own DCTCP "
-                    "variant, not from dequeue marking, which in FabricSim leaves the mean queue about where "
-                    "enqueue marking has it (marks then lag by the queueing delay).")
+            differs="the mean queue agrees with ns-3's (both mark at enqueue); goodput counts different bytes. "
+                    "FabricSim's is TCP payload over Ethernet with preamble and IFG, at most 10G x 1460/1538 = "
+                    "9.493 Gbps, and it runs at that ceiling; ns-3's 9.63 is above it, as payload over frames "
+                    "without preamble/IFG would be (10G x 1460/1518 = 9.62), and htsim's 9.996 is whole packets "
+                    "at the line rate. htsim's lower queue comes with its own DCTCP variant: dequeue marking alone "
+                    "leaves FabricSim's mean queue where enqueue marking has it (the marks lag by the queueing "
+                    "delay).")
 def dumbbell(ctx):
     res = {}
     for mode in ("enqueue", "dequeue"):
