@@ -348,3 +348,60 @@ def hotspot(ctx):
                    f"{(first[0] - STEP_US) / 1e3:.2f} ms after the step; flows into h0 at "
                    f"{min(rates) / 1e6:.0f}-{max(rates) / 1e6:.0f} Mb/s; others {v['others_mean_bps'] / 1e9:.3f} Gb/s",
                    v, ok, plot)
+
+
+BCN_FIXED = """
+name: bcn_fixed_point
+seed: 2
+duration: 1500ms
+topology: {kind: incast, host_rate: 10Gbps, link_delay: 1us, incast: {hosts: 6}}
+switch: {buffer: 4MB, bcn: {mode: thesis}}
+nic: {bcn: {mode: thesis, initial_rate: 2.04Gbps}}
+traffic:
+  flows:
+    - {src: h0, dst: h5, process: backlogged}
+    - {src: h1, dst: h5, process: backlogged}
+    - {src: h2, dst: h5, process: backlogged}
+    - {src: h3, dst: h5, process: backlogged}
+    - {src: h4, dst: h5, process: backlogged}
+results: {sample_interval: 1ms}
+"""
+G_I, R_U = 0.53, 1e6
+
+
+@experiment("bcn-fixed-point", "FERA/BCN", "BCN: the fixed point of eq. (10)",
+            SEED + " §2 E (eq. 10); facts-l2-congestion-management.md §5",
+            "five backlogged flows into one 10G port start at the thesis' r* = G_i R_u / G_d = 2.04 Gb/s (slightly "
+            "congested), BCN thesis preset, 1.5 s; r* from eq. (10) with the feedback magnitudes the CP sent.",
+            "r* = G_i R_u / G_d = 2.04 Gb/s with E[e-dagger] = 1/2 and equal magnitudes; each flow settles at its "
+            "share",
+            "r* from (10) with the simulated feedback within 10 % of the 2 Gb/s share; the flows' rates over the "
+            "last 0.5 s within 5 % of it; E[e-dagger] in (0.5, 0.65)",
+            reading="seed-003 errata 10: G_i, R_u and the feedback definition are deferred to other papers; the "
+                    "model takes them from facts-l2 §5 (G_i 0.53, G_d 2.6e-4, R_u 1 Mb/s; docs/models/bcn.md), and "
+                    "eq. (10) is evaluated with the negative and positive magnitudes the CP actually sent (here "
+                    "negative feedback is smaller than positive, so E[e-dagger] settles above 1/2).")
+def bcn_fixed_point(ctx):
+    r = ctx.run(BCN_FIXED, "fixed")
+    s, ts = r.summary, r.timeseries
+    (cp,) = [c for c in s["switches"]["tor"]["ports"][5]["bcn"] if c["frames"]]
+    neg, pos = cp["negative_messages"], cp["positive_messages"]
+    neg_sum = cp["fb_negative_abs_mean"] * neg
+    pos_sum = cp["fb_abs_mean"] * (neg + pos) - neg_sum
+    r_star = G_I * R_U * pos_sum / (G_D * neg_sum)
+    rates = [float(ts[f"h{h}_nic.bcn_rate_mean_bps"].iloc[-500:].mean()) for h in range(5)]
+    ok = (neg > 1000 and pos > 1000 and 0.5 < neg / (neg + pos) < 0.65 and abs(r_star - 2e9) < 0.1 * 2e9
+          and all(abs(x - 2e9) < 0.05 * 2e9 for x in rates))
+
+    def plot(fig):
+        ax = fig.add_subplot(111)
+        for h in range(5):
+            ax.plot(ts.time_us / 1e6, ts[f"h{h}_nic.bcn_rate_mean_bps"] / 1e9, lw=0.6, label=f"h{h}")
+        ax.axhline(2.04, color=plots.PUB, ls="--", label="thesis r* = 2.04 Gb/s")
+        ax.axhline(r_star / 1e9, color=plots.SIM, ls=":", label=f"eq. (10), simulated |e|: {r_star / 1e9:.2f}")
+        ax.set_xlabel("time (s)")
+        ax.set_ylabel("rate (Gb/s)")
+        ax.legend(fontsize=7, ncol=2)
+    return Outcome(f"E[e-dagger] {neg / (neg + pos):.3f}; r* from (10) {r_star / 1e9:.3f} Gb/s; rates over the last "
+                   f"0.5 s {min(rates) / 1e9:.3f}-{max(rates) / 1e9:.3f} Gb/s",
+                   {"p_negative": neg / (neg + pos), "r_star_bps": r_star, "rates_bps": rates}, ok, plot)

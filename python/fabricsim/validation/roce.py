@@ -78,3 +78,40 @@ def incast(ctx):
         ax.axhline(1.25 * KMAX / 1e3, color="gray", ls=":")
     return Outcome("queue p99 " + ", ".join(f"N={n} {x['queue_p99_bytes'] / 1e3:.0f} KB" for n, x in rows.items())
                    + "; no XOFF after 5 ms" * all(x["xoff_after_5ms"] == 0 for x in rows.values()), rows, ok, plot)
+
+
+@experiment("dcqcn-spreading", "RoCE/DCQCN", "DCQCN stops PFC from spreading congestion to a victim",
+            "facts-l2-congestion-management.md §4 (DCQCN, Zhu et al. SIGCOMM 2015); docs/models/roce.md",
+            "platforms/scenarios/dcqcn_spreading.yaml: an incast behind PFC and a victim flow that shares only "
+            "a paused upstream port with it; PFC alone (DCQCN and ECN off) against DCQCN; 20 ms.",
+            "with PFC alone the pause spreads and the victim is held behind the incast; DCQCN keeps PFC quiet "
+            "and the victim's throughput up",
+            "XOFF frames with DCQCN < 5 % of PFC alone; victim < 3.5 Gbps with PFC alone and > 1.5x that with "
+            "DCQCN; no drop")
+def spreading(ctx):
+    import fabricsim
+    path = fabricsim.scenarios.path("dcqcn_spreading")
+    runs = {"pfc_only": ctx.run(path, "pfc_only", overrides={"nic.dcqcn.mode": "none", "switch.ecn.mode": "off"}),
+            "dcqcn": ctx.run(path, "dcqcn")}
+
+    def xoffs(r):
+        return sum(sum(p["flow_control"]["xoff_sent"]) for sw in r.summary["switches"].values() for p in sw["ports"])
+    v = {k: {"xoff_frames": xoffs(r), "victim_gbps": r.summary["flows"][3]["rx_bytes"] * 8 / 20e-3 / 1e9,
+             "dropped": r.summary["frames"]["dropped"]} for k, r in runs.items()}
+    p, d = v["pfc_only"], v["dcqcn"]
+    ok = (p["dropped"] == 0 and d["dropped"] == 0 and d["xoff_frames"] < 0.05 * p["xoff_frames"]
+          and p["victim_gbps"] < 3.5 and d["victim_gbps"] > 1.5 * p["victim_gbps"])
+
+    def plot(fig):
+        ax = fig.add_subplot(121)
+        ax.bar([0, 1], [p["victim_gbps"], d["victim_gbps"]], color=["orange", plots.SIM])
+        ax.set_xticks([0, 1])
+        ax.set_xticklabels(["PFC only", "DCQCN"])
+        ax.set_ylabel("victim throughput (Gbps)")
+        ax2 = fig.add_subplot(122)
+        ax2.bar([0, 1], [p["xoff_frames"], d["xoff_frames"]], color=["orange", plots.SIM])
+        ax2.set_xticks([0, 1])
+        ax2.set_xticklabels(["PFC only", "DCQCN"])
+        ax2.set_ylabel("XOFF frames sent")
+    return Outcome(f"victim {p['victim_gbps']:.2f} Gbps with PFC only, {d['victim_gbps']:.2f} with DCQCN; XOFF frames "
+                   f"{p['xoff_frames']} -> {d['xoff_frames']}", v, ok, plot)
