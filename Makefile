@@ -16,7 +16,7 @@ PY_CMAKE_FLAGS = -DFABRICSIM_BUILD_PYTHON=ON -DPython_EXECUTABLE=$(abspath $(PY)
 PYPATH = $(CURDIR)/python:$(abspath $(BUILD))/python
 export SYSTEMC_DISABLE_COPYRIGHT_MESSAGE := 1
 
-.PHONY: all deps configure build run test test-cpp test-py test-wheel test-asan bench bench-py examples wheel clean \
+.PHONY: all deps configure build run test test-cpp test-py test-wheel test-asan bench bench-py examples wheel clean validate \
         format format-check lint
 
 all: build
@@ -100,6 +100,13 @@ examples: build
 	PYTHONPATH=$(PYPATH) $(PY) examples/incast_buffer_sweep.py
 	PYTHONPATH=$(PYPATH) $(PY) examples/ecn_threshold_sweep.py
 	PYTHONPATH=$(PYPATH) $(PY) examples/headroom_sweep.py
+
+# The validation report: every oracle experiment against its seed, regenerating docs/validation/
+# (README.md, PNGs, results.json; about 1.5 minutes on 2 cores). QUICK=1 runs the quick subset (the
+# cheap experiments, one or two per family, ~10 s) into $(BUILD)/validation-quick/ and leaves the
+# committed report alone.
+validate: build
+	PYTHONPATH=$(PYPATH) $(PY) -m fabricsim.validation $(if $(QUICK),--quick --out $(BUILD)/validation-quick,--out docs/validation)
 
 # The wheel, built by scikit-build-core from the same CMake project (tests and bench off).
 wheel: deps

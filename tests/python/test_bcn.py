@@ -5,10 +5,11 @@ messages to reach 90 % of its fair share, as formula (13) says for the simulated
 messages and rate-regulator tags are on the wire as docs/models/bcn.md lays them out; FERA in
 the same join converges in milliseconds; bad BCN input is refused naming its key."""
 import json
-import math
 import struct
 
 import pytest
+
+from fabricsim.validation.fera_bcn import steps_13
 
 G_I, G_D, R_U = 0.53, 2.6e-4, 1e6
 LINE = 10e9
@@ -29,11 +30,6 @@ def join(sim, scenarios, tmp_path_factory):
 def cp_of(s, port=4):
     (cp,) = [c for c in s["switches"]["tor"]["ports"][port]["bcn"] if c["frames"]]
     return cp
-
-
-def steps_13(e, r_star=FAIR, r0=R0, beta=0.9):
-    """Formula (13): steps for r_i to reach beta x r* from r0 at a per-step factor (1 - e)."""
-    return (math.log((1 - beta) * r_star) - math.log(r_star - r0)) / math.log(1 - e)
 
 
 def test_the_newcomer_needs_thousands_of_messages_to_reach_90_percent_of_its_share(join):

@@ -8,6 +8,7 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 
 import fabricsim
+from fabricsim.validation.roce import xoff_after
 
 LINE = 40e9
 KMAX = 200e3  # RED max_th of the scenarios (the DCQCN paper's Kmax)
@@ -17,13 +18,6 @@ MIN_RATE_GBPS = 0.1  # the paper preset's floor
 def run_all(jobs):
     with ThreadPoolExecutor(max_workers=2) as pool:
         return list(pool.map(lambda j: fabricsim.run(j[0], overrides=j[1]), jobs))
-
-
-def xoff_after(ts, t0_us):
-    """Fraction of samples after t0 in which any ingress PG of any port is in XOFF."""
-    cols = [c for c in ts.columns if c.endswith("_xoff")]
-    late = ts[ts.time_us >= t0_us]
-    return float((late[cols].sum(axis=1) > 0).mean())
 
 
 def rx_bytes(result):

@@ -9,31 +9,11 @@ import struct
 import pandas as pd
 import pytest
 
+from fabricsim.validation.fera_bcn import analysis, queue_per_interval, recurrence_entry, throughput_mbps
+
 C = 10e9
 Q_EQ = 16 * 1500  # bytes, as the thesis' 16 packets of 1500 B
 FERA = 0x88B5
-
-
-def analysis(k, sources=3, duration_ms=40, n0=1000, pcap=""):
-    """A few backlogged sources into one 10G port, linear f with slope k, Q_eq 16 packets,
-    T = 1 ms, N_0 large (q_0 = 0, M = 0): seed-003 §2 B's worked example."""
-    flows = "\n".join(f"    - {{src: h{h}, dst: h0, process: backlogged}}"
-                      for h in range(1, sources + 1))
-    return f"""
-name: fera_analysis
-seed: 1
-duration: {duration_ms}ms
-topology: {{kind: incast, host_rate: 10Gbps, link_delay: 0.5us, incast: {{hosts: {sources + 1}}}}}
-switch:
-  queues: 1
-  fera: {{mode: analysis, k: {k}, n0: {n0}}}
-nic:
-  fera: {{mode: thesis, n0: {n0}}}
-traffic:
-  flows:
-{flows}
-results: {{sample_interval: 100us{pcap}}}
-"""
 
 
 def run(sim, tmp_path, text, name="r"):
@@ -41,28 +21,6 @@ def run(sim, tmp_path, text, name="r"):
     sim(tmp_path / f"{name}.yaml", "--out", tmp_path / name, "--quiet")
     out = tmp_path / name
     return json.loads((out / "summary.json").read_text()), pd.read_csv(out / "timeseries.csv")
-
-
-def queue_per_interval(ts, port="tor.p0", intervals=35):
-    """q_i the CP measured at its closes, i = 0 at the first close after the sources took the
-    first advertised rate (the recurrence's q_0): one reading per T, mid-interval."""
-    rate = ts[f"{port}.fera_rate_bps"]
-    t1 = ts.time_us[rate != rate.iloc[0]].iloc[0]  # the first close
-    qs = []
-    for i in range(intervals):
-        row = ts.iloc[(ts.time_us - (t1 + (i + 0.5) * 1000)).abs().argmin()]
-        qs.append(int(row[f"{port}.fera_q_bytes"]))
-    return qs
-
-
-def recurrence_entry(k):
-    """Eq. (5) from q_0 = 0 in 1500-B packets: the first i with q_i in [0.9, 1.1] Q_eq."""
-    alpha = C * 1e-3 / (8 * 1500)
-    q, i = 0.0, 0
-    while not 0.9 * 16 <= q <= 1.1 * 16:
-        q = (1 - alpha * k / 16) * q + alpha * k
-        i += 1
-    return i
 
 
 @pytest.mark.parametrize("k, seed_n", [(0.002, 21), (0.008, 5)])
@@ -222,10 +180,6 @@ traffic:
 {flows}
 results: {{sample_interval: 1ms}}
 """
-
-
-def throughput_mbps(s):
-    return s["nics"]["h0_nic"]["rx_bytes"] * 8 / s["sim_time_s"] / 1e6
 
 
 @pytest.fixture(scope="module")

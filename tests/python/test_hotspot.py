@@ -8,6 +8,8 @@ import json
 import pandas as pd
 import pytest
 
+from fabricsim.validation.fera_bcn import pause_events
+
 STEP_US = 20000
 Q_EQ = 16 * 1500
 
@@ -18,19 +20,6 @@ def run(sim, scenarios, tmp_path, *sets, name="r"):
     out = tmp_path / name
     return (json.loads((out / "summary.json").read_text()), pd.read_csv(out / "timeseries.csv"),
             pd.read_csv(out / "flows.csv"))
-
-
-def pause_events(ts, port="tor.p1", merge_us=200):
-    """(start, end) in us of the PAUSE events the switch held on an input port: runs of samples
-    with XOFF on, a gap of up to `merge_us` inside one event (ON/OFF cycles of ~24 us)."""
-    on = ts.time_us[ts[f"{port}_xoff"] != 0].tolist()
-    events = []
-    for t in on:
-        if events and t - events[-1][1] <= merge_us:
-            events[-1][1] = t
-        else:
-            events.append([t, t])
-    return [(a, b) for a, b in events]
 
 
 @pytest.fixture(scope="module")

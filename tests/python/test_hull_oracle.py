@@ -24,6 +24,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from fabricsim.validation.hull import slowdown, stats
+
 LINE = 1e9
 FRAME = 1518  # bytes of a full-size frame in the switch queue (frame incl. FCS)
 
@@ -143,12 +145,6 @@ LOADS = [0.2, 0.4, 0.6]
 TRIALS = int(os.environ.get("FABRICSIM_HULL_TRIALS", "1"))
 DURATION_S = float(os.environ.get("FABRICSIM_HULL_DURATION", "30"))
 PORT = "triumph.p4_frame_bytes"  # the switch port to the client s5
-GAMMA = 0.87  # seed-000 §2.4: 950 Mbps drain less DCTCP's ~8% loss
-
-
-def slowdown(rho, gamma=GAMMA):
-    """M/G/1-PS slowdown of a link run at gamma of its capacity (seed-000 eq 4.3)."""
-    return (1 - rho) / (gamma - rho)
 
 
 def one_run(sim, scenario, out, scheme, load, seed):
@@ -186,11 +182,6 @@ def table_4_4(sim, scenarios, tmp_path_factory):
         table[key] = {"summaries": r["summaries"], "lat": lat, "msgs": m}
     print_table(table)
     return table
-
-
-def stats(x):
-    x = np.asarray(x, dtype=float)
-    return x.mean(), np.percentile(x, 90), np.percentile(x, 99)
 
 
 def small(m):

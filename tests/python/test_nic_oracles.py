@@ -9,26 +9,7 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 
 import fabricsim
-
-# Table 4.2 rows: (rx-frames overrides) -> seed (CPU %, Gbps, ACK ratio KB)
-ROWS = {
-    "0": ({"nic.rx.rx_frames": 0, "nic.rx.rx_usecs": "0s"}, (99.0, 7.7, 67.4)),
-    "2": ({"nic.rx.rx_frames": 2}, (98.7, 9.3, 11.4)),
-    "8": ({"nic.rx.rx_frames": 8}, (75.0, 9.5, 12.2)),
-    "32": ({"nic.rx.rx_frames": 32}, (53.2, 9.5, 16.5)),
-    "128": ({"nic.rx.rx_frames": 128}, (30.7, 9.5, 64.0)),
-}
-
-
-def measure(result):
-    flow = result.summary["flows"][0]
-    rx = result.summary["hosts"]["h1"]["rx_path"]
-    return {
-        "cpu": rx["cpu_utilisation"],
-        "gbps": result.summary["goodput_bps"] / 1e9,
-        "ack_kb": flow["rx_bytes"] / flow["ack_frames"] / 1e3,
-        "per_irq": rx["frames_per_interrupt"],
-    }
+from fabricsim.validation.nic import ROWS, measure
 
 
 @pytest.fixture(scope="module")

@@ -7,26 +7,9 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 
 import fabricsim
+from fabricsim.validation.pfc import COMBOS, MTU_CELLS, lossless_pgs, overrides
 
-COMBOS = [("10Gbps", 2, "9Gbps"), ("10Gbps", 100, "9Gbps"), ("100Gbps", 2, "90Gbps"),
-          ("100Gbps", 100, "90Gbps")]
 SEEDS = [1, 2, 3]
-MTU_CELLS = 8  # a 1518-B frame in 208-B cells
-
-
-def overrides(rate, cable, reverse, **extra):
-    o = {"topology.host_rate": rate, "topology.cable_length": cable,
-         "traffic.flows[0].rate": rate, "traffic.flows[1].rate": rate,
-         "traffic.flows[2].rate": reverse, "traffic.flows[3].rate": reverse,
-         "duration": "2ms" if rate == "100Gbps" else "4ms"}
-    o.update(extra)
-    return o
-
-
-def lossless_pgs(summary):
-    """(headroom_limit_cells, headroom_peak_cells) of PG 3 at each port that used it."""
-    return [(g["headroom_limit_cells"], g["headroom_peak_cells"])
-            for p in summary["switches"]["tor"]["ports"] for g in p["ingress_pgs"] if g["pg"] == 3]
 
 
 def run_all(jobs):

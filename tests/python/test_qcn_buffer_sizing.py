@@ -16,17 +16,13 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from fabricsim.validation.qcn import weighted_sd
+
 THESIS = {120: (265, 14), 250: (783, 33), 500: (1250, 95)}  # Mb/s: TCP, QCN
 WARM_US = {"qcn": 100_000, "tcp": 50_000}
 END_US = 300_000
 TCP = ["switch.qcn.mode=none", "nic.qcn.mode=none",
        "traffic.flows=[{src: h0, dst: h1, transport: tcp, trace: true}]"]
-
-
-def weighted_sd(t_us, x, end_us):
-    dt = np.diff(np.append(t_us, end_us))
-    m = np.average(x, weights=dt)
-    return float(np.sqrt(np.average((x - m) ** 2, weights=dt)))
 
 
 def utilisation(pcap, start_us, end_us, rate_bps=10e9):

@@ -13,6 +13,7 @@ import json
 import pytest
 
 import fabricsim
+from fabricsim.validation.qcn import near_q_eq
 
 SCENARIO = """
 name: qcn_stability
@@ -44,12 +45,6 @@ def loop(sim, tmp_path, rtt_us, mode, seed=1):
     q = ts[ts.time_us >= WARM_US]["tor.p10_frame_bytes"] / 1500
     return s, {"underflow": float((q == 0).mean()), "median": q.median(), "p10": q.quantile(0.1),
                "swing": q.quantile(0.9) - q.quantile(0.1)}
-
-
-def near_q_eq(q):
-    """Held around Q_eq: median within [0.6, 1.2] Q_eq, 90 % of the time above 0.45 Q_eq, and
-    (almost) never empty."""
-    return 0.6 * Q_EQ <= q["median"] <= 1.2 * Q_EQ and q["p10"] >= 0.45 * Q_EQ and q["underflow"] <= 0.001
 
 
 @pytest.fixture(scope="module")

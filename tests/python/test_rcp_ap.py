@@ -20,9 +20,10 @@ implements the law; the offset is the unit of q. Both sets are tested.
 """
 import json
 
-import numpy as np
 import pandas as pd
 import pytest
+
+from fabricsim.validation.qcn import fluid, rcp_stable as stable, rcp_unstable as unstable
 
 C = 2.4e9
 N = 10
@@ -49,45 +50,6 @@ def measure(sim, scenarios, tmp_path_factory, variant, rtt_ms, beta=BETA_THESIS,
         last = r[t >= duration_s - 2].std()
         RUNS[key] = (first, last, summary)
     return RUNS[key]
-
-
-def stable(first, last):
-    return last < 0.05 and last < 0.6 * first
-
-
-def unstable(first, last):
-    return last > 0.1 and last >= 0.8 * first
-
-
-def fluid(rtt_s, variant, beta=BETA_THESIS, duration_s=8.0, dt=0.0005, alpha=0.1, T=0.05,
-          d0=0.02, a=0.5):
-    """The discrete delay loop as a fluid: the port's rate R (updated every T by the same law,
-    AP/AP2 averaging at T/2 or T/3 and 2T/3), the N sources sending R(t - RTT), the queue
-    q' = N.R(t - RTT) - C (not below 0), y the mean arrival rate of the interval. Returns
-    (s(first), s(last)) as measure() does."""
-    steps, delay, per = int(duration_s / dt), int(round(rtt_s / dt)), int(round(T / dt))
-    points = {"ap": [per // 2], "ap2": [per // 3, 2 * per // 3]}.get(variant, [])
-    r = np.empty(steps)
-    r[0] = cur = r_t = 0.8 * SHARE
-    q = acc = 0.0
-    fb_prev = None
-    last = 0
-    for k in range(1, steps):
-        x = N * (r[k - 1 - delay] if k - 1 - delay >= 0 else r[0])
-        q = max(0.0, q + (x - C) * dt / 8)
-        acc += x * dt
-        if last and k - last in points:
-            cur = (1 - a) * cur + a * r_t
-        if k % per == 0:
-            y, acc = acc / T, 0.0
-            fb = (alpha * (C - y) - beta * 8 * q / d0) / C
-            w = 0.5 * fb + 0.25 * (fb - (fb if fb_prev is None else fb_prev)) if variant == "pd" else fb
-            fb_prev, r_t, last = fb, cur, k
-            cur = min(C, max(C / 1000, cur * (1 + T / d0 * w)))
-        r[k] = cur
-    t = np.arange(steps) * dt
-    rr = r / SHARE
-    return rr[t < 2].std(), rr[t >= duration_s - 2].std()
 
 
 # (variant, RTT ms, expected, duration s, beta): the thesis' points (beta 1/8) and the law as
