@@ -115,6 +115,14 @@ struct topology_params {
     std::optional<std::uint32_t> ft_pods, ft_tors_per_pod, ft_hosts_per_tor, ft_tor_uplinks,
         ft_aggs_per_pod, ft_agg_uplinks;
     std::optional<std::uint64_t> ft_fabric_rate;
+    std::uint32_t pl_switches = 0, pl_hosts = 0;
+    std::optional<std::uint64_t> pl_rate;
+    std::optional<ps_t> pl_delay;
+    std::uint32_t dcs = 0, dc_leaves = 0, dc_spines = 0, dc_hosts_per_leaf = 0, dc_borders = 0;
+    std::optional<std::uint64_t> dc_fabric_rate, wan_rate;
+    ps_t wan_delay = 0;
+    std::vector<ps_t> wan_delays;  ///< per DC pair (0,1), (0,2), ..., (1,2), ...; empty: wan_delay
+    double wan_ber = 0;
     std::vector<custom_node> switches, hosts;
     std::vector<custom_link> links;
 
@@ -183,9 +191,12 @@ const param_table<topology_params>& topology_params::params() {
         param_table<tp> t;
         auto& kind = t.add("kind", value_kind::CHOICE, "dumbbell",
                            "Platform generator: dumbbell, incast (one rack), leaf_spine, fat_tree "
-                           "(3 tiers, k-ary), custom (switches/hosts/links lists)",
+                           "(3 tiers, k-ary), parking_lot (a chain of switches with hosts at "
+                           "each), multi_dc (leaf-spine DCs joined by border switches over WAN "
+                           "links), custom (switches/hosts/links lists)",
                            &tp::kind);
-        kind.choices = {"dumbbell", "incast", "leaf_spine", "fat_tree", "custom"};
+        kind.choices = {"dumbbell",    "incast",   "leaf_spine", "fat_tree",
+                        "parking_lot", "multi_dc", "custom"};
         t.add("host_rate", value_kind::BIT_RATE, "10Gbps", "Speed of host links", &tp::host_rate)
             .min = 1e6;
         t.add("link_delay", value_kind::TIME, "1us", "Propagation delay of every generated link",
@@ -254,6 +265,68 @@ const param_table<topology_params>& topology_params::params() {
         t.add("fat_tree.fabric_rate", value_kind::BIT_RATE,
               "Rate of the ToR-aggregation and aggregation-core links (default: host_rate)",
               &tp::ft_fabric_rate);
+        auto& pls =
+            t.add("parking_lot.switches", value_kind::INT, "3",
+                  "Switches s0..s(n-1) in a chain (n-1 bottleneck links)", &tp::pl_switches);
+        pls.min = 2;
+        pls.max = 256;
+        auto& plh = t.add("parking_lot.hosts_per_switch", value_kind::INT, "2",
+                          "Hosts on each switch, s<i>_h0 .. (the long flow's ends and the cross "
+                          "traffic's)",
+                          &tp::pl_hosts);
+        plh.min = 1;
+        plh.max = 256;
+        t.add("parking_lot.chain_rate", value_kind::BIT_RATE,
+              "Rate of the switch-to-switch links (default: host_rate)", &tp::pl_rate);
+        t.add("parking_lot.chain_delay", value_kind::TIME,
+              "Propagation delay of the switch-to-switch links (default: link_delay)",
+              &tp::pl_delay);
+        auto& dcs =
+            t.add("multi_dc.dcs", value_kind::INT, "2", "Data centres dc0, dc1, ...", &tp::dcs);
+        dcs.min = 2;
+        dcs.max = 16;
+        auto dc_count = [&t](const std::string& key, const char* def, const std::string& help,
+                             std::uint32_t tp::*member, double max) {
+            auto& p = t.add("multi_dc." + key, value_kind::INT, def, help, member);
+            p.min = 1;
+            p.max = max;
+        };
+        dc_count("leaves", "2", "Leaf switches per DC (dc<d>_leaf<i>)", &tp::dc_leaves, 1024);
+        dc_count("spines", "2", "Spine switches per DC (dc<d>_spine<j>)", &tp::dc_spines, 256);
+        dc_count("hosts_per_leaf", "4", "Hosts per leaf (dc<d>_h<i>)", &tp::dc_hosts_per_leaf,
+                 1024);
+        dc_count("borders", "1",
+                 "Border switches per DC (dc<d>_border<b>, role border), each linked to every "
+                 "spine of its DC and to border b of every other DC",
+                 &tp::dc_borders, 16);
+        t.add("multi_dc.fabric_rate", value_kind::BIT_RATE,
+              "Leaf-spine and spine-border link rate (default: host_rate)", &tp::dc_fabric_rate);
+        t.add("multi_dc.wan_rate", value_kind::BIT_RATE,
+              "Rate of the WAN links between border switches (default: fabric_rate)",
+              &tp::wan_rate);
+        t.add("multi_dc.wan_delay", value_kind::TIME, "10ms",
+              "One-way propagation delay of every WAN link", &tp::wan_delay)
+            .min = 1;
+        t.add("multi_dc.wan_delays", value_kind::STRING_LIST, "[]",
+              "One-way delay per DC pair, in the order (dc0,dc1), (dc0,dc2), ..., (dc1,dc2), ... "
+              "(e.g. [20ms, 30ms, 40ms] for three DCs); empty: multi_dc.wan_delay for all",
+              [](tp& o, const config_value& v) {
+                  const std::vector<std::string> items = v.str_list();
+                  for (std::size_t i = 0; i < items.size(); ++i) {
+                      std::string why;
+                      const auto t = parse_time(items[i], why);
+                      if (!t || *t == 0)
+                          v.section().fail(v.key() + "[" + std::to_string(i) + "]",
+                                           t ? "must be positive" : why);
+                      o.wan_delays.push_back(*t);
+                  }
+              });
+        auto& wb = t.add("multi_dc.wan_ber", value_kind::REAL, "0",
+                         "Bit error rate of the WAN links (frames lost as fcs_error; phy.ber is "
+                         "every other link's)",
+                         &tp::wan_ber);
+        wb.min = 0;
+        wb.max = 1e-3;
         t.list<custom_node>("switches", "", "custom: switches", custom_node_params(true),
                             append_to(&tp::switches));
         t.list<custom_node>("hosts", "", "custom: hosts (one NIC port each)",
@@ -315,6 +388,70 @@ fat_tree_shape fat_tree_shape_of(const topology_params& t) {
                            a + " aggregation switches per pod but tor_uplinks = " + u +
                                " for the pod's one ToR: some would have no ToR below them");
     return s;
+}
+
+/// topology.kind multi_dc: `dcs` leaf-spine fabrics, each with `borders` border switches linked
+/// to every spine of their DC; border b of each DC has a WAN link to border b of every other.
+void build_multi_dc(scenario& sc, const topology_params& t, ps_t delay) {
+    topology& topo = sc.topo;
+    const std::string key = "topology.multi_dc";
+    const std::uint32_t dcs = t.dcs, pairs = dcs * (dcs - 1) / 2;
+    if (!t.wan_delays.empty() && t.wan_delays.size() != pairs)
+        throw config_error(key + ".wan_delays", "lists " + std::to_string(t.wan_delays.size()) +
+                                                    " delays; " + std::to_string(dcs) +
+                                                    " DCs have " + std::to_string(pairs) +
+                                                    " pairs");
+    const std::uint32_t nl = t.dc_leaves, ns = t.dc_spines, nh = t.dc_hosts_per_leaf,
+                        nb = t.dc_borders;
+    const std::uint64_t fr = t.dc_fabric_rate.value_or(t.host_rate);
+    auto link = [&](std::uint32_t a, std::uint32_t ap, std::uint32_t b, std::uint32_t bp,
+                    std::uint64_t rate, ps_t prop, const std::string& k) {
+        link_desc l;
+        l.a = {a, ap};
+        l.b = {b, bp};
+        l.cfg.rate_bps = rate;
+        l.cfg.propagation = prop;
+        l.key = k;
+        topo.links.push_back(l);
+    };
+    for (std::uint32_t d = 0; d < dcs; ++d)
+        for (std::uint32_t i = 0; i < nl * nh; ++i)
+            topo.add_node("dc" + std::to_string(d) + "_h" + std::to_string(i), node_kind::HOST, 1);
+    std::vector<std::vector<std::uint32_t>> border(dcs);
+    for (std::uint32_t d = 0; d < dcs; ++d) {
+        const std::string dc = "dc" + std::to_string(d) + "_";
+        std::vector<std::uint32_t> leaf, spine;
+        for (std::uint32_t i = 0; i < nl; ++i)
+            leaf.push_back(
+                topo.add_node(dc + "leaf" + std::to_string(i), node_kind::SWITCH, nh + ns, "leaf"));
+        for (std::uint32_t j = 0; j < ns; ++j)
+            spine.push_back(topo.add_node(dc + "spine" + std::to_string(j), node_kind::SWITCH,
+                                          nl + nb, "spine"));
+        for (std::uint32_t b = 0; b < nb; ++b)
+            border[d].push_back(topo.add_node(dc + "border" + std::to_string(b), node_kind::SWITCH,
+                                              ns + dcs - 1, "border"));
+        const std::uint32_t first_host = d * nl * nh;
+        for (std::uint32_t i = 0; i < nl; ++i) {
+            for (std::uint32_t k = 0; k < nh; ++k)
+                link(first_host + i * nh + k, 0, leaf[i], k, t.host_rate, delay, key);
+            for (std::uint32_t j = 0; j < ns; ++j)
+                link(leaf[i], nh + j, spine[j], i, fr, delay, key + ".fabric_rate");
+        }
+        for (std::uint32_t j = 0; j < ns; ++j)
+            for (std::uint32_t b = 0; b < nb; ++b)
+                link(spine[j], nl + b, border[d][b], j, fr, delay, key + ".fabric_rate");
+    }
+    // WAN: border port ns + (index of the remote DC among the others).
+    std::uint32_t pair = 0;
+    for (std::uint32_t d = 0; d < dcs; ++d)
+        for (std::uint32_t e = d + 1; e < dcs; ++e, ++pair) {
+            const ps_t wan = t.wan_delays.empty() ? t.wan_delay : t.wan_delays[pair];
+            for (std::uint32_t b = 0; b < nb; ++b) {
+                link(border[d][b], ns + e - 1, border[e][b], ns + d, t.wan_rate.value_or(fr), wan,
+                     key + ".wan_rate");
+                topo.links.back().ber = t.wan_ber;
+            }
+        }
 }
 
 void build_topology(scenario& sc, const topology_params& t) {
@@ -407,6 +544,28 @@ void build_topology(scenario& sc, const topology_params& t) {
                     link(agg[p * s.aggs_per_pod + j], agg_down[j] + u, core[j * s.agg_uplinks + u],
                          p, fr, key);
         }
+    } else if (t.kind == "parking_lot") {
+        // s0 - s1 - ... - s(n-1); hosts s<i>_h<k> on ports 0..m-1; port m to the right
+        // neighbour, port m+1 (port m on the last switch) to the left one.
+        const std::uint32_t n = t.pl_switches, m = t.pl_hosts;
+        const std::string key = "topology.parking_lot";
+        std::vector<std::uint32_t> sw;
+        for (std::uint32_t i = 0; i < n; ++i)
+            for (std::uint32_t k = 0; k < m; ++k)
+                topo.add_node("s" + std::to_string(i) + "_h" + std::to_string(k), node_kind::HOST,
+                              1);
+        for (std::uint32_t i = 0; i < n; ++i)
+            sw.push_back(topo.add_node("s" + std::to_string(i), node_kind::SWITCH,
+                                       m + (i == 0 || i + 1 == n ? 1 : 2), "chain"));
+        for (std::uint32_t i = 0; i < n; ++i)
+            for (std::uint32_t k = 0; k < m; ++k) link(i * m + k, 0, sw[i], k, host_rate, key);
+        for (std::uint32_t i = 0; i + 1 < n; ++i) {
+            link(sw[i], m, sw[i + 1], i + 1 == n - 1 ? m : m + 1, t.pl_rate.value_or(host_rate),
+                 key + ".chain_rate");
+            if (t.pl_delay) topo.links.back().cfg.propagation = *t.pl_delay;
+        }
+    } else if (t.kind == "multi_dc") {
+        build_multi_dc(sc, t, delay);
     } else {
         auto add = [&](const custom_node& n, node_kind kind) {
             if (topo.find(n.name) >= 0)
@@ -525,7 +684,7 @@ void apply_phy(scenario& sc, const phy_params& phy) {
         c.encoding_latency =
             phy.encoding_latency.value_or(phy::default_encoding_latency(c.rate_bps));
         c.fec_latency = phy.fec_latency.value_or(phy::default_fec_latency(c.fec, c.rate_bps));
-        c.ber = phy.ber;
+        c.ber = l.ber.value_or(phy.ber);
     }
     for (const auto& f : phy.faults) {
         const endpoint e = sc.topo.parse_endpoint(f.port, f.where + ".port");
@@ -586,7 +745,8 @@ const param_table<profile_rule>& profile_rule_params(bool is_switch) {
             .optional = true;
         t.add("roles", value_kind::STRING_LIST, "",
               sw ? "Switches this profile applies to, by role: leaf and spine (leaf_spine), tor, "
-                   "agg and core (fat_tree), tor (incast), or topology.switches[].role"
+                   "agg and core (fat_tree), tor (incast), chain (parking_lot), leaf, spine and "
+                   "border (multi_dc), or topology.switches[].role"
                  : "Hosts whose NIC uses this profile, by topology.hosts[].role",
               &profile_rule::roles)
             .optional = true;

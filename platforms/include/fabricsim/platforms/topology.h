@@ -6,6 +6,7 @@
 /// every switch its shortest-path (ECMP) egress ports towards every host.
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -34,7 +35,8 @@ struct link_desc {
     endpoint a;
     endpoint b;
     phy::link_config cfg;
-    std::string key;  ///< config path for error messages
+    std::string key;            ///< config path for error messages
+    std::optional<double> ber;  ///< this link's BER (WAN links); else phy.ber
 };
 
 struct topology {
