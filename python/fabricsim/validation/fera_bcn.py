@@ -405,3 +405,122 @@ def bcn_fixed_point(ctx):
     return Outcome(f"E[e-dagger] {neg / (neg + pos):.3f}; r* from (10) {r_star / 1e9:.3f} Gb/s; rates over the last "
                    f"0.5 s {min(rates) / 1e9:.3f}-{max(rates) / 1e9:.3f} Gb/s",
                    {"p_negative": neg / (neg + pos), "r_star_bps": r_star, "rates_bps": rates}, ok, plot)
+
+# ---------------------------------------------------------------- multi-bottleneck topologies
+
+# §3.5: a parking lot of two 10G chain links (the parking_lot generator); one long flow and one
+# cross flow per link, backlogged sources under FERA's thesis preset.
+PARKING_LOT = """
+name: pl_fera
+seed: 1
+duration: 60ms
+topology: {kind: parking_lot, host_rate: 10Gbps, link_delay: 0.5us,
+           parking_lot: {switches: 3, hosts_per_switch: 2}}
+switch:
+  queues: 1
+  port_cap: 100pkt
+  flow_control: {generate: queue_pause, q_on: 90pkt, q_off: 80pkt}
+  fera: {mode: thesis}
+nic:
+  tx_queue: 100000
+  flow_control: {honour_pause: true}
+  fera: {mode: thesis}
+traffic:
+  flows:
+    - {src: s0_h0, dst: s2_h0, process: backlogged}
+    - {src: s0_h1, dst: s1_h0, process: backlogged}
+    - {src: s1_h1, dst: s2_h1, process: backlogged}
+results: {sample_interval: 100us, per_queue_series: false}
+"""
+
+# §3.7: ST1, ST2 -> DT1 and ST3, ST4 -> DT2 over a shared 10G link; DT2's link is 1G.
+ASYMMETRIC = """
+name: asym_fera
+seed: 1
+duration: 60ms
+topology:
+  kind: custom
+  link_delay: 0.5us
+  switches: [{name: es1, ports: 5}, {name: es2, ports: 3}]
+  hosts: [{name: st1}, {name: st2}, {name: st3}, {name: st4}, {name: dt1}, {name: dt2}]
+  links:
+    - {a: st1, b: "es1:0"}
+    - {a: st2, b: "es1:1"}
+    - {a: st3, b: "es1:2"}
+    - {a: st4, b: "es1:3"}
+    - {a: "es1:4", b: "es2:0"}
+    - {a: "es2:1", b: dt1}
+    - {a: "es2:2", b: dt2, rate: 1Gbps}
+switch:
+  queues: 1
+  port_cap: 100pkt
+  flow_control: {generate: queue_pause, q_on: 90pkt, q_off: 80pkt}
+  fera: {mode: thesis}
+nic:
+  tx_queue: 100000
+  flow_control: {honour_pause: true}
+  fera: {mode: thesis}
+traffic:
+  flows:
+    - {src: st1, dst: dt1, process: backlogged}
+    - {src: st2, dst: dt1, process: backlogged}
+    - {src: st3, dst: dt2, process: backlogged}
+    - {src: st4, dst: dt2, process: backlogged}
+results: {sample_interval: 100us, per_queue_series: false}
+"""
+
+
+def fera_regulators(s, hosts):
+    """The FERA regulator rate of each flow of `hosts`, in Gb/s."""
+    return [f["rate_bps"] / 1e9 for h in hosts for f in s["nics"][h + "_nic"]["fera"]["per_flow"]]
+
+
+@experiment("fera-parking-lot", "FERA/BCN", "Parking lot: max-min with short and long loops",
+            SEED + " §3.5 (§8.4, Fig 8.5)",
+            "parking_lot generator: three switches, two 10G chain links with one-hop delays of "
+            "0.5 us and 50 us; a long flow over both links and one cross flow per link, backlogged, "
+            "FERA thesis preset with PAUSE 90/80 as backstop; 60 ms.",
+            "FERA reaches max-min fairness and stays stable with both delays (no numbers given): "
+            "max-min is C/2 = 5 Gb/s for every flow",
+            "every regulator within 1 % of 5 Gb/s, the delivered rates within 0.1 Gb/s of each "
+            "other, no drops")
+def fera_parking_lot(ctx):
+    v, ok = {}, True
+    for d in ("0.5us", "50us"):
+        s = ctx.run(PARKING_LOT, "pl_" + d, overrides={"topology.parking_lot.chain_delay": d}).summary
+        reg = fera_regulators(s, ["s0_h0", "s0_h1", "s1_h1"])
+        got = [f["delivered_bytes"] * 8 / s["sim_time_s"] / 1e9 for f in s["flows"]]
+        v[d] = {"regulators_gbps": reg, "delivered_gbps": got, "dropped": s["frames"]["dropped"]}
+        ok = ok and all(abs(r / 5 - 1) <= 0.01 for r in reg) and max(got) - min(got) < 0.1 \
+            and s["frames"]["dropped"] == 0
+
+    def plot(fig):
+        plots.bars(fig, ["long 0.5us", "cross 1", "cross 2", "long 50us", "cross 1 ", "cross 2 "],
+                   v["0.5us"]["regulators_gbps"] + v["50us"]["regulators_gbps"], [5.0] * 6,
+                   "regulator rate (Gb/s)", "Parking lot (max-min: C/2 each)")
+    return Outcome("regulators " + "; ".join(
+        f"{d}: " + " / ".join(f"{r:.3f}" for r in v[d]["regulators_gbps"]) for d in v) + " Gb/s, no drops",
+        {d: {k: (num(x) if not isinstance(x, list) else [num(y) for y in x]) for k, x in w.items()}
+         for d, w in v.items()}, ok, plot)
+
+
+@experiment("fera-asymmetric", "FERA/BCN", "Asymmetric topology, two congestion points",
+            SEED + " §3.7 (§8.6, Fig 8.8/8.9)",
+            "custom topology: ST1..ST4 on switch es1, a shared 10G link to es2, DT1 on 10G, DT2 on "
+            "1G; ST1, ST2 -> DT1, ST3, ST4 -> DT2, backlogged, FERA thesis preset; 60 ms.",
+            "two flows at about 4.5 Gb/s and two at 0.5 Gb/s, \"this is optimal\" (max-min)",
+            "each regulator within 1 % of 4.5 / 4.5 / 0.5 / 0.5 Gb/s, no drops",
+            reading="the thesis does not draw which links are 1G; the placement that makes its "
+                    "4.5/4.5/0.5/0.5 max-min (one 1G destination link behind a shared 10G link) is "
+                    "the spec's derived reading (seed-003 §3.7).")
+def fera_asymmetric(ctx):
+    s = ctx.run(ASYMMETRIC, "asym").summary
+    reg = fera_regulators(s, ["st1", "st2", "st3", "st4"])
+    want = [4.5, 4.5, 0.5, 0.5]
+    ok = all(abs(r / w - 1) <= 0.01 for r, w in zip(reg, want)) and s["frames"]["dropped"] == 0
+
+    def plot(fig):
+        plots.bars(fig, ["ST1", "ST2", "ST3", "ST4"], reg, want, "regulator rate (Gb/s)",
+                   "Asymmetric topology (published: 4.5 / 4.5 / 0.5 / 0.5)")
+    return Outcome("regulators " + " / ".join(f"{r:.3f}" for r in reg) + " Gb/s, no drops",
+                   {"regulators_gbps": [num(r) for r in reg], "dropped": s["frames"]["dropped"]}, ok, plot)
