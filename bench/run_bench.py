@@ -58,7 +58,9 @@ SCENARIOS = [("dumbbell_line_rate", "dumbbell_line_rate.yaml", ()),
              ("leaf_spine_websearch_dctcp_100g", "leaf_spine_websearch_dctcp.yaml", WEB_100G),
              ("leaf_spine_websearch_dctcp_100g_nic", "leaf_spine_websearch_dctcp.yaml", WEB_100G + NIC_TX),
              ("leaf_spine_websearch_dctcp_100g_nic_rx", "leaf_spine_websearch_dctcp.yaml",
-              WEB_100G + NIC_TX + NIC_RX_100G)]
+              WEB_100G + NIC_TX + NIC_RX_100G),
+             # (f) two DCs of (b)'s shape over 100G WAN links of 10 ms, ~320 MB in flight.
+             ("multi_dc_wan_40", "multi_dc_wan.yaml", ())]
 
 
 def main():
@@ -148,6 +150,10 @@ def ratios(report, sc, rounds, best_cpu):
     if have("leaf_spine_websearch_dctcp_100g", "leaf_spine_websearch_dctcp_100g_nic",
             "leaf_spine_websearch_dctcp_100g_nic_rx"):
         nic_ratios(report, sc)
+    if have("multi_dc_wan_40", "leaf_spine_poisson_70"):
+        # Issue 16: the WAN run at >= 50% of the leaf-spine run's frame-hops/s.
+        report["multi_dc_wan_vs_leaf_spine"] = round(
+            sc["multi_dc_wan_40"]["frame_hops_per_s"] / sc["leaf_spine_poisson_70"]["frame_hops_per_s"], 3)
 
 
 def queue_ratios(report, sc, rounds, best_cpu):

@@ -1199,6 +1199,11 @@ const param_table<host::xpass_params>& xpass_params_table() {
               "Credits still arriving this long after a CREDIT_STOP make the sender send it again",
               [](xp& o, const config_value& v) { o.stop_timeout = v.time(); })
             .min = 1;
+        t.add("demand_known", value_kind::BOOL, "false",
+              "The receiver knows each flow's size and sends one credit per data packet, then "
+              "stops (seed-002 §2.5's data-crush set-up); false: it credits until the sender's "
+              "CREDIT_STOP, wasting what is in flight (ns2-xpass)",
+              [](xp& o, const config_value& v) { o.demand_known = v.boolean(); });
         auto& dscp = t.add("credit_dscp", value_kind::INT, "56",
                            "DSCP of credits (switch.qos maps it to switch.credit_queue.queue; "
                            "56 -> traffic class 7 by default)",

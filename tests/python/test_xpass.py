@@ -8,6 +8,8 @@ import json
 import pandas as pd
 import pytest
 
+from fabricsim.validation.credit import CRUSH, crush_expected_packets
+
 ONE = """
 name: xpass_one
 seed: 1
@@ -127,3 +129,18 @@ def test_a_lossless_credit_queue_is_refused(sim, tmp_path):
         "credit_queue: {queue: 7}\n  mmu: {lossless_queues: ['7'], lossless_pool: 1MB}"))
     p = sim(tmp_path / "s.yaml", "--out", tmp_path / "r", check=False)
     assert p.returncode == 2 and "switch.credit_queue.queue: is a lossless queue" in p.stderr, p.stderr
+
+
+def test_rtt_mismatch_crushes_data_at_the_bottleneck(sim, tmp_path):
+    """seed-002 §2.5, Table 4.3: flow 1 (RTT 40 ms) is credited 20-40 ms, flow 2 (RTT 20 ms,
+    from 30 ms) 40-60 ms; both flows' data reach the bottleneck together and queue there:
+    16177 packets, the round-trip reading of delta-RTT x C (25 MB; the thesis reports the
+    one-way one, 12.5 MB, which its own timeline does not give). Equal RTTs interleave."""
+    s = run(sim, tmp_path / "a", CRUSH)
+    peak = s["switches"]["sw"]["ports"][2]["queues"][0]["peak_frame_bytes"] / 1518
+    assert peak == pytest.approx(crush_expected_packets(), rel=0.02)
+    assert peak == pytest.approx(20e-3 * 10e9 / 8 / 1538, rel=0.05)
+    assert s["frames"]["dropped"] == s["frames"]["dropped_by_cause"]["credit_dropped"]
+    assert all(f["fct_us"] > 0 and f["rx_bytes"] == 25_000_000 for f in s["flows"])
+    eq = run(sim, tmp_path / "b", CRUSH, "topology.links[1].delay=20ms")
+    assert eq["switches"]["sw"]["ports"][2]["queues"][0]["peak_frame_bytes"] / 1518 <= 6

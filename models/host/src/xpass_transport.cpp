@@ -52,8 +52,11 @@ void xpass_transport::on_timer(std::uint8_t kind, std::uint32_t slot, ps_t at, p
         case REQUEST_RETRY:
             on_request_retry(slot, at);
             break;
-        default:
+        case NACK_RETRY:
             on_nack_retry(slot, at);
+            break;
+        default:
+            on_demand_check(slot, at);
             break;
     }
 }
@@ -173,6 +176,18 @@ void xpass_transport::on_credit_due(std::uint32_t slot, ps_t at) {
     xp_rx& r = m_rx[slot];
     if (r.credit_queued != at) return;
     flow_record& rec = m_flows[r.flow];
+    if (rec.spec.xpass.demand_known && rec.spec.size_bytes != 0) {
+        if (r.credit_limit == 0) r.credit_limit = (rec.spec.size_bytes + MAX_DATA - 1) / MAX_DATA;
+        if (r.counters.credits_sent >= r.credit_limit && r.nack_queued == 0) {
+            // One credit per packet sent. Credits lost on the way leave the flow short: check
+            // two RTTs later and credit what has not arrived.
+            r.credit_queued = 0;
+            r.check_queued =
+                at + (r.ctl.rtt() ? 2 * r.ctl.rtt() : rec.spec.xpass.retransmit_timeout);
+            schedule(r.check_queued, DEMAND_CHECK, slot);
+            return;
+        }
+    }
     if (r.ctl.before_credit(at)) {
         r.counters.rate_updates++;
         if (rec.spec.trace)
@@ -240,6 +255,19 @@ void xpass_transport::on_nack_retry(std::uint32_t slot, ps_t at) {
     if (r.nack_queued != at) return;
     r.nack_queued = 0;
     if (!complete(r)) send_nack(r, slot, at);
+}
+
+void xpass_transport::on_demand_check(std::uint32_t slot, ps_t at) {
+    xp_rx& r = m_rx[slot];
+    if (r.check_queued != at) return;
+    r.check_queued = 0;
+    if (complete(r) || r.credit_queued != 0) return;
+    const flow_record& rec = m_flows[r.flow];
+    const std::uint64_t packets = (rec.spec.size_bytes + MAX_DATA - 1) / MAX_DATA;
+    if (r.expected >= packets) return;
+    r.credit_limit = r.counters.credits_sent + (packets - r.expected);
+    r.credit_queued = at;
+    on_credit_due(slot, at);
 }
 
 void xpass_transport::on_stop(xp_rx& r, std::uint32_t slot, std::uint64_t total, ps_t now) {

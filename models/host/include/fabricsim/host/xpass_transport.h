@@ -51,7 +51,7 @@ public:
 
 private:
     // Timer kinds; among timers due at the same time they run in this order.
-    enum : std::uint8_t { START, CREDIT, REQUEST_RETRY, NACK_RETRY };
+    enum : std::uint8_t { START, CREDIT, REQUEST_RETRY, NACK_RETRY, DEMAND_CHECK };
     enum class tx_state : std::uint8_t { IDLE, REQUESTING, RECEIVING, STOPPED };
     struct xp_tx {
         xp_tx(std::uint32_t f, std::uint32_t ip, const mac_addr& hop)
@@ -74,10 +74,12 @@ private:
         mac_addr next_hop;
         xpass_credit_control ctl;
         rng draws;
-        std::uint64_t expected = 0;  ///< next in-order data packet
-        std::uint64_t total = 0;     ///< data packets, from the STOP (0: not known yet)
-        ps_t credit_queued = 0;      ///< CREDIT entry (0: not crediting)
-        ps_t nack_queued = 0;        ///< NACK_RETRY entry (0: none)
+        std::uint64_t expected = 0;      ///< next in-order data packet
+        std::uint64_t total = 0;         ///< data packets, from the STOP (0: not known yet)
+        ps_t credit_queued = 0;          ///< CREDIT entry (0: not crediting)
+        ps_t nack_queued = 0;            ///< NACK_RETRY entry (0: none)
+        ps_t check_queued = 0;           ///< DEMAND_CHECK entry (0: none)
+        std::uint64_t credit_limit = 0;  ///< demand_known: credits to send (0: not set yet)
         bool started = false;
         xpass_flow_result counters;
     };
@@ -86,6 +88,7 @@ private:
     void on_credit_due(std::uint32_t slot, ps_t at);
     void on_request_retry(std::uint32_t slot, ps_t at);
     void on_nack_retry(std::uint32_t slot, ps_t at);
+    void on_demand_check(std::uint32_t slot, ps_t at);
     // Sender side
     void on_credit(xp_tx& x, const frame& f, ps_t now);
     void on_nack(xp_tx& x, std::uint64_t pkt, ps_t now);

@@ -27,6 +27,9 @@ struct xpass_params {
     ps_t retransmit_timeout = 100 * PS_PER_US;       ///< credit request / NACK (scripts: 100 us)
     ps_t stop_timeout = PS_PER_MS;                   ///< credits after CREDIT_STOP: resend it
     std::uint8_t credit_dscp = 56;                   ///< credits' DSCP (-> the credit queue)
+    /// The receiver knows the flow's size and sends one credit per data packet, no more
+    /// (seed-002 §2.5's crush experiment); else it credits until the sender's STOP.
+    bool demand_known = false;
 
     double avg_credit_bytes() const { return 0.5 * (credit_min_bytes + credit_max_bytes); }
 };
