@@ -9,7 +9,7 @@ import struct
 
 import pytest
 
-from fabricsim.validation.fera_bcn import steps_13
+from fabricsim.validation.fera_bcn import BCN_FIXED, steps_13
 
 G_I, G_D, R_U = 0.53, 2.6e-4, 1e6
 LINE = 10e9
@@ -134,22 +134,7 @@ def test_the_flows_end_at_equal_shares_with_the_queue_near_q_eq(join):
         assert b["tagged_frames"] > 0.9 * b["limited_frames"]
 
 
-FIXED = """
-name: bcn_fixed_point
-seed: 2
-duration: 1500ms
-topology: {kind: incast, host_rate: 10Gbps, link_delay: 1us, incast: {hosts: 6}}
-switch: {buffer: 4MB, bcn: {mode: thesis}}
-nic: {bcn: {mode: thesis, initial_rate: 2.04Gbps}}
-traffic:
-  flows:
-    - {src: h0, dst: h5, process: backlogged}
-    - {src: h1, dst: h5, process: backlogged}
-    - {src: h2, dst: h5, process: backlogged}
-    - {src: h3, dst: h5, process: backlogged}
-    - {src: h4, dst: h5, process: backlogged}
-results: {sample_interval: 1ms}
-"""
+FIXED = BCN_FIXED  # the validation report's eq. (10) run
 
 
 def test_the_fixed_point_of_eq_10_holds_with_the_simulated_feedback(sim, tmp_path):

@@ -24,28 +24,13 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from fabricsim.validation.hull import slowdown, stats
+from fabricsim.validation.hull import TWO_FLOWS, slowdown, stats
 
 LINE = 1e9
 FRAME = 1518  # bytes of a full-size frame in the switch queue (frame incl. FCS)
 
 # ---------------------------------------------------------------- 1. the pacer, two long flows
-
-TWO_FLOWS = """
-duration: 500ms
-topology: {kind: dumbbell, host_rate: 1Gbps, link_delay: 5us, dumbbell: {hosts_per_side: 2}}
-switch:
-  queues: 1
-  buffer: 4MiB
-  ecn: {mode: off}
-  phantom_queue: {enabled: true, gamma: 0.95, threshold: 1KB}
-tcp: {cc: dctcp}
-traffic:
-  flows:
-    - {src: h0, dst: h2, transport: tcp}
-    - {src: h1, dst: h3, transport: tcp}
-results: {sample_interval: 10us}
-"""
+# (TWO_FLOWS: the validation report's scenario)
 
 
 def run_cli(sim, scenario, out, sets=()):

@@ -13,23 +13,9 @@ import json
 import pytest
 
 import fabricsim
-from fabricsim.validation.qcn import near_q_eq
+from fabricsim.validation.qcn import STABILITY, near_q_eq
 
-SCENARIO = """
-name: qcn_stability
-seed: {seed}
-duration: 800ms
-topology: {{kind: incast, host_rate: 10Gbps, link_delay: {delay}us, incast: {{hosts: 11}}}}
-switch:
-  buffer: 4MB
-  qcn: {{mode: thesis}}
-nic:
-  qcn: {{mode: {mode}}}
-traffic:
-  generate:
-    - {{pattern: many_to_one, transport: udp, process: backlogged}}
-results: {{sample_interval: 10us}}
-"""
+SCENARIO = STABILITY  # the validation report's Fig 5.6 loop
 Q_EQ = 22  # packets
 WARM_US = 300_000
 

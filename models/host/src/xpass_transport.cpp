@@ -75,6 +75,12 @@ frame& xpass_transport::control_frame(const flow_spec& spec, std::uint32_t dst_i
     return f;
 }
 
+void xpass_transport::post_control(frame& f, std::uint64_t seq, ps_t now) {
+    f.seq_no = seq;
+    f.created = now;
+    m_host.post(f, now);
+}
+
 // ---------------------------------------------------------------- sender
 
 void xpass_transport::on_start(std::uint32_t slot, ps_t at) {
@@ -85,9 +91,7 @@ void xpass_transport::on_start(std::uint32_t slot, ps_t at) {
 
 void xpass_transport::send_request(xp_tx& x, std::uint32_t slot, ps_t now) {
     const flow_spec& spec = m_flows[x.flow].spec;
-    frame& f = control_frame(spec, x.dst_ip, x.next_hop, true, credit_type::REQUEST, 84);
-    f.created = now;
-    m_host.post(f, now);
+    post_control(control_frame(spec, x.dst_ip, x.next_hop, true, credit_type::REQUEST, 84), 0, now);
     x.counters.requests++;
     x.state = tx_state::REQUESTING;
     x.retry_queued = now + spec.xpass.retransmit_timeout;
@@ -108,28 +112,23 @@ void xpass_transport::on_credit(xp_tx& x, const frame& f, ps_t now) {
     if (x.state == tx_state::RECEIVING && (x.packets == 0 || x.next_pkt < x.packets)) {
         send_data(x, f, now);
         if (x.packets != 0 && x.next_pkt == x.packets) {
-            frame& stop = control_frame(m_flows[x.flow].spec, x.dst_ip, x.next_hop, true,
-                                        credit_type::STOP, 84);
-            stop.seq_no = x.packets;
-            stop.created = now;
-            m_host.post(stop, now);
-            x.counters.stops++;
+            send_stop(x, now);
             x.state = tx_state::STOPPED;
-            x.stop_sent = now;
         }
         return;
     }
     x.counters.credits_wasted++;
     // Credits still coming long after the STOP: it was lost, send it again.
-    if (x.state == tx_state::STOPPED && now - x.stop_sent >= p.stop_timeout) {
-        frame& stop =
-            control_frame(m_flows[x.flow].spec, x.dst_ip, x.next_hop, true, credit_type::STOP, 84);
-        stop.seq_no = x.packets;
-        stop.created = now;
-        m_host.post(stop, now);
-        x.counters.stops++;
-        x.stop_sent = now;
-    }
+    if (x.state == tx_state::STOPPED && now - x.stop_sent >= p.stop_timeout) send_stop(x, now);
+}
+
+void xpass_transport::send_stop(xp_tx& x, ps_t now) {
+    // The STOP carries the flow's packet count: a receiver missing some NACKs them.
+    post_control(
+        control_frame(m_flows[x.flow].spec, x.dst_ip, x.next_hop, true, credit_type::STOP, 84),
+        x.packets, now);
+    x.counters.stops++;
+    x.stop_sent = now;
 }
 
 void xpass_transport::send_data(xp_tx& x, const frame& credit, ps_t now) {
@@ -208,10 +207,8 @@ void xpass_transport::send_credit(xp_rx& r, ps_t now) {
             static_cast<std::uint32_t>(r.draws.below(p.credit_max_bytes - p.credit_min_bytes + 1));
     frame& f = control_frame(spec, r.src_ip, r.next_hop, false, credit_type::CREDIT, wire);
     f.dscp = p.credit_dscp;
-    f.seq_no = r.ctl.take_seq();
-    f.created = now;
     r.counters.credits_sent++;
-    m_host.post(f, now);
+    post_control(f, r.ctl.take_seq(), now);
 }
 
 void xpass_transport::on_data(xp_rx& r, frame& f, ps_t now) {
@@ -241,10 +238,8 @@ void xpass_transport::on_data(xp_rx& r, frame& f, ps_t now) {
 
 void xpass_transport::send_nack(xp_rx& r, std::uint32_t slot, ps_t now) {
     const flow_spec& spec = m_flows[r.flow].spec;
-    frame& f = control_frame(spec, r.src_ip, r.next_hop, false, credit_type::NACK, 84);
-    f.seq_no = r.expected;
-    f.created = now;
-    m_host.post(f, now);
+    post_control(control_frame(spec, r.src_ip, r.next_hop, false, credit_type::NACK, 84),
+                 r.expected, now);
     r.counters.nacks_sent++;
     r.nack_queued = now + spec.xpass.retransmit_timeout;
     schedule(r.nack_queued, NACK_RETRY, slot);

@@ -17,7 +17,6 @@
 /// is skipped when it surfaces). Frames are processed at their host-memory time; a data frame
 /// is posted the moment its credit is processed.
 #include <cstdint>
-#include <utility>
 #include <vector>
 
 #include "fabricsim/core/rng.h"
@@ -67,8 +66,9 @@ private:
         xpass_flow_result counters;
     };
     struct xp_rx {
-        xp_rx(std::uint32_t f, std::uint32_t ip, const mac_addr& hop, xpass_credit_control c, rng r)
-            : flow(f), src_ip(ip), next_hop(hop), ctl(c), draws(std::move(r)) {}
+        xp_rx(std::uint32_t f, std::uint32_t ip, const mac_addr& hop, const xpass_credit_control& c,
+              const rng& r)
+            : flow(f), src_ip(ip), next_hop(hop), ctl(c), draws(r) {}
         std::uint32_t flow;
         std::uint32_t src_ip;
         mac_addr next_hop;
@@ -94,6 +94,7 @@ private:
     void on_nack(xp_tx& x, std::uint64_t pkt, ps_t now);
     void send_data(xp_tx& x, const frame& credit, ps_t now);
     void send_request(xp_tx& x, std::uint32_t slot, ps_t now);
+    void send_stop(xp_tx& x, ps_t now);
     // Receiver side
     void on_data(xp_rx& r, frame& f, ps_t now);
     void on_request(xp_rx& r, std::uint32_t slot, ps_t now);
@@ -103,6 +104,8 @@ private:
     /// A CREDIT-kind frame of flow `flow` from this host: type, size on the wire, class.
     frame& control_frame(const flow_spec& spec, std::uint32_t dst_ip, const mac_addr& next_hop,
                          bool from_sender, std::uint8_t type, std::uint32_t wire_bytes);
+    /// Posts control frame `f` with sequence field `seq` at `now`.
+    void post_control(frame& f, std::uint64_t seq, ps_t now);
     bool complete(const xp_rx& r) const { return r.total != 0 && r.expected >= r.total; }
 
     std::vector<xp_tx> m_tx;
