@@ -277,7 +277,8 @@ const param_table<topology_params>& topology_params::params() {
         plh.min = 1;
         plh.max = 256;
         t.add("parking_lot.chain_rate", value_kind::BIT_RATE,
-              "Rate of the switch-to-switch links (default: host_rate)", &tp::pl_rate);
+              "Rate of the switch-to-switch links (default: host_rate)", &tp::pl_rate)
+            .min = 1e6;
         t.add("parking_lot.chain_delay", value_kind::TIME,
               "Propagation delay of the switch-to-switch links (default: link_delay)",
               &tp::pl_delay);
@@ -300,10 +301,11 @@ const param_table<topology_params>& topology_params::params() {
                  "spine of its DC and to border b of every other DC",
                  &tp::dc_borders, 16);
         t.add("multi_dc.fabric_rate", value_kind::BIT_RATE,
-              "Leaf-spine and spine-border link rate (default: host_rate)", &tp::dc_fabric_rate);
+              "Leaf-spine and spine-border link rate (default: host_rate)", &tp::dc_fabric_rate)
+            .min = 1e6;
         t.add("multi_dc.wan_rate", value_kind::BIT_RATE,
-              "Rate of the WAN links between border switches (default: fabric_rate)",
-              &tp::wan_rate);
+              "Rate of the WAN links between border switches (default: fabric_rate)", &tp::wan_rate)
+            .min = 1e6;
         t.add("multi_dc.wan_delay", value_kind::TIME, "10ms",
               "One-way propagation delay of every WAN link", &tp::wan_delay)
             .min = 1;

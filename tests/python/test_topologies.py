@@ -105,6 +105,9 @@ def test_parking_lot_shape_and_delays(sim, tmp_path):
      "topology.multi_dc.wan_delays[1]: must be positive"),
     (MULTI_DC, "topology.multi_dc.wan_delays=[5ms, 10parsecs, 1ms]", "topology.multi_dc.wan_delays[1]:"),
     (MULTI_DC, "topology.multi_dc.dcs=1", "topology.multi_dc.dcs: '1' is below the minimum 2"),
+    (MULTI_DC, "topology.multi_dc.wan_rate=0bps", "topology.multi_dc.wan_rate: '0bps' is below the minimum 1Mbps"),
+    (PARKING_LOT, "topology.parking_lot.chain_rate=10bps",
+     "topology.parking_lot.chain_rate: '10bps' is below the minimum 1Mbps"),
     (MULTI_DC, "topology.multi_dc.wan_ber=0.1", "topology.multi_dc.wan_ber: '0.1' is above the maximum"),
     (PARKING_LOT, "topology.parking_lot.switches=1", "topology.parking_lot.switches: '1' is below the minimum 2"),
 ])
