@@ -266,18 +266,26 @@ json pcap_json(const std::vector<std::unique_ptr<phy::link>>& links) {
 
 json tcp_flow_json(const host::flow_record& f) {
     const auto& t = f.tcp;
-    return {{"bytes_acked", t.bytes_acked},
-            {"segments", t.segments},
-            {"retransmitted_segments", t.retransmitted_segments},
-            {"fast_retransmits", t.fast_retransmits},
-            {"timeouts", t.timeouts},
-            {"ecn_reductions", t.ecn_reductions},
-            {"ece_acks", t.ece_acks},
-            {"acks", t.acks},
-            {"cwnd_bytes", t.cwnd},
-            {"alpha", t.alpha},
-            {"srtt_us", us(t.srtt)},
-            {"min_rtt_us", us(t.min_rtt)}};
+    json j = {{"bytes_acked", t.bytes_acked},
+              {"segments", t.segments},
+              {"retransmitted_segments", t.retransmitted_segments},
+              {"fast_retransmits", t.fast_retransmits},
+              {"timeouts", t.timeouts},
+              {"ecn_reductions", t.ecn_reductions},
+              {"ece_acks", t.ece_acks},
+              {"acks", t.acks},
+              {"cwnd_bytes", t.cwnd},
+              {"alpha", t.alpha},
+              {"srtt_us", us(t.srtt)},
+              {"min_rtt_us", us(t.min_rtt)}};
+    if (f.spec.tcp.cc.kind == host::cc_kind::GEMINI)
+        j["gemini"] = {{"dcn_reductions", t.ecn_reductions},
+                       {"wan_reductions", t.wan_reductions},
+                       {"f", t.gemini_f},
+                       {"h", t.gemini_h},
+                       {"rtt_base_us", us(t.rtt_base)},
+                       {"pacing_bps", t.pacing_bps}};
+    return j;
 }
 
 json flows_json(const host::flow_table& flows, const topology& topo) {
@@ -814,9 +822,11 @@ void platform::write_traces(const std::string& dir) const {
             write_xpass_trace(f, r);
             continue;
         }
+        const bool gemini = r.spec.tcp.cc.kind == host::cc_kind::GEMINI;
         f.write(
             "time_us,cwnd_bytes,ssthresh_bytes,flight_bytes,acked_bytes,alpha,marked_fraction,"
-            "srtt_us,rtt_sample_us,ece\n");
+            "srtt_us,rtt_sample_us,ece");
+        f.write(gemini ? ",rtt_min_us,rtt_base_us\n" : "\n");
         for (const auto& t : r.trace) {
             row.clear();
             row.time(t.at);
@@ -826,6 +836,10 @@ void platform::write_traces(const std::string& dir) const {
             row.time(t.srtt);
             row.time(t.rtt_sample);
             row.uint(t.ece ? 1 : 0);
+            if (gemini) {
+                row.time(t.rtt_min);
+                row.time(t.rtt_base);
+            }
             f.write(row.end());
         }
         f.close();

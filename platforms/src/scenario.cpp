@@ -987,7 +987,8 @@ std::vector<std::pair<std::string, host::cc_kind>> cc_names() {
     return {{"newreno", host::cc_kind::NEWRENO},
             {"ecn", host::cc_kind::ECN_STAR},
             {"dctcp", host::cc_kind::DCTCP},
-            {"cubic", host::cc_kind::CUBIC}};
+            {"cubic", host::cc_kind::CUBIC},
+            {"gemini", host::cc_kind::GEMINI}};
 }
 
 /// The `tcp:` section: the scenario-wide TCP options (relations between keys: check_tcp).
@@ -998,7 +999,7 @@ const param_table<host::tcp_options>& tcp_params() {
         t.choice<host::cc_kind>("cc", "newreno",
                                 "Congestion control: newreno (RFC 5681/6582), ecn (ECN*: NewReno "
                                 "halving once per window on ECE, RFC 3168), dctcp (seed-000 §1.3), "
-                                "cubic (RFC 8312)",
+                                "cubic (RFC 8312), gemini (seed-002 Algorithm 1, tcp.gemini.*)",
                                 cc_names(), [](opts& o, host::cc_kind k) { o.cc.kind = k; });
         auto& mss = t.add("mss", value_kind::BYTES, "1460B",
                           "Segment payload; packets are mss + 40 B of IP/TCP headers",
@@ -1106,6 +1107,81 @@ const param_table<host::tcp_options>& tcp_params() {
         t.add("cubic.ecn", value_kind::BOOL, "false",
               "CUBIC flows are ECN-capable and treat ECE as loss",
               [](opts& o, const config_value& v) { o.cc.cubic_ecn = v.boolean(); });
+        auto& gc = t.add("gemini.capacity", value_kind::BIT_RATE, "",
+                         "GEMINI C of F and h, the bottleneck capacity (absent: the sender's "
+                         "line rate)",
+                         [](opts& o, const config_value& v) {
+                             if (v.present()) o.cc.gemini.capacity_bps = v.rate();
+                         });
+        gc.min = 1e6;
+        gc.optional = true;
+        auto& gk = t.add("gemini.k", value_kind::BYTES, "",
+                         "GEMINI K of F = 4K/(C RTT_base + K), the DCN switches' ECN threshold "
+                         "(absent: 50 packets of 1500 B per Gb/s of C, Table 3.4)",
+                         [](opts& o, const config_value& v) {
+                             if (v.present()) o.cc.gemini.k_bytes = v.bytes();
+                         });
+        gk.min = 1;
+        gk.optional = true;
+        t.add("gemini.t", value_kind::TIME, "5ms",
+              "GEMINI T: WAN congestion when RTT_min > RTT_base + T (Table 3.4)",
+              [](opts& o, const config_value& v) { o.cc.gemini.t = v.time(); })
+            .min = 0;
+        auto& gb = t.add("gemini.beta", value_kind::REAL, "0.2",
+                         "GEMINI beta: the cut on WAN congestion and on loss (Table 3.4)",
+                         [](opts& o, const config_value& v) { o.cc.gemini.beta = v.real(); });
+        gb.min = 0.001;
+        gb.max = 0.999;
+        auto& gh = t.add("gemini.h_scale", value_kind::REAL, "1.2e-7",
+                         "GEMINI H of h = H C RTT_base (C in bit/s, RTT in s; Table 3.4)",
+                         [](opts& o, const config_value& v) { o.cc.gemini.h_scale = v.real(); });
+        gh.min = 1e-15;
+        gh.max = 1;
+        auto& hmin = t.add("gemini.h_min", value_kind::REAL, "0.1",
+                           "Lower bound of h, MSS per RTT (the thesis' protection)",
+                           [](opts& o, const config_value& v) { o.cc.gemini.h_min = v.real(); });
+        hmin.min = 1e-6;
+        hmin.max = 1e6;
+        auto& hmax = t.add("gemini.h_max", value_kind::REAL, "5",
+                           "Upper bound of h, MSS per RTT (the thesis' protection)",
+                           [](opts& o, const config_value& v) { o.cc.gemini.h_max = v.real(); });
+        hmax.min = 1e-6;
+        hmax.max = 1e6;
+        auto& gf = t.add("gemini.f", value_kind::REAL, "",
+                         "A fixed F instead of 4K/(C RTT_base + K) (absent: computed), for "
+                         "Theorem 3.3.1 sweeps",
+                         [](opts& o, const config_value& v) {
+                             if (v.present()) o.cc.gemini.f = v.real();
+                         });
+        gf.min = 1e-6;
+        gf.max = 1e6;
+        gf.optional = true;
+        auto& gmc = t.add("gemini.max_cut", value_kind::REAL, "0.5",
+                          "Largest fraction of cwnd one cut removes (the thesis has no clamp; "
+                          "alpha F may exceed 1 when K > C RTT/3)",
+                          [](opts& o, const config_value& v) { o.cc.gemini.max_cut = v.real(); });
+        gmc.min = 0.001;
+        gmc.max = 1;
+        t.add("gemini.rtt_base_window", value_kind::TIME, "0s",
+              "RTT_base is the minimum over the last 1-2 windows of this length (0: over the "
+              "whole connection; the thesis says only \"a long time\")",
+              [](opts& o, const config_value& v) { o.cc.gemini.rtt_base_window = v.time(); })
+            .min = 0;
+        t.add("gemini.pacing", value_kind::BOOL, "true",
+              "GEMINI flows are paced on a NIC rate limiter at ratio x cwnd / srtt",
+              [](opts& o, const config_value& v) { o.cc.gemini.pacing = v.boolean(); });
+        auto& pss =
+            t.add("gemini.pacing_ss_ratio", value_kind::REAL, "2",
+                  "Pacing rate / (cwnd / srtt) in slow start (Linux tcp_pacing_ss_ratio 200 %)",
+                  [](opts& o, const config_value& v) { o.cc.gemini.pacing_ss_ratio = v.real(); });
+        pss.min = 0.01;
+        pss.max = 100;
+        auto& pca =
+            t.add("gemini.pacing_ca_ratio", value_kind::REAL, "1.2",
+                  "Pacing rate / (cwnd / srtt) after slow start (Linux tcp_pacing_ca_ratio 120 %)",
+                  [](opts& o, const config_value& v) { o.cc.gemini.pacing_ca_ratio = v.real(); });
+        pca.min = 0.01;
+        pca.max = 100;
         return t;
     }();
     return table;
@@ -1118,6 +1194,9 @@ void check_tcp(const host::tcp_options& o, const config_node& t) {
     if (o.rtt.initial_rto < o.rtt.min_rto || o.rtt.initial_rto > o.rtt.max_rto)
         t.fail("initial_rto", "must lie between tcp.min_rto and tcp.max_rto");
     if (o.sender.rwnd < o.cc.mss) t.fail("rwnd", "is smaller than one segment (tcp.mss)");
+    if (o.cc.gemini.h_min > o.cc.gemini.h_max)
+        t.fail("gemini.h_min",
+               "is above tcp.gemini.h_max (" + std::to_string(o.cc.gemini.h_max) + ")");
 }
 
 // ---------------------------------------------------------------- roce.*
@@ -1676,11 +1755,13 @@ void make_tcp(host::flow_spec& f, const host::tcp_options& o) {
     f.transport = host::transport_kind::TCP;
     f.tcp = o;
     f.packet_bytes = o.cc.mss + IPV4_HEADER + TCP_HEADER;
-    f.ect = o.cc.kind == host::cc_kind::ECN_STAR || o.cc.kind == host::cc_kind::DCTCP ||
+    // GEMINI's ECN is "exactly the same as DCTCP" (seed-002 §1.1): the receiver echoes each CE.
+    const bool dctcp_echo = o.cc.kind == host::cc_kind::DCTCP || o.cc.kind == host::cc_kind::GEMINI;
+    f.ect = o.cc.kind == host::cc_kind::ECN_STAR || dctcp_echo ||
             (o.cc.kind == host::cc_kind::CUBIC && o.cc.cubic_ecn);
-    f.tcp.receiver.ecn = o.cc.kind == host::cc_kind::DCTCP ? host::ecn_feedback::DCTCP
-                         : f.ect                           ? host::ecn_feedback::RFC3168
-                                                           : host::ecn_feedback::NONE;
+    f.tcp.receiver.ecn = dctcp_echo ? host::ecn_feedback::DCTCP
+                         : f.ect    ? host::ecn_feedback::RFC3168
+                                    : host::ecn_feedback::NONE;
 }
 
 /// Makes `f` a RoCE flow with queue-pair options `o`.

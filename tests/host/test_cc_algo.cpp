@@ -512,6 +512,168 @@ TEST_CASE("cubic: RTO uses beta for ssthresh and forgets W_max", "[cc][cubic][rt
 // ---------------------------------------------------------------------------------------------
 // RFC 6298 RTT estimator
 
+// ---------------------------------------------------------------------------------------------
+// GEMINI (seed-002 §1.1, Algorithm 1; Table 3.4)
+
+namespace {
+
+cc_params gemini(std::uint64_t capacity_bps = 1'000'000'000ull,
+                 std::uint64_t ssthresh_segments = 10) {
+    cc_params p = make(cc_kind::GEMINI, 10, ssthresh_segments);
+    p.gemini.capacity_bps = capacity_bps;
+    return p;
+}
+
+}  // namespace
+
+TEST_CASE("gemini: K, F and h from Table 3.4 and the derived values of seed-002 §1.1",
+          "[cc][gemini]") {
+    conn c(gemini());
+    CHECK(c.cc.ecn_capable());
+    // Before any RTT sample: F = 4 (RTT_base 0), h = h_min.
+    CHECK(c.cc.gemini_f() == 4.0);
+    CHECK(c.cc.gemini_h() == 0.1);
+    CHECK(c.cc.params().gemini.k_bytes == 75'000);  // 50 packets of 1500 B per Gb/s
+    c.send_segments(1);
+    c.ack(MSS, false, 10 * PS_PER_MS);  // RTT_base = 10 ms
+    // F = 4K / (C RTT + K) = 300 000 / (1 250 000 + 75 000); h = 1.2e-7 x 1e9 x 0.01 = 1.2.
+    CHECK(c.cc.gemini_f() == Approx(300'000.0 / 1'325'000.0).epsilon(1e-12));
+    CHECK(c.cc.gemini_h() == Approx(1.2).epsilon(1e-12));
+    CHECK(c.cc.gemini_rtt_base() == 10 * PS_PER_MS);
+
+    conn intra(gemini());
+    intra.send_segments(1);
+    intra.ack(MSS, false, 200 * PS_PER_US);
+    CHECK(intra.cc.gemini_f() == Approx(3.0).epsilon(1e-12));  // not clamped (max_cut is)
+    CHECK(intra.cc.gemini_h() == 0.1);                         // 0.024, raised to h_min
+    conn far(gemini(10'000'000'000ull));
+    far.send_segments(1);
+    far.ack(MSS, false, 10 * PS_PER_MS);
+    CHECK(far.cc.gemini_h() == 5.0);  // 12, capped at h_max
+    CHECK(far.cc.params().gemini.k_bytes == 750'000);
+}
+
+TEST_CASE("gemini: additive increase of h MSS per window of acked bytes", "[cc][gemini]") {
+    conn c(gemini());  // ssthresh 10 segments = IW: congestion avoidance from the start
+    c.send_segments(1);
+    c.ack(MSS, false, 10 * PS_PER_MS);  // h = 1.2
+    const std::uint64_t w0 = c.cc.cwnd();
+    // Acking one window of bytes, MSS at a time, adds h x MSS x sum(MSS / cwnd_i).
+    double exact = static_cast<double>(w0);
+    double cw = static_cast<double>(w0);
+    const std::uint64_t n = w0 / MSS;
+    for (std::uint64_t i = 0; i < n; ++i) {
+        cw += 1.2 * MSS * MSS / std::floor(cw);
+        exact = cw;
+        c.send_segments(1);
+        c.ack(MSS);
+    }
+    CHECK(c.cc.cwnd() == static_cast<std::uint64_t>(std::floor(exact)));
+    CHECK(static_cast<double>(c.cc.cwnd() - w0) > 1.1 * MSS);
+    CHECK(static_cast<double>(c.cc.cwnd() - w0) <= 1.2 * MSS);
+    CHECK(c.cc.ecn_reductions() == 0);
+}
+
+TEST_CASE("gemini: an ECE cut is alpha x F once per window, and no growth while congested",
+          "[cc][gemini]") {
+    cc_params p = gemini();
+    p.gemini.f = 0.25;  // fixed F; alpha starts at 1
+    conn c(p);
+    c.send_segments(20);
+    const std::uint64_t w = c.cc.cwnd();
+    c.ack(MSS, true, PS_PER_MS);
+    // The first ACK closes alpha's first window (all ECE): alpha = 15/16 + 1/16 = 1.
+    CHECK(c.cc.alpha() == 1.0);
+    CHECK(c.cc.cwnd() == static_cast<std::uint64_t>(std::llround(w * 0.75)));
+    CHECK(c.cc.ssthresh() == c.cc.cwnd());
+    CHECK(c.cc.should_set_cwr());
+    const std::uint64_t cut = c.cc.cwnd();
+    c.ack(MSS, true);  // same window: no second cut, and no increase
+    CHECK(c.cc.cwnd() == cut);
+    c.ack(MSS, false);  // not congested: grows
+    CHECK(c.cc.cwnd() > cut);
+    CHECK(c.cc.ecn_reductions() == 1);
+    CHECK(c.cc.gemini_wan_reductions() == 0);
+
+    p.gemini.f = 3.0;  // alpha F = 3: the cut stops at max_cut = 0.5
+    conn big(p);
+    big.send_segments(20);
+    big.ack(MSS, true, PS_PER_MS);
+    CHECK(big.cc.cwnd() == w / 2);
+}
+
+TEST_CASE("gemini: RTT_min above RTT_base + T cuts by beta, the larger factor wins",
+          "[cc][gemini]") {
+    cc_params p = gemini();
+    p.gemini.f = 0.05;
+    p.dctcp_initial_alpha = 1.0;
+    conn c(p);
+    // Window 1 (ends at the first ACK's snd_nxt = 1 segment): base sample 10 ms.
+    c.send_segments(1);
+    c.ack(MSS, false, 10 * PS_PER_MS);
+    CHECK(c.cc.gemini_rtt_min() == 10 * PS_PER_MS);
+    // Window 2: samples of 15 ms (not above 10 + 5) then 15.001 ms.
+    c.send_segments(2);
+    c.ack(MSS, false, 15 * PS_PER_MS);
+    CHECK(c.cc.gemini_rtt_min() == 10 * PS_PER_MS);  // window 2 still open
+    const std::uint64_t before = c.cc.cwnd();
+    c.ack(MSS, false, 15 * PS_PER_MS + 1);  // closes window 2: RTT_min = 15 ms, not > 15 ms
+    CHECK(c.cc.gemini_rtt_min() == 15 * PS_PER_MS);
+    CHECK(c.cc.cwnd() > before);
+    CHECK(c.cc.gemini_wan_reductions() == 0);
+    // Window 3: every sample 15 ms + 1 ps; the ACK that closes it sees RTT_min > base + T.
+    c.send_segments(2);
+    c.ack(MSS, false, 15 * PS_PER_MS + 1);
+    const std::uint64_t w3 = c.cc.cwnd();
+    c.ack(MSS, false, 15 * PS_PER_MS + 1);
+    CHECK(c.cc.gemini_rtt_min() == 15 * PS_PER_MS + 1);
+    CHECK(c.cc.gemini_wan_reductions() == 1);
+    CHECK(c.cc.cwnd() == static_cast<std::uint64_t>(std::llround(w3 * 0.8)));
+    // The next window: ECE as well, alpha F = 0.05 < beta = 0.2, so beta is the cut.
+    c.send_segments(4);
+    const std::uint64_t w = c.cc.cwnd();
+    c.ack(MSS, true, 15 * PS_PER_MS + 1);
+    CHECK(c.cc.cwnd() == static_cast<std::uint64_t>(std::llround(w * 0.8)));
+    CHECK(c.cc.gemini_wan_reductions() == 2);
+    CHECK(c.cc.ecn_reductions() == 1);
+}
+
+TEST_CASE("gemini: a loss cuts ssthresh by beta; RTT_base over a finite window forgets",
+          "[cc][gemini][loss]") {
+    conn c(gemini());
+    c.send_segments(20);
+    const std::uint64_t w = c.cc.cwnd();
+    REQUIRE(c.cc.on_dupack_threshold(c.now, c.una, c.nxt, c.nxt - c.una));
+    CHECK(c.cc.ssthresh() == static_cast<std::uint64_t>(std::llround(w * 0.8)));
+
+    cc_params p = gemini();
+    p.gemini.rtt_base_window = 10 * PS_PER_MS;
+    conn b(p);
+    b.send_segments(100);
+    b.now = 0;
+    b.ack(MSS, false, 2 * PS_PER_MS);  // bucket [0, 10 ms): 2 ms
+    b.now = 12 * PS_PER_MS;
+    b.ack(MSS, false, 4 * PS_PER_MS);  // bucket [12, 22 ms): 4 ms; the last one still counts
+    CHECK(b.cc.gemini_rtt_base() == 2 * PS_PER_MS);
+    b.now = 23 * PS_PER_MS;
+    b.ack(MSS, false, 6 * PS_PER_MS);  // bucket [23, 33 ms): the 2 ms one is forgotten
+    CHECK(b.cc.gemini_rtt_base() == 4 * PS_PER_MS);
+    b.now = 50 * PS_PER_MS;
+    b.ack(MSS, false, 7 * PS_PER_MS);  // a gap longer than a window forgets both
+    CHECK(b.cc.gemini_rtt_base() == 7 * PS_PER_MS);
+    CHECK(c.cc.min_rtt() == 0);
+
+    cc_params bad = gemini();
+    bad.gemini.capacity_bps = 0;
+    CHECK_THROWS_AS(bad.validate(), std::invalid_argument);
+    bad = gemini();
+    bad.gemini.beta = 1.0;
+    CHECK_THROWS_AS(bad.validate(), std::invalid_argument);
+    bad = gemini();
+    bad.gemini.h_min = 6;
+    CHECK_THROWS_AS(bad.validate(), std::invalid_argument);
+}
+
 TEST_CASE("rtt_estimator: RFC 6298 first and second samples", "[rtt]") {
     rtt_params p;
     p.min_rto = 1 * PS_PER_MS;

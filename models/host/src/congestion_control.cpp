@@ -26,6 +26,22 @@ void cc_params::validate() const {
     if (!(cubic_c > 0.0)) throw std::invalid_argument("cc_params: cubic_c must be > 0");
     if (!(cubic_beta > 0.0 && cubic_beta < 1.0))
         throw std::invalid_argument("cc_params: cubic_beta must be in (0, 1)");
+    if (kind == cc_kind::GEMINI) {
+        const gemini_params& g = gemini;
+        if (g.capacity_bps == 0)
+            throw std::invalid_argument("cc_params: gemini.capacity_bps must be set");
+        if (!(g.beta > 0.0 && g.beta < 1.0))
+            throw std::invalid_argument("cc_params: gemini.beta must be in (0, 1)");
+        if (!(g.h_scale > 0.0))
+            throw std::invalid_argument("cc_params: gemini.h_scale must be > 0");
+        if (!(g.h_min > 0.0 && g.h_min <= g.h_max))
+            throw std::invalid_argument("cc_params: gemini.h_min must be in (0, h_max]");
+        if (!(g.f >= 0.0)) throw std::invalid_argument("cc_params: gemini.f must be >= 0");
+        if (!(g.max_cut > 0.0 && g.max_cut <= 1.0))
+            throw std::invalid_argument("cc_params: gemini.max_cut must be in (0, 1]");
+        if (!(g.pacing_ss_ratio > 0.0 && g.pacing_ca_ratio > 0.0))
+            throw std::invalid_argument("cc_params: gemini pacing ratios must be > 0");
+    }
 }
 
 congestion_control::congestion_control(const cc_params& p)
@@ -35,12 +51,18 @@ congestion_control::congestion_control(const cc_params& p)
                                           : std::numeric_limits<std::uint64_t>::max()),
       m_alpha(p.dctcp_initial_alpha) {
     m_p.validate();
+    // Table 3.4: K = 50 packets per Gb/s of C.
+    if (m_p.kind == cc_kind::GEMINI && m_p.gemini.k_bytes == 0)
+        m_p.gemini.k_bytes = std::max<std::uint64_t>(
+            1, static_cast<std::uint64_t>(std::llround(
+                   50.0 * 1500.0 * static_cast<double>(m_p.gemini.capacity_bps) / 1e9)));
 }
 
 bool congestion_control::ecn_capable() const {
     switch (m_p.kind) {
         case cc_kind::ECN_STAR:
         case cc_kind::DCTCP:
+        case cc_kind::GEMINI:
             return true;
         case cc_kind::CUBIC:
             return m_p.cubic_ecn;
@@ -65,6 +87,7 @@ ack_outcome congestion_control::on_ack(const ack_event& e) {
     if (e.acked_bytes == 0) return ack_outcome::NORMAL;
     if (e.rtt_sample && (m_min_rtt == 0 || e.rtt_sample < m_min_rtt)) m_min_rtt = e.rtt_sample;
     if (m_p.kind == cc_kind::DCTCP) dctcp_observe(e);
+    if (m_p.kind == cc_kind::GEMINI) gemini_observe(e);
 
     if (m_in_recovery) {
         if (e.snd_una_after >= m_recover) {
@@ -84,6 +107,17 @@ ack_outcome congestion_control::on_ack(const ack_event& e) {
         return ack_outcome::PARTIAL_ACK;
     }
 
+    if (m_p.kind == cc_kind::GEMINI) {
+        const bool dcn = e.ece;
+        const ps_t base = gemini_rtt_base();
+        const bool wan = m_rtt_min_prev != 0 && m_rtt_min_prev > base + m_p.gemini.t;
+        if (!dcn && !wan) {
+            grow(e);
+        } else if (e.snd_una_after > m_reduce_end) {
+            gemini_reduce(e, dcn, wan);
+        }
+        return ack_outcome::NORMAL;
+    }
     if (e.ece && ecn_capable()) {
         if (m_p.kind == cc_kind::DCTCP && m_p.rtt_fair) {
             // eq 3.35: W <- W + 1/W - alpha/2 per marked ACK (per acked segment in bytes).
@@ -122,6 +156,70 @@ void congestion_control::dctcp_observe(const ack_event& e) {
     }
 }
 
+void congestion_control::gemini_observe(const ack_event& e) {
+    const std::uint64_t windows = m_windows;
+    dctcp_observe(e);
+    if (e.rtt_sample) {
+        if (m_rtt_min_cur == 0 || e.rtt_sample < m_rtt_min_cur) m_rtt_min_cur = e.rtt_sample;
+        const ps_t w = m_p.gemini.rtt_base_window;
+        if (w) {
+            if (e.now >= m_base_bucket_end) {
+                // A bucket older than one window is forgotten; an empty gap forgets both.
+                m_base_prev = e.now < m_base_bucket_end + w ? m_base_cur : 0;
+                m_base_cur = 0;
+                m_base_bucket_end = e.now + w;
+            }
+            if (m_base_cur == 0 || e.rtt_sample < m_base_cur) m_base_cur = e.rtt_sample;
+        }
+    }
+    // The window dctcp_observe just closed (the ACK reaching its end) ends the RTT_min window.
+    if (m_windows != windows) {
+        m_rtt_min_prev = m_rtt_min_cur;
+        m_rtt_min_cur = 0;
+    }
+}
+
+void congestion_control::seed_rtt(ps_t rtt) {
+    if (m_p.kind != cc_kind::GEMINI || rtt == 0) return;
+    if (m_min_rtt == 0 || rtt < m_min_rtt) m_min_rtt = rtt;
+    if (m_base_cur == 0 || rtt < m_base_cur) m_base_cur = rtt;  // a bucket of time 0
+}
+
+ps_t congestion_control::gemini_rtt_base() const {
+    if (m_p.gemini.rtt_base_window == 0) return m_min_rtt;
+    if (m_base_prev == 0) return m_base_cur;
+    return m_base_cur == 0 ? m_base_prev : std::min(m_base_cur, m_base_prev);
+}
+
+double congestion_control::gemini_f() const {
+    const gemini_params& g = m_p.gemini;
+    if (g.f > 0) return g.f;
+    const double k = static_cast<double>(g.k_bytes);
+    const double bdp = static_cast<double>(g.capacity_bps) / 8.0 *
+                       static_cast<double>(gemini_rtt_base()) / PS_PER_SECOND;
+    return 4.0 * k / (bdp + k);
+}
+
+double congestion_control::gemini_h() const {
+    const gemini_params& g = m_p.gemini;
+    const ps_t base = gemini_rtt_base();
+    if (base == 0) return g.h_min;
+    const double h =
+        g.h_scale * static_cast<double>(g.capacity_bps) * static_cast<double>(base) / PS_PER_SECOND;
+    return std::clamp(h, g.h_min, g.h_max);
+}
+
+void congestion_control::gemini_reduce(const ack_event& e, bool dcn, bool wan) {
+    const double f_dcn = dcn ? m_alpha * gemini_f() : 0.0;
+    const double f_wan = wan ? m_p.gemini.beta : 0.0;
+    const double cut = std::min(std::max(f_dcn, f_wan), m_p.gemini.max_cut);
+    m_ssthresh = std::max(scaled(m_cwnd, 1.0 - cut), two_mss());
+    m_cwnd = std::min(m_cwnd, m_ssthresh);
+    if (dcn) ++m_ecn_reductions;
+    if (wan) ++m_wan_reductions;
+    start_reduction(e.snd_nxt);
+}
+
 void congestion_control::ece_reduce(const ack_event& e) {
     std::uint64_t target = m_cwnd;
     switch (m_p.kind) {
@@ -136,6 +234,7 @@ void congestion_control::ece_reduce(const ack_event& e) {
             target = scaled(m_cwnd, m_p.cubic_beta);
             break;
         case cc_kind::NEWRENO:
+        case cc_kind::GEMINI:  // gemini_reduce
             return;
     }
     m_ssthresh = std::max(target, two_mss());
@@ -164,6 +263,12 @@ void congestion_control::grow(const ack_event& e) {
 void congestion_control::congestion_avoidance(ps_t now, std::uint64_t acked) {
     if (m_p.kind == cc_kind::CUBIC) {
         cubic_avoidance(now, acked);
+        return;
+    }
+    if (m_p.kind == cc_kind::GEMINI) {
+        // cwnd += h / cwnd per segment acked, i.e. + h MSS per window of acked bytes.
+        add_fraction(gemini_h() * m_p.mss * static_cast<double>(acked) /
+                     static_cast<double>(m_cwnd));
         return;
     }
     // Appropriate byte counting: one MSS per cwnd of acknowledged bytes.
@@ -239,12 +344,8 @@ bool congestion_control::on_dupack_threshold(ps_t /*now*/, std::uint64_t snd_una
                                              std::uint64_t snd_nxt, std::uint64_t flight_bytes) {
     if (m_in_recovery) return false;
     if (m_have_recover && snd_una <= m_recover) return false;
-    if (m_p.kind == cc_kind::CUBIC) {
-        cubic_on_congestion();
-        m_ssthresh = std::max(scaled(m_cwnd, m_p.cubic_beta), two_mss());
-    } else {
-        m_ssthresh = std::max(flight_bytes / 2, two_mss());
-    }
+    if (m_p.kind == cc_kind::CUBIC) cubic_on_congestion();
+    m_ssthresh = loss_ssthresh(flight_bytes);
     m_cwnd = m_ssthresh + 3ull * m_p.mss;
     m_in_recovery = true;
     m_have_recover = true;
@@ -255,12 +356,7 @@ bool congestion_control::on_dupack_threshold(ps_t /*now*/, std::uint64_t snd_una
 
 void congestion_control::on_rto(ps_t /*now*/, std::uint64_t snd_nxt, std::uint64_t flight_bytes,
                                 bool repeated) {
-    if (!repeated) {
-        if (m_p.kind == cc_kind::CUBIC)
-            m_ssthresh = std::max(scaled(m_cwnd, m_p.cubic_beta), two_mss());
-        else
-            m_ssthresh = std::max(flight_bytes / 2, two_mss());
-    }
+    if (!repeated) m_ssthresh = loss_ssthresh(flight_bytes);
     if (m_p.kind == cc_kind::CUBIC) {
         m_w_max = 0;
         m_w_last_max = 0;
@@ -271,6 +367,17 @@ void congestion_control::on_rto(ps_t /*now*/, std::uint64_t snd_nxt, std::uint64
     m_have_recover = true;
     m_recover = snd_nxt;
     start_reduction(snd_nxt);
+}
+
+std::uint64_t congestion_control::loss_ssthresh(std::uint64_t flight_bytes) const {
+    switch (m_p.kind) {
+        case cc_kind::CUBIC:
+            return std::max(scaled(m_cwnd, m_p.cubic_beta), two_mss());
+        case cc_kind::GEMINI:
+            return std::max(scaled(m_cwnd, 1.0 - m_p.gemini.beta), two_mss());
+        default:
+            return std::max(flight_bytes / 2, two_mss());
+    }
 }
 
 void congestion_control::restart_after_idle() {

@@ -32,7 +32,7 @@ void roce_transport::add_sink(std::uint32_t flow, const flow_path& from) {
 }
 
 void roce_transport::start() {
-    if (m_host.nic().limiters()) m_rp.resize(m_host.nic().limiters()->size());
+    if (m_host.nic().dcqcn()) m_rp.resize(m_host.nic().limiters()->size());
     for (std::uint32_t i = 0; i < m_tx.size(); ++i)
         schedule(m_flows[m_tx[i].flow].spec.start, START, i);
 }
@@ -276,7 +276,7 @@ void roce_transport::on_cnp(std::uint32_t slot, ps_t now) {
     flow_record& rec = m_flows[x.flow];
     rec.roce->result.cnps_received++;
     nic::rate_limiter_bank* bank = m_host.nic().limiters();
-    if (!bank) return;  // no reaction point: counted, ignored
+    if (!bank || !m_host.nic().dcqcn()) return;  // no reaction point: counted, ignored
     if (x.limiter < 0) {
         x.limiter = bank->bind(x.flow);
         rp_slot& s = m_rp[unsigned(x.limiter)];

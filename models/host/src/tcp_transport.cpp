@@ -20,9 +20,21 @@ void tcp_transport::add_source(std::uint32_t flow, const flow_path& to) {
     flow_record& rec = m_flows[flow];
     const flow_spec& spec = rec.spec;
     rec.tx_slot = static_cast<std::uint32_t>(m_tx.size());
-    m_tx.push_back(
-        {flow, tcp_sender(spec.tcp.sender, spec.tcp.cc, spec.tcp.rtt), to.peer_ip, to.next_hop});
+    const bool gemini = spec.tcp.cc.kind == cc_kind::GEMINI;
+    if (gemini && spec.tcp.cc.gemini.capacity_bps == 0) {
+        cc_params cc = spec.tcp.cc;  // C defaults to the sender's line rate
+        cc.gemini.capacity_bps = m_host.nic().rate_bps();
+        m_tx.push_back(
+            {flow, tcp_sender(spec.tcp.sender, cc, spec.tcp.rtt), to.peer_ip, to.next_hop});
+    } else {
+        m_tx.push_back({flow, tcp_sender(spec.tcp.sender, spec.tcp.cc, spec.tcp.rtt), to.peer_ip,
+                        to.next_hop});
+    }
     m_tx.back().ect = m_tx.back().snd.cc().ecn_capable();
+    if (gemini && spec.tcp.cc.gemini.pacing) {
+        m_tx.back().paced = true;
+        m_host.nic().limiter_bank();  // made now, at elaboration
+    }
     // The handshake (not simulated) gives the sender its first RTT sample (RFC 6298 2.2; Linux
     // seeds SRTT from the SYN-ACK).
     if (to.idle_rtt > 0) m_tx.back().snd.seed_rtt(to.idle_rtt);
@@ -32,7 +44,8 @@ void tcp_transport::add_sink(std::uint32_t flow, const flow_path& from) {
     flow_record& rec = m_flows[flow];
     rec.rx_slot = static_cast<std::uint32_t>(m_rx.size());
     m_rx.push_back({flow, tcp_receiver(rec.spec.tcp.receiver), from.peer_ip, from.next_hop});
-    m_rx.back().ect_acks = rec.spec.tcp.cc.kind == cc_kind::DCTCP;
+    m_rx.back().ect_acks =
+        rec.spec.tcp.cc.kind == cc_kind::DCTCP || rec.spec.tcp.cc.kind == cc_kind::GEMINI;
     m_rx.back().app_window = m_host.app_reads_slowly();
     m_rx.back().rcvbuf = rec.spec.tcp.sender.rwnd;
     m_rx.back().adv_edge = rec.spec.tcp.sender.rwnd;  // the window of the handshake
@@ -58,6 +71,11 @@ void tcp_transport::on_timer(std::uint8_t timer_kind, std::uint32_t slot, ps_t a
         case RTO:
             on_rto(slot, at, now);
             break;
+        case PACE:
+            if (m_tx[slot].pace_queued != at) break;  // superseded
+            m_tx[slot].pace_queued = 0;
+            pump(slot, now);
+            break;
         default:
             on_delack(slot, at, now);
             break;
@@ -72,6 +90,10 @@ void tcp_transport::on_start(std::uint32_t slot, ps_t at) {
         x.snd.set_unlimited();
     else
         x.snd.write(rec.spec.size_bytes);
+    if (x.paced) {
+        x.limiter = m_host.nic().limiter_bank().bind(x.flow, at);
+        set_pacing_rate(x, at);
+    }
     pump(slot, at);
 }
 
@@ -141,8 +163,33 @@ frame& tcp_transport::new_tcp_frame(std::uint32_t flow, std::uint32_t dst_ip,
     return f;
 }
 
+bool tcp_transport::pace_allows(tcp_tx& x, std::uint32_t slot, ps_t now) {
+    if (x.limiter < 0) return true;
+    const ps_t t = m_host.nic().limiter_bank().at(unsigned(x.limiter)).earliest_start(now);
+    if (t <= now) return true;
+    if (x.pace_queued == 0 || t < x.pace_queued) {
+        x.pace_queued = t;
+        schedule(t, PACE, slot);
+    }
+    return false;
+}
+
+void tcp_transport::set_pacing_rate(tcp_tx& x, ps_t now) {
+    const ps_t srtt = x.snd.rtt().srtt();
+    const auto& cc = x.snd.cc();
+    const gemini_params& g = cc.params().gemini;
+    std::uint64_t bps = 0;  // unlimited until there is an RTT
+    if (srtt > 0) {
+        const double ratio = cc.in_slow_start() ? g.pacing_ss_ratio : g.pacing_ca_ratio;
+        bps = static_cast<std::uint64_t>(ratio * static_cast<double>(cc.cwnd()) * 8.0 * 1e12 /
+                                         static_cast<double>(srtt));
+        bps = std::max<std::uint64_t>(bps, 1);
+    }
+    m_host.nic().limiter_bank().at(unsigned(x.limiter)).set_rate(bps, now);
+}
+
 void tcp_transport::pump(std::uint32_t slot, ps_t now) {
-    if (m_lso_max) return pump_lso(slot, now);
+    if (m_lso_max && !m_tx[slot].paced) return pump_lso(slot, now);
     tcp_tx& x = m_tx[slot];
     flow_record& rec = m_flows[x.flow];
     tcp_segment seg;
@@ -153,6 +200,7 @@ void tcp_transport::pump(std::uint32_t slot, ps_t now) {
             m_host.wait_for_tx(*this);
             break;
         }
+        if (x.paced && !pace_allows(x, slot, now)) break;
         if (!x.snd.next_segment(now, seg)) break;
         frame& f = new_tcp_frame(x.flow, x.dst_ip, x.next_hop, client_port(x.flow), SERVER_PORT);
         f.ecn = x.ect ? ecn_codepoint::ECT0 : ecn_codepoint::NOT_ECT;
@@ -164,6 +212,8 @@ void tcp_transport::pump(std::uint32_t slot, ps_t now) {
         f.created = now;
         rec.sent_frames++;
         rec.sent_bytes += f.frame_bytes();
+        if (x.limiter >= 0)
+            m_host.nic().limiter_bank().at(unsigned(x.limiter)).sent(f.wire_bytes(), now);
         m_host.post(f, now);
     }
     sync_rto(slot);
@@ -307,7 +357,16 @@ void tcp_transport::on_ack(frame& f, ps_t now) {
         const auto& cc = x.snd.cc();
         rec.trace.push_back({now, cc.cwnd(), cc.ssthresh(), x.snd.flight(), x.snd.snd_una(),
                              cc.alpha(), cc.last_f(), x.snd.rtt().srtt(),
-                             f.ts_echo && now > f.ts_echo ? now - f.ts_echo : 0, ece});
+                             f.ts_echo && now > f.ts_echo ? now - f.ts_echo : 0, ece,
+                             cc.gemini_rtt_min(), cc.gemini_rtt_base()});
+    }
+    if (x.limiter >= 0) {
+        if (rec.spec.size_bytes != 0 && x.snd.snd_una() >= rec.spec.size_bytes) {
+            m_host.nic().limiter_bank().release(x.flow);  // done: the limiter is free again
+            x.limiter = -1;
+        } else {
+            set_pacing_rate(x, now);
+        }
     }
     pump(rec.tx_slot, now);
 }
@@ -337,6 +396,15 @@ void tcp_transport::export_flow_results() const {
         r.alpha = cc.kind() == cc_kind::DCTCP ? cc.alpha() : 0.0;
         r.srtt = x.snd.rtt().srtt();
         r.min_rtt = cc.min_rtt();
+        if (cc.kind() == cc_kind::GEMINI) {
+            r.alpha = cc.alpha();
+            r.wan_reductions = cc.gemini_wan_reductions();
+            r.gemini_f = cc.gemini_f();
+            r.gemini_h = cc.gemini_h();
+            r.rtt_base = cc.gemini_rtt_base();
+            r.pacing_bps =
+                x.limiter >= 0 ? m_host.nic().limiters()->at(unsigned(x.limiter)).rate_bps() : 0;
+        }
     }
 }
 

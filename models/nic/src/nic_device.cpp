@@ -708,6 +708,11 @@ const param_table<nic_config>& nic_config::params() {
     return table;
 }
 
+rate_limiter_bank& nic_device::limiter_bank() {
+    if (!m_limiters) m_limiters = std::make_unique<rate_limiter_bank>(m_cfg.rate_limiters);
+    return *m_limiters;
+}
+
 nic_device::nic_device(const sc_core::sc_module_name& name, const nic_config& cfg,
                        std::uint64_t rate_bps, std::uint64_t seed)
     : sc_core::sc_module(name), m_cfg(cfg), m_rate_bps(rate_bps) {

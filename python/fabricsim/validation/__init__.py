@@ -14,7 +14,7 @@ import importlib
 
 from .core import REGISTRY, Context, Experiment, Outcome, experiment  # noqa: F401
 
-MODULES = ["dctcp", "mqecn", "hull", "pfc", "roce", "nic", "qcn", "fera_bcn", "credit", "cross_sim"]
+MODULES = ["dctcp", "mqecn", "hull", "pfc", "roce", "nic", "qcn", "fera_bcn", "credit", "gemini", "cross_sim"]
 
 
 def experiments(quick=False, only=None):

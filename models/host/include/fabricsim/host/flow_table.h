@@ -33,6 +33,8 @@ struct tcp_trace_row {
     ps_t srtt;
     ps_t rtt_sample;  ///< 0 when this ACK gave none
     bool ece;
+    ps_t rtt_min;   ///< GEMINI: RTT_min of the last window (0 for other algorithms)
+    ps_t rtt_base;  ///< GEMINI: RTT_base
 };
 
 /// End-of-run state of a TCP flow (filled by the hosts when the run ends).
@@ -49,6 +51,12 @@ struct tcp_flow_result {
     double alpha = 0;
     ps_t srtt = 0;
     ps_t min_rtt = 0;
+    // GEMINI only
+    std::uint64_t wan_reductions = 0;  ///< cuts with the delay signal on
+    double gemini_f = 0;               ///< F at the end
+    double gemini_h = 0;               ///< h at the end (MSS per RTT)
+    ps_t rtt_base = 0;
+    std::uint64_t pacing_bps = 0;  ///< the limiter's rate at the end (0: not paced or done)
 };
 
 /// One row of a RoCE flow's DCQCN trace: a CNP sent by the receiver's notification point, or

@@ -19,6 +19,11 @@
 /// read that at least doubles a window fallen to half the buffer sends a window update (Linux's
 /// tcp_cleanup_rbuf rule); elsewhere the window field stays 0xFFFF and the sender's limit is rwnd.
 /// No persist timer (ACKs are not lost in these runs).
+/// Pacing (GEMINI with gemini.pacing): a started flow is bound to a limiter of the NIC's
+/// rate-limiter bank (released when all its data is acked) whose next-send-time spacing is set
+/// on every ACK to ratio x cwnd / srtt (Linux fq pacing: 2 in slow start, 1.2 after); a segment
+/// waits for its limiter with one host timer per flow, not per segment. Paced flows post single
+/// segments (no LSO batching).
 #include <cstdint>
 #include <vector>
 
@@ -52,7 +57,7 @@ public:
 
 private:
     // Timer kinds; among timers due at the same time they run in this order.
-    enum : std::uint8_t { START, APP_WRITE, RTO, DELACK };
+    enum : std::uint8_t { START, APP_WRITE, RTO, DELACK, PACE };
     struct tcp_tx {
         std::uint32_t flow;
         tcp_sender snd;
@@ -61,6 +66,9 @@ private:
         ps_t rto_queued = 0;   ///< time of this flow's RTO entry in the heap (0 = none)
         bool blocked = false;  ///< waiting for NIC queue space
         bool ect = false;
+        bool paced = false;         ///< GEMINI pacing on the NIC's rate-limiter bank
+        std::int32_t limiter = -1;  ///< the bank's limiter while started (-1: none)
+        ps_t pace_queued = 0;       ///< time of this flow's PACE entry (0 = none)
     };
     struct tcp_rx {
         std::uint32_t flow;
@@ -90,6 +98,10 @@ private:
     /// pump() on a NIC with LSO: consecutive full segments go as one send of up to m_lso_max.
     void pump_lso(std::uint32_t slot, ps_t now);
     void sync_rto(std::uint32_t slot);
+    /// Paced flow: true if its limiter lets a segment go at `now`, else queues its PACE entry.
+    bool pace_allows(tcp_tx& x, std::uint32_t slot, ps_t now);
+    /// Paced flow: the limiter's rate from cwnd and srtt.
+    void set_pacing_rate(tcp_tx& x, ps_t now);
     void send_ack(tcp_rx& r, const ack_decision& a, ps_t now);
     frame& new_tcp_frame(std::uint32_t flow, std::uint32_t dst_ip, const mac_addr& dst_mac,
                          std::uint16_t sport, std::uint16_t dport);

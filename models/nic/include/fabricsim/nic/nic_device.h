@@ -289,8 +289,11 @@ public:
     nic_registers* csr() { return m_csr.get(); }
     /// DCQCN reaction-point parameters at this NIC's rate; nullptr when DCQCN is off.
     const dcqcn_params* dcqcn() const { return m_dcqcn ? &*m_dcqcn : nullptr; }
-    /// The rate-limiter bank; nullptr when no reaction point uses it (DCQCN off).
+    /// The rate-limiter bank; nullptr when nothing uses it (DCQCN off, no paced GEMINI flow).
     rate_limiter_bank* limiters() { return m_limiters.get(); }
+    /// The bank of `rate_limiters` limiters, made on first use by a transport that paces on it
+    /// (GEMINI) when DCQCN has not made it. Call at elaboration.
+    rate_limiter_bank& limiter_bank();
     const rate_limiter_bank* limiters() const { return m_limiters.get(); }
     /// The HULL pacer; nullptr when pacer.mode is none.
     const hull_pacer* pacer() const { return m_pacer.get(); }

@@ -1,7 +1,8 @@
 #pragma once
 /// Sender-side congestion-control algorithms of the host transports (plain C++, no SystemC):
 /// TCP NewReno (RFC 5681 + RFC 6582), ECN* (NewReno + RFC 3168 halving), DCTCP (seed-000 §1.3,
-/// eq 2.1/2.2 and the RTT-fair variant eq 3.35; seed-001 §1.9) and CUBIC (RFC 8312).
+/// eq 2.1/2.2 and the RTT-fair variant eq 3.35; seed-001 §1.9), CUBIC (RFC 8312) and GEMINI
+/// (seed-002 §1.1, Algorithm 1: ECN and delay, RTT-scaled decrease, BDP-scaled increase).
 ///
 /// Model note. Units: bytes for every window and sequence number, fabricsim::ps_t for time.
 /// Sequence numbers are the connection's 64-bit byte offsets starting at 0 (no wrap-around,
@@ -38,6 +39,31 @@ enum class cc_kind {
     ECN_STAR,  ///< NewReno that also halves on ECE, at most once per window (RFC 3168)
     DCTCP,     ///< ECN-capable, cut cwnd(1 - alpha/2) once per window (seed-000 §1.3)
     CUBIC,     ///< RFC 8312; ECN-capable only with cc_params::cubic_ecn (ECE = loss, §4.5)
+    GEMINI,    ///< seed-002 Algorithm 1: DCTCP-style alpha x F on ECE, beta on RTT_min > base + T
+};
+
+/// GEMINI's parameters (seed-002 Table 3.4 defaults) and the clamps the thesis leaves open.
+struct gemini_params {
+    /// C: the bottleneck capacity of F and h in bit/s ("a constant per network"); 0 = the
+    /// sender's line rate (the transport fills it in before the connection starts).
+    std::uint64_t capacity_bps = 0;
+    /// K: the DCN switches' ECN threshold in bytes, in F = 4K/(C RTT_base + K); 0 = 50 packets
+    /// of 1500 B per Gb/s of C (Table 3.4).
+    std::uint64_t k_bytes = 0;
+    ps_t t = 5 * PS_PER_MS;   ///< T: WAN congestion when RTT_min > RTT_base + T
+    double beta = 0.2;        ///< f_wan, and the loss decrease (see congestion_control)
+    double h_scale = 1.2e-7;  ///< H of h = H C RTT_base, C in bit/s and RTT_base in s
+    double h_min = 0.1;       ///< bounds of h, in MSS per RTT (the thesis' "protection")
+    double h_max = 5;
+    double f = 0;  ///< fixed F instead of 4K/(C RTT_base + K) (0 = computed)
+    /// A cut never exceeds this fraction of cwnd (the thesis gives no clamp; F > 1 whenever
+    /// K > C RTT/3, so alpha F alone could exceed 1).
+    double max_cut = 0.5;
+    /// RTT_base is the minimum over the last 1-2 windows of this length; 0 = the connection's.
+    ps_t rtt_base_window = 0;
+    bool pacing = true;            ///< pace on a NIC rate limiter at ratio x cwnd / srtt
+    double pacing_ss_ratio = 2.0;  ///< Linux tcp_pacing_ss_ratio (200 %)
+    double pacing_ca_ratio = 1.2;  ///< Linux tcp_pacing_ca_ratio (120 %)
 };
 
 /// Parameters of one connection's congestion control. Plain aggregate; validate() throws
@@ -56,6 +82,7 @@ struct cc_params {
     bool cubic_fast_convergence = true;
     bool cubic_tcp_friendly = true;  ///< RFC 8312 §4.2 W_est region
     bool cubic_ecn = false;          ///< CUBIC treats ECE as a loss event (§4.5)
+    gemini_params gemini;            ///< GEMINI only
     void validate() const;
 };
 
@@ -118,6 +145,19 @@ enum class ack_outcome {
 ///    W_cubic(t+RTT) and W_est = minimum RTT sample (Linux delay_min); before any sample the
 ///    lookahead is 0 and the TCP-friendly region is off. The target is capped at 1.5 cwnd
 ///    (RFC 9438). RTO: ssthresh = cwnd*beta, W_max forgotten (RFC 9438 §4.8, Linux reset).
+///  - GEMINI (Algorithm 1, per ACK that advances snd_una): congested_dcn = the ACK carries ECE
+///    (a DCTCP receiver echoes each CE), congested_wan = RTT_min > RTT_base + T. Congested: cut
+///    cwnd x (1 - max(alpha F [dcn], beta [wan])) if the last cut's window of data has been
+///    acked (the "> 1 RTT" rule, as DCTCP's once per window), else leave cwnd alone; not
+///    congested: slow start below ssthresh, then +h MSS per cwnd of acked bytes. alpha is
+///    DCTCP's estimator (dctcp.g, dctcp.initial_alpha). RTT_min is the smallest sample of the
+///    previous window of data (the alpha window); RTT_base the smallest of the connection
+///    (rtt_base_window = 0) or of the last 1-2 windows of that length. F is not clamped (its
+///    ratios between flows are Theorem 3.3.2's fairness) but a cut is at most max_cut (0.5,
+///    DCTCP's largest: the thesis has F > 1 whenever K > C RTT/3, so alpha F may exceed 1);
+///    before the first sample h = h_min and F = 4 (RTT_base 0). Loss (fast retransmit, RTO):
+///    ssthresh = cwnd (1 - beta) (the thesis keeps Linux's recovery but names no loss factor; beta
+///    is "the same reduction factor as Cubic"). Floors as the others (2 MSS).
 class congestion_control
 {
 public:
@@ -173,6 +213,22 @@ public:
     double cubic_window(double t) const;
     /// Minimum RTT sample seen (0 = none).
     ps_t min_rtt() const { return m_min_rtt; }
+    /// The connection handshake's RTT: GEMINI's first RTT_base sample (Linux's min_rtt takes
+    /// the SYN-ACK's), so flows that start into a queue know the path's base; others ignore it.
+    void seed_rtt(ps_t rtt);
+
+    // GEMINI trace
+    /// RTT_min: the smallest sample of the last completed window of data (0 = none yet).
+    ps_t gemini_rtt_min() const { return m_rtt_min_prev; }
+    /// RTT_base: the long-term minimum (0 = no sample yet).
+    ps_t gemini_rtt_base() const;
+    /// F = 4K/(C RTT_base + K), or the fixed F.
+    double gemini_f() const;
+    /// h in MSS per RTT, within [h_min, h_max].
+    double gemini_h() const;
+    /// Reductions GEMINI took with the delay signal on (ecn_reductions(): with ECE on; one
+    /// reduction with both signals counts in both).
+    std::uint64_t gemini_wan_reductions() const { return m_wan_reductions; }
 
 private:
     std::uint64_t two_mss() const { return 2ull * m_p.mss; }
@@ -185,6 +241,9 @@ private:
     void cubic_on_congestion();
     void add_fraction(double bytes);
     void start_reduction(std::uint64_t snd_nxt);
+    void gemini_observe(const ack_event& e);
+    void gemini_reduce(const ack_event& e, bool dcn, bool wan);
+    std::uint64_t loss_ssthresh(std::uint64_t flight_bytes) const;
 
     cc_params m_p;
     std::uint64_t m_cwnd;
@@ -214,6 +273,13 @@ private:
     double m_cwnd_epoch = 0;
     bool m_epoch_valid = false;
     ps_t m_epoch_start = 0;
+
+    ps_t m_rtt_min_cur = 0;  ///< GEMINI: minimum sample of the open window
+    ps_t m_rtt_min_prev = 0;
+    ps_t m_base_cur = 0;  ///< windowed RTT_base: minimum of the current and last bucket
+    ps_t m_base_prev = 0;
+    ps_t m_base_bucket_end = 0;
+    std::uint64_t m_wan_reductions = 0;
 };
 
 }  // namespace fabricsim::host

@@ -65,7 +65,10 @@ public:
     /// The application appends `bytes` to the stream.
     void write(std::uint64_t bytes) { m_written += bytes; }
     /// An RTT measured before data flows (the connection handshake): sets SRTT and the RTO.
-    void seed_rtt(ps_t rtt) { m_rtt.on_sample(rtt); }
+    void seed_rtt(ps_t rtt) {
+        m_rtt.on_sample(rtt);
+        m_cc.seed_rtt(rtt);
+    }
     /// The stream never ends (a long-lived flow).
     void set_unlimited() { m_unlimited = true; }
 
