@@ -81,6 +81,24 @@ def test_incast_drops_only_unscheduled_frames_and_every_flow_completes(incast):
     assert [f["rx_bytes"] for f in s["flows"]] == sizes
     assert s["xpass"]["completed"] == 9 and s["xpass"]["probes"] == 9
     assert fr["conserved"]
+    assert s["config"]["xpass"]["aeolus"] is True
+
+
+def test_a_burst_beyond_the_nic_queue_waits_for_room_and_credits_take_over(sim, tmp_path):
+    # A 1 MB first-RTT budget (685 packets) on a 64-frame NIC queue: the burst posts what fits,
+    # waits for the queue to drain (tx_blocked) and resumes; credits that come meanwhile take
+    # the next packets as scheduled ones. The flow ends as with a queue that holds it all.
+    sets = ["xpass.aeolus=true", "xpass.aeolus_first_rtt=1MB", "traffic.flows[0].size=1MB",
+            "duration=3ms"]
+    big = run(sim, tmp_path / "big", IDLE, *sets)
+    small = run(sim, tmp_path / "small", IDLE, *sets, "nic.tx_queue=64")
+    assert big["hosts"]["h0"]["tx_blocked"] == 0 and small["hosts"]["h0"]["tx_blocked"] > 0
+    fb, fs = big["flows"][0], small["flows"][0]
+    assert fb["xpass"]["unscheduled_sent"] == 685
+    assert 64 < fs["xpass"]["unscheduled_sent"] < 685 and fs["xpass"]["packets"] == 685
+    assert fb["rx_bytes"] == fs["rx_bytes"] == 1_000_000
+    assert fs["fct_us"] == pytest.approx(fb["fct_us"], abs=0.01)
+    assert small["frames"]["dropped"] == 0 and small["frames"]["conserved"]
 
 
 def test_aeolus_off_keeps_todays_results(sim, scenarios, tmp_path):
