@@ -341,6 +341,14 @@ json flows_json(const host::flow_table& flows, const topology& topo) {
                           {"stops", r.stops},
                           {"rate_updates", r.rate_updates},
                           {"credit_rate_gbps", r.credit_rate_bps / 1e9}};
+            if (sp.xpass.aeolus) {
+                json& x = j["xpass"];
+                x["unscheduled_sent"] = r.unscheduled_sent;
+                x["unscheduled_delivered"] = r.unscheduled_delivered;
+                x["unscheduled_lost"] = r.unscheduled_sent - r.unscheduled_delivered;
+                x["unscheduled_missing"] = r.unscheduled_missing;
+                x["probes"] = r.probes;
+            }
         }
         out.push_back(std::move(j));
     }
@@ -419,7 +427,7 @@ json roce_json(const host::flow_table& flows) {
 /// without them.
 json xpass_json(const host::flow_table& flows) {
     std::uint64_t n = 0, sized = 0, done = 0, sent = 0, received = 0, wasted = 0, lost = 0,
-                  resent = 0;
+                  resent = 0, aeolus = 0, u_sent = 0, u_delivered = 0, u_missing = 0, probes = 0;
     for (const auto& f : flows.all()) {
         if (!is_xpass(f.spec) || !f.xpass) continue;
         const host::xpass_flow_result& r = f.xpass->result;
@@ -431,17 +439,33 @@ json xpass_json(const host::flow_table& flows) {
         wasted += r.credits_wasted;
         lost += r.credits_lost;
         resent += r.retransmitted;
+        if (f.spec.xpass.aeolus) {
+            ++aeolus;
+            u_sent += r.unscheduled_sent;
+            u_delivered += r.unscheduled_delivered;
+            u_missing += r.unscheduled_missing;
+            probes += r.probes;
+        }
     }
     if (n == 0) return nullptr;
-    return {{"flows", n},
-            {"sized_flows", sized},
-            {"completed", done},
-            {"credits_sent", sent},
-            {"credits_received", received},
-            {"credits_wasted", wasted},
-            {"credits_lost", lost},
-            {"wasted_share", received ? double(wasted) / double(received) : 0.0},
-            {"retransmitted", resent}};
+    json out = {{"flows", n},
+                {"sized_flows", sized},
+                {"completed", done},
+                {"credits_sent", sent},
+                {"credits_received", received},
+                {"credits_wasted", wasted},
+                {"credits_lost", lost},
+                {"wasted_share", received ? double(wasted) / double(received) : 0.0},
+                {"retransmitted", resent}};
+    if (aeolus) {
+        out["aeolus_flows"] = aeolus;
+        out["unscheduled_sent"] = u_sent;
+        out["unscheduled_delivered"] = u_delivered;
+        out["unscheduled_lost"] = u_sent - u_delivered;
+        out["unscheduled_missing"] = u_missing;
+        out["probes"] = probes;
+    }
+    return out;
 }
 
 /// Query completion times of each partition/aggregate group.

@@ -1293,12 +1293,23 @@ const param_table<host::xpass_params>& xpass_params_table() {
                            });
         dscp.min = 0;
         dscp.max = 63;
+        t.add("aeolus", value_kind::BOOL, "false",
+              "Aeolus (ExpressPass*): each sized flow sends its first-RTT data at line rate "
+              "before credits, non-ECT so switches drop it above their ECN step (non_ect: drop), "
+              "then a probe; missing packets are resent on credits first",
+              [](xp& o, const config_value& v) { o.aeolus = v.boolean(); });
+        t.add("aeolus_first_rtt", value_kind::BYTES,
+              "Aeolus: data bytes sent before credits (unset: one BDP, the NIC line rate x the "
+              "path's idle RTT; at most the flow)",
+              &xp::aeolus_first_rtt)
+            .min = 1;
         return t;
     }();
     return table;
 }
 
 void check_xpass(const host::xpass_params& o, const config_node& n) {
+    if (o.aeolus_first_rtt && !o.aeolus) n.fail("aeolus_first_rtt", "needs xpass.aeolus: true");
     if (o.credit_max_bytes < o.credit_min_bytes)
         n.fail("credit_max", "is smaller than xpass.credit_min");
     if (o.w_min > o.w_max) n.fail("w_min", "is larger than xpass.w_max");
@@ -1810,6 +1821,8 @@ host::flow_spec flow_of(const flow_keys& k, ps_t duration, const transport_optio
                        "credit)");
             if (!k.tcp_only.empty())
                 k.fail(k.tcp_only.front(), "applies to TCP flows only (set transport: tcp)");
+            if (opt.xpass.aeolus && f.size_bytes == 0)
+                k.fail("size", "must be set with xpass.aeolus (Aeolus needs sized flows)");
             make_xpass(f, opt.xpass);
             break;
         case host::transport_kind::UDP:

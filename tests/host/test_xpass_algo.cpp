@@ -1,7 +1,10 @@
 // Unit tests of ExpressPass's receiver credit control (ns2-xpass feedback, facts-mmu-credit-
 // workload §2.3): start, loss accounting from echoed sequence numbers, the once-per-RTT update
-// (increase with w, decrease to the measured delivered rate), its clamps, and the jittered gap.
+// (increase with w, decrease to the measured delivered rate), its clamps, and the jittered gap;
+// and Aeolus's first-RTT book-keeping (probe ACK, NACKs, resend queue) and selective receive.
 #include <catch2/catch.hpp>
+
+#include <vector>
 
 #include "fabricsim/host/algo/xpass.h"
 
@@ -122,4 +125,81 @@ TEST_CASE("xpass: the credit gap is the mean credit over the rate, jittered +-10
     CHECK(double(c.gap(0.5)) == Approx(mean_ps).margin(1));
     CHECK(double(c.gap(0.0)) == Approx(0.9 * mean_ps).margin(1));
     CHECK(double(c.gap(0.999999)) == Approx(1.1 * mean_ps).margin(2));
+}
+
+// ---------------------------------------------------------------- Aeolus (ExpressPass*)
+
+TEST_CASE("aeolus: the probe's ACK queues exactly the unACKed unscheduled packets", "[aeolus]") {
+    aeolus_sender s;
+    s.reset(10);
+    REQUIRE(s.unscheduled() == 10);
+    // Packets 0-7 go unscheduled; 8 and 9 go on credits (never ACKed, never queued).
+    for (std::uint64_t p = 0; p < 8; ++p) s.sent_unscheduled(p);
+    for (std::uint64_t p : {0, 1, 3, 4, 6}) CHECK(s.on_ack(p));
+    CHECK(!s.on_ack(3));   // a duplicate ACK
+    CHECK(!s.on_ack(10));  // out of range
+    CHECK(s.sent() == 8);
+    CHECK(s.acked() == 5);
+    CHECK(s.on_probe_ack() == 3);  // 2, 5, 7
+    CHECK(s.lost() == 3);
+    CHECK(s.queued() == 3);
+    CHECK(s.on_probe_ack() == 0);  // queued once
+    std::uint64_t p = 0;
+    REQUIRE(s.take_resend(p));
+    CHECK(p == 2);
+    // A late ACK of 5 takes it out of the queue; 7 comes next.
+    CHECK(s.on_ack(5));
+    CHECK(s.queued() == 1);
+    REQUIRE(s.take_resend(p));
+    CHECK(p == 7);
+    CHECK(!s.take_resend(p));
+    CHECK(s.queued() == 0);
+}
+
+TEST_CASE("aeolus: NACKs queue a packet once until it is resent, never an ACKed one", "[aeolus]") {
+    aeolus_sender s;
+    s.reset(4);
+    for (std::uint64_t p = 0; p < 4; ++p) s.sent_unscheduled(p);
+    CHECK(s.on_ack(0));
+    CHECK(!s.request(0));  // ACKed
+    CHECK(s.request(1));
+    CHECK(!s.request(1));          // queued already
+    CHECK(!s.request(4));          // beyond the first RTT
+    CHECK(s.on_probe_ack() == 2);  // 2 and 3; 1 was queued by the NACK
+    CHECK(s.queued() == 3);
+    std::uint64_t p = 0;
+    REQUIRE(s.take_resend(p));
+    CHECK(p == 1);
+    CHECK(s.request(1));  // resent and NACKed again: queued again, behind 2 and 3
+    std::vector<std::uint64_t> order;
+    while (s.take_resend(p)) order.push_back(p);
+    CHECK(order == std::vector<std::uint64_t>{2, 3, 1});
+    // The ring holds each packet at most once: 4 slots never overflow.
+    for (int round = 0; round < 3; ++round) {
+        for (std::uint64_t q = 1; q < 4; ++q) CHECK(s.request(q));
+        order.clear();
+        while (s.take_resend(p)) order.push_back(p);
+        CHECK(order == std::vector<std::uint64_t>{1, 2, 3});
+    }
+}
+
+TEST_CASE("aeolus: selective receive takes packets in any order and counts duplicates",
+          "[aeolus]") {
+    selective_receiver r;
+    r.reset(130);  // three bitmap words
+    CHECK(r.expected() == 0);
+    // The first RTT lost 0 and 64; later packets arrive first.
+    for (std::uint64_t p = 1; p < 130; ++p)
+        if (p != 64) CHECK(r.on_packet(p));
+    CHECK(r.received() == 128);
+    CHECK(r.expected() == 0);
+    CHECK(!r.complete());
+    CHECK(!r.on_packet(5));    // duplicate
+    CHECK(!r.on_packet(130));  // beyond the flow
+    CHECK(r.on_packet(0));
+    CHECK(r.expected() == 64);
+    CHECK(r.on_packet(64));
+    CHECK(r.expected() == 130);
+    CHECK(r.complete());
+    CHECK(r.received() == 130);
 }

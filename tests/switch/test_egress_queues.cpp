@@ -439,6 +439,38 @@ TEST_CASE("egress: non-ECT frames above K are dropped as aqm_drop, or passed", "
     }
 }
 
+TEST_CASE("egress: Aeolus selective dropping at K = 2 pkt: non-ECT dropped, ECT marked above",
+          "[egress][ecn][aeolus]") {
+    switch_config c = base(1);
+    c.ecn.set_all(ecn_mode::STEP, {2, 2, 1.0, 1.0}, true);
+    port_bench b(c);
+    // At t = 0 the first frame starts at once; the queue then holds what waits. Pairs of one
+    // ECT (flow 0, scheduled) and one non-ECT (flow 1, unscheduled) frame, all at t = 0.
+    for (unsigned i = 0; i < 6; ++i) {
+        b.arrive(0, 0, true, 0);
+        b.arrive(0, 0, false, 1);
+    }
+    b.run_until(ps_t(1) << 60);
+    // Arrival 0 starts at once; arrivals 1 and 2 find 0 and 1 frames waiting (1 and 2 with
+    // themselves) and pass unmarked. Arrivals 3 to 11 find the queue above K: the four ECT
+    // ones are marked, the five non-ECT ones dropped.
+    CHECK(b.port->drops_of(0)[drop_cause::AQM_DROP] == 5);
+    CHECK(b.port->stats_of(0).ce_marked == 4);
+    REQUIRE(b.log.size() == 7);
+    CHECK(b.unmarked(0) == 2);
+    CHECK(b.unmarked(1) == 1);
+    // Below K both kinds pass: one ECT and one non-ECT frame per frame time never queue.
+    port_bench q(c);
+    for (unsigned i = 0; i < 20; ++i) {
+        q.arrive(0, 2 * i * FRAME_PS, true, 0);
+        q.arrive(0, (2 * i + 1) * FRAME_PS, false, 1);
+    }
+    q.run_until(ps_t(1) << 60);
+    CHECK(q.log.size() == 40);
+    CHECK(q.port->drops().total() == 0);
+    CHECK(q.port->stats_of(0).ce_marked == 0);
+}
+
 TEST_CASE("egress: RED with max_p 1 and weight 1 marks linearly between the thresholds",
           "[egress][ecn]") {
     switch_config c = base(1);

@@ -74,4 +74,78 @@ ps_t xpass_credit_control::gap(double u) const {
         std::llround(m_p.avg_credit_bytes() / m_rate * (1.0 + j) * double(PS_PER_S)));
 }
 
+void aeolus_sender::reset(std::uint64_t unscheduled) {
+    m_state.assign(unscheduled, NOT_SENT);
+    m_queue.assign(unscheduled, 0);
+    m_head = m_count = 0;
+    m_live = 0;
+    m_sent = m_acked = m_lost = 0;
+}
+
+void aeolus_sender::sent_unscheduled(std::uint64_t pkt) {
+    if (pkt >= m_state.size() || m_state[pkt] != NOT_SENT) return;
+    m_state[pkt] = UNACKED;
+    ++m_sent;
+}
+
+bool aeolus_sender::on_ack(std::uint64_t pkt) {
+    if (pkt >= m_state.size() || m_state[pkt] == ACKED) return false;
+    if (m_state[pkt] == QUEUED) --m_live;
+    m_state[pkt] = ACKED;
+    ++m_acked;
+    return true;
+}
+
+void aeolus_sender::push(std::size_t pkt) {
+    m_state[pkt] = QUEUED;
+    m_queue[(m_head + m_count) % m_queue.size()] = static_cast<std::uint32_t>(pkt);
+    ++m_count;
+    ++m_live;
+}
+
+std::uint64_t aeolus_sender::on_probe_ack() {
+    std::uint64_t n = 0;
+    for (std::size_t p = 0; p < m_state.size(); ++p) {
+        if (m_state[p] != UNACKED) continue;
+        push(p);
+        ++n;
+    }
+    m_lost += n;
+    return n;
+}
+
+bool aeolus_sender::request(std::uint64_t pkt) {
+    if (pkt >= m_state.size() || m_state[pkt] == ACKED || m_state[pkt] == QUEUED) return false;
+    push(pkt);
+    return true;
+}
+
+bool aeolus_sender::take_resend(std::uint64_t& pkt) {
+    while (m_count != 0) {
+        const std::uint32_t p = m_queue[m_head];
+        m_head = (m_head + 1) % m_queue.size();
+        --m_count;
+        if (m_state[p] != QUEUED) continue;  // ACKed since it was queued
+        m_state[p] = RESENT;
+        --m_live;
+        pkt = p;
+        return true;
+    }
+    return false;
+}
+
+void selective_receiver::reset(std::uint64_t packets) {
+    m_bits.assign((packets + 63) / 64, 0);
+    m_packets = packets;
+    m_expected = m_received = 0;
+}
+
+bool selective_receiver::on_packet(std::uint64_t pkt) {
+    if (pkt >= m_packets || has(pkt)) return false;
+    m_bits[pkt >> 6] |= std::uint64_t(1) << (pkt & 63);
+    ++m_received;
+    while (m_expected < m_packets && has(m_expected)) ++m_expected;
+    return true;
+}
+
 }  // namespace fabricsim::host

@@ -22,6 +22,18 @@ void xpass_transport::add_source(std::uint32_t flow, const flow_path& to) {
     if (!rec.xpass) rec.xpass = std::make_unique<xpass_flow_state>();
     xp_tx& x = m_tx.emplace_back(flow, to.peer_ip, to.next_hop);
     x.packets = (rec.spec.size_bytes + MAX_DATA - 1) / MAX_DATA;
+    const xpass_params& p = rec.spec.xpass;
+    if (p.aeolus && x.packets != 0) {
+        // The first-RTT budget: one BDP of the idle path at this NIC's line rate by default.
+        const std::uint64_t budget =
+            p.aeolus_first_rtt
+                ? *p.aeolus_first_rtt
+                : static_cast<std::uint64_t>(double(m_host.nic().rate_bps()) * double(to.idle_rtt) /
+                                             8.0 / double(PS_PER_S));
+        x.aeolus = true;
+        x.first_rtt.reset(
+            std::clamp<std::uint64_t>((budget + MAX_DATA - 1) / MAX_DATA, 1, x.packets));
+    }
 }
 
 void xpass_transport::add_sink(std::uint32_t flow, const flow_path& from) {
@@ -31,12 +43,17 @@ void xpass_transport::add_sink(std::uint32_t flow, const flow_path& from) {
     const xpass_params& p = rec.spec.xpass;
     // The credit share of this host's link, in credit wire bytes/s.
     const double max_rate = p.max_rate_ratio * double(m_host.nic().rate_bps()) / 8.0;
-    m_rx.emplace_back(
+    xp_rx& r = m_rx.emplace_back(
         flow, from.peer_ip, from.next_hop, xpass_credit_control(p, max_rate),
         rng(m_host.seed(), std::string(m_host.name()) + ".xpass" + std::to_string(flow)));
+    if (p.aeolus && rec.spec.size_bytes != 0) {
+        r.aeolus = true;
+        r.window.reset((rec.spec.size_bytes + MAX_DATA - 1) / MAX_DATA);
+    }
 }
 
 void xpass_transport::start() {
+    m_blocked.reserve(2 * m_tx.size());
     for (std::uint32_t i = 0; i < m_tx.size(); ++i)
         schedule(m_flows[m_tx[i].flow].spec.start, START, i);
 }
@@ -71,6 +88,8 @@ frame& xpass_transport::control_frame(const flow_spec& spec, std::uint32_t dst_i
     f.length = std::max<std::uint32_t>(f.length, wire_bytes - wire_of(0));
     f.payload_bytes = f.length - f.header_bytes();
     f.credit_type = type;
+    // Aeolus: control in the data queue is ECT, never selectively dropped.
+    if (spec.xpass.aeolus && type != credit_type::CREDIT) f.ecn = ecn_codepoint::ECT0;
     m_flows[spec.id].control_sent++;
     return f;
 }
@@ -87,11 +106,58 @@ void xpass_transport::on_start(std::uint32_t slot, ps_t at) {
     xp_tx& x = m_tx[slot];
     m_flows[x.flow].started = at;
     send_request(x, slot, at);
+    if (x.aeolus) pump_unscheduled(slot, at);
+}
+
+void xpass_transport::pump_unscheduled(std::uint32_t slot, ps_t now) {
+    xp_tx& x = m_tx[slot];
+    if (x.probe_sent || x.blocked) return;
+    while (x.next_pkt < x.first_rtt.unscheduled()) {
+        if (!m_host.tx_room_for_data()) {
+            x.blocked = true;
+            m_blocked.push_back(slot);
+            m_host.wait_for_tx(*this);
+            return;
+        }
+        x.first_rtt.sent_unscheduled(x.next_pkt);
+        post_data(x, x.next_pkt++, nullptr, now);
+    }
+    // Right behind the burst: its ACK tells which unscheduled packets are missing.
+    const flow_spec& spec = m_flows[x.flow].spec;
+    post_control(control_frame(spec, x.dst_ip, x.next_hop, true, PROBE, 84), x.next_pkt, now);
+    x.probe_sent = true;
+    x.counters.probes++;
+    maybe_stop(x, now);
+}
+
+void xpass_transport::on_tx_ready(ps_t now) {
+    // Pumping may block again (appending): serve the ones waiting now.
+    const std::size_t n = m_blocked.size();
+    for (std::size_t i = 0; i < n; ++i) m_tx[m_blocked[i]].blocked = false;
+    for (std::size_t i = 0; i < n; ++i) pump_unscheduled(m_blocked[i], now);
+    m_blocked.erase(m_blocked.begin(), m_blocked.begin() + static_cast<std::ptrdiff_t>(n));
+}
+
+void xpass_transport::maybe_stop(xp_tx& x, ps_t now) {
+    if (x.state == tx_state::STOPPED || !x.probe_sent || x.next_pkt < x.packets ||
+        x.first_rtt.queued() != 0)
+        return;
+    send_stop(x, now);
+    x.state = tx_state::STOPPED;
+}
+
+void xpass_transport::on_probe_ack(xp_tx& x, ps_t /*now*/) {
+    // Every ACK of the burst came before this answer (one path, FIFO): what is not ACKed was
+    // dropped. The missing packets go on the next credits.
+    if (x.first_rtt.on_probe_ack() != 0 && x.state == tx_state::STOPPED)
+        x.state = tx_state::RECEIVING;
 }
 
 void xpass_transport::send_request(xp_tx& x, std::uint32_t slot, ps_t now) {
     const flow_spec& spec = m_flows[x.flow].spec;
-    post_control(control_frame(spec, x.dst_ip, x.next_hop, true, credit_type::REQUEST, 84), 0, now);
+    // Aeolus: the request carries the packet count (the receiver takes them in any order).
+    post_control(control_frame(spec, x.dst_ip, x.next_hop, true, credit_type::REQUEST, 84),
+                 x.aeolus ? x.packets : 0, now);
     x.counters.requests++;
     x.state = tx_state::REQUESTING;
     x.retry_queued = now + spec.xpass.retransmit_timeout;
@@ -109,7 +175,22 @@ void xpass_transport::on_credit(xp_tx& x, const frame& f, ps_t now) {
     x.counters.credits_received++;
     const xpass_params& p = m_flows[x.flow].spec.xpass;
     if (x.state == tx_state::REQUESTING) x.state = tx_state::RECEIVING;
-    if (x.state == tx_state::RECEIVING && (x.packets == 0 || x.next_pkt < x.packets)) {
+    if (x.aeolus && x.state == tx_state::RECEIVING) {
+        // Missing first-RTT packets first, then new data.
+        std::uint64_t pkt = 0;
+        if (x.first_rtt.take_resend(pkt)) {
+            x.counters.retransmitted++;
+            post_data(x, pkt, &f, now);
+            return maybe_stop(x, now);
+        }
+        if (x.next_pkt < x.packets) {
+            post_data(x, x.next_pkt++, &f, now);
+            if (!x.probe_sent && x.next_pkt >= x.first_rtt.unscheduled())
+                pump_unscheduled(m_flows[x.flow].tx_slot, now);
+            return maybe_stop(x, now);
+        }
+    }
+    if (!x.aeolus && x.state == tx_state::RECEIVING && (x.packets == 0 || x.next_pkt < x.packets)) {
         send_data(x, f, now);
         if (x.packets != 0 && x.next_pkt == x.packets) {
             send_stop(x, now);
@@ -132,8 +213,11 @@ void xpass_transport::send_stop(xp_tx& x, ps_t now) {
 }
 
 void xpass_transport::send_data(xp_tx& x, const frame& credit, ps_t now) {
+    post_data(x, x.next_pkt++, &credit, now);
+}
+
+void xpass_transport::post_data(xp_tx& x, std::uint64_t pkt, const frame* credit, ps_t now) {
     flow_record& rec = m_flows[x.flow];
-    const std::uint64_t pkt = x.next_pkt++;
     std::uint32_t data = MAX_DATA;
     if (x.packets != 0 && pkt + 1 == x.packets)
         data = static_cast<std::uint32_t>(rec.spec.size_bytes - pkt * MAX_DATA);
@@ -141,8 +225,13 @@ void xpass_transport::send_data(xp_tx& x, const frame& credit, ps_t now) {
     f.set_ipv4(frame_kind::IPV4_UDP, data + XPASS_FIELDS);
     f.payload_bytes = data + XPASS_FIELDS;
     f.seq_no = pkt;
-    f.ack_no = credit.seq_no;    // the credit's sequence number, echoed
-    f.ts_echo = credit.created;  // and its send time
+    if (credit) {
+        f.ack_no = credit->seq_no;    // the credit's sequence number, echoed
+        f.ts_echo = credit->created;  // and its send time
+        if (x.aeolus) f.ecn = ecn_codepoint::ECT0;
+    } else {
+        x.counters.unscheduled_sent++;  // non-ECT: selectively dropped above K
+    }
     f.ip_id = static_cast<std::uint16_t>(pkt);
     f.created = now;
     rec.sent_frames++;
@@ -152,6 +241,12 @@ void xpass_transport::send_data(xp_tx& x, const frame& credit, ps_t now) {
 }
 
 void xpass_transport::on_nack(xp_tx& x, std::uint64_t pkt, ps_t /*now*/) {
+    if (x.aeolus && pkt < x.first_rtt.unscheduled()) {
+        // A first-RTT packet: resent on a credit (once, unless the NACK comes again).
+        if (pkt < x.next_pkt && x.first_rtt.request(pkt) && x.state == tx_state::STOPPED)
+            x.state = tx_state::RECEIVING;
+        return;
+    }
     if (pkt >= x.next_pkt) return;  // already past it (a NACK overtaken by the resend)
     x.counters.retransmitted += x.next_pkt - pkt;
     x.next_pkt = pkt;
@@ -211,7 +306,35 @@ void xpass_transport::send_credit(xp_rx& r, ps_t now) {
     post_control(f, r.ctl.take_seq(), now);
 }
 
+void xpass_transport::on_aeolus_data(xp_rx& r, frame& f, ps_t now) {
+    flow_record& rec = m_flows[r.flow];
+    if (f.ecn == ecn_codepoint::NOT_ECT) {
+        // Unscheduled: no credit to echo; ACKed at once.
+        r.counters.unscheduled_delivered++;
+        post_control(control_frame(rec.spec, r.src_ip, r.next_hop, false, DATA_ACK, 84), f.seq_no,
+                     now);
+    } else {
+        r.ctl.on_data(f.ack_no, f.ts_echo, now);
+    }
+    const std::uint64_t before = r.window.expected();
+    if (!r.window.on_packet(f.seq_no)) {
+        r.counters.duplicates++;
+        return;
+    }
+    m_flows.on_delivered(f.flow_id, f.frame_bytes(), f.payload_bytes - XPASS_FIELDS,
+                         now - f.created, now);
+    if (f.ecn == ecn_codepoint::CE) rec.ce_frames++;
+    r.expected = r.window.expected();
+    if (r.expected != before) {
+        rec.rx_bytes = std::min(r.expected * MAX_DATA, rec.spec.size_bytes);
+        r.nack_queued = 0;  // progress: a pending NACK retry is void
+    }
+    if (rec.completed == 0 && rec.rx_bytes >= rec.spec.size_bytes) rec.completed = now;
+    if (complete(r)) r.credit_queued = 0;
+}
+
 void xpass_transport::on_data(xp_rx& r, frame& f, ps_t now) {
+    if (r.aeolus) return on_aeolus_data(r, f, now);
     flow_record& rec = m_flows[r.flow];
     r.ctl.on_data(f.ack_no, f.ts_echo, now);
     if (f.seq_no != r.expected) {
@@ -285,10 +408,25 @@ void xpass_transport::on_frame(frame& f, ps_t at) {
             return on_credit(m_tx[rec.tx_slot], f, at);
         case credit_type::NACK:
             return on_nack(m_tx[rec.tx_slot], f.seq_no, at);
-        case credit_type::REQUEST:
-            return on_request(m_rx[rec.rx_slot], rec.rx_slot, at);
+        case credit_type::REQUEST: {
+            xp_rx& r = m_rx[rec.rx_slot];
+            if (r.aeolus) r.total = f.seq_no;
+            return on_request(r, rec.rx_slot, at);
+        }
         case credit_type::STOP:
             return on_stop(m_rx[rec.rx_slot], rec.rx_slot, f.seq_no, at);
+        case PROBE: {
+            // Answered at once with the count of packets in.
+            xp_rx& r = m_rx[rec.rx_slot];
+            post_control(control_frame(rec.spec, r.src_ip, r.next_hop, false, PROBE_ACK, 84),
+                         r.window.received(), at);
+            return;
+        }
+        case PROBE_ACK:
+            return on_probe_ack(m_tx[rec.tx_slot], at);
+        case DATA_ACK:
+            m_tx[rec.tx_slot].first_rtt.on_ack(f.seq_no);
+            return;
         default:
             return;
     }
@@ -303,6 +441,9 @@ void xpass_transport::export_flow_results() const {
         r.retransmitted = x.counters.retransmitted;
         r.requests = x.counters.requests;
         r.stops = x.counters.stops;
+        r.unscheduled_sent = x.counters.unscheduled_sent;
+        r.unscheduled_missing = x.first_rtt.lost();
+        r.probes = x.counters.probes;
     }
     for (const xp_rx& q : m_rx) {
         xpass_flow_result& r = m_flows[q.flow].xpass->result;
@@ -313,6 +454,7 @@ void xpass_transport::export_flow_results() const {
         r.duplicates = q.counters.duplicates;
         r.rate_updates = q.counters.rate_updates;
         r.credit_rate_bps = q.ctl.rate() * 8.0;
+        r.unscheduled_delivered = q.counters.unscheduled_delivered;
     }
 }
 

@@ -119,6 +119,11 @@ struct xpass_flow_result {
     std::uint64_t retransmitted = 0;
     std::uint64_t requests = 0;  ///< CREDIT_REQUESTs sent
     std::uint64_t stops = 0;     ///< CREDIT_STOPs sent
+    // Aeolus (xpass.aeolus)
+    std::uint64_t unscheduled_sent = 0;       ///< first-RTT packets sent before credits
+    std::uint64_t unscheduled_delivered = 0;  ///< of which the receiver got
+    std::uint64_t unscheduled_missing = 0;    ///< found missing by the probe's ACK
+    std::uint64_t probes = 0;
 };
 
 /// What only an ExpressPass flow records (allocated for those flows only).

@@ -12,10 +12,19 @@
 /// until everything is in; credits that still reach a stopped sender after stop_timeout make it
 /// send the STOP again (a lost STOP).
 ///
+/// With `xpass.aeolus` (ExpressPass*, seed-002 §1.4-1.5, facts §3) the sender also sends its
+/// first-RTT budget at line rate right after the request, as unscheduled non-ECT frames that
+/// switches drop above their ECN step (selective dropping), then a probe (ECT, like every
+/// scheduled frame); the receiver ACKs each unscheduled packet and answers the probe at once, so
+/// the probe's ACK names the missing ones, which are resent on the next credits before new
+/// data. The request carries the flow's packet count: the receiver takes packets in any order
+/// and stops crediting once it has them all.
+///
 /// Timing model: one host timer per credit at its jittered send time (no lookahead: posts in
 /// time order), one per flow start and per pending request or NACK retry (lazy: a stale entry
 /// is skipped when it surfaces). Frames are processed at their host-memory time; a data frame
-/// is posted the moment its credit is processed.
+/// is posted the moment its credit is processed. Aeolus's burst is posted at once (the NIC
+/// serialises it), as far as the NIC queue has room, the rest when it drains.
 #include <cstdint>
 #include <vector>
 
@@ -38,6 +47,7 @@ public:
     bool needs_ordered_posts() const override { return !m_tx.empty() || !m_rx.empty(); }
     void on_timer(std::uint8_t timer_kind, std::uint32_t slot, ps_t at, ps_t now) override;
     void on_frame(frame& f, ps_t at) override;
+    void on_tx_ready(ps_t now) override;
     void export_flow_results() const override;
     void report_stats(nlohmann::json& out) const override;
     void add_drops(drop_counters& d) const override;
@@ -47,6 +57,9 @@ public:
     /// UDP payload bytes beyond the data: ExpressPass's 78 B header less Ethernet, IPv4, UDP
     /// and the FCS.
     static constexpr std::uint32_t XPASS_FIELDS = 78 - 14 - 20 - 8 - 4 - 20;
+    /// Aeolus control frames (credit_type values after credit_type::NACK): the probe, its
+    /// answer, and the ACK of one unscheduled packet.
+    static constexpr std::uint8_t PROBE = 4, PROBE_ACK = 5, DATA_ACK = 6;
 
 private:
     // Timer kinds; among timers due at the same time they run in this order.
@@ -63,6 +76,10 @@ private:
         tx_state state = tx_state::IDLE;
         ps_t retry_queued = 0;  ///< REQUEST_RETRY entry (0: none)
         ps_t stop_sent = 0;
+        bool aeolus = false;
+        bool probe_sent = false;
+        bool blocked = false;  ///< the burst waits for room in the NIC queue
+        aeolus_sender first_rtt;
         xpass_flow_result counters;
     };
     struct xp_rx {
@@ -81,6 +98,8 @@ private:
         ps_t check_queued = 0;           ///< DEMAND_CHECK entry (0: none)
         std::uint64_t credit_limit = 0;  ///< demand_known: credits to send (0: not set yet)
         bool started = false;
+        bool aeolus = false;
+        selective_receiver window;  ///< aeolus: packets in any order
         xpass_flow_result counters;
     };
 
@@ -95,12 +114,20 @@ private:
     void send_data(xp_tx& x, const frame& credit, ps_t now);
     void send_request(xp_tx& x, std::uint32_t slot, ps_t now);
     void send_stop(xp_tx& x, ps_t now);
+    /// Aeolus: the first-RTT burst from where it stands, then the probe.
+    void pump_unscheduled(std::uint32_t slot, ps_t now);
+    /// Data packet `pkt` (scheduled: ECT(0), echoing `credit`; else non-ECT, no echo).
+    void post_data(xp_tx& x, std::uint64_t pkt, const frame* credit, ps_t now);
+    void on_probe_ack(xp_tx& x, ps_t now);
+    /// Aeolus: after the last packet and nothing left to resend, STOP.
+    void maybe_stop(xp_tx& x, ps_t now);
     // Receiver side
     void on_data(xp_rx& r, frame& f, ps_t now);
     void on_request(xp_rx& r, std::uint32_t slot, ps_t now);
     void on_stop(xp_rx& r, std::uint32_t slot, std::uint64_t total, ps_t now);
     void send_credit(xp_rx& r, ps_t now);
     void send_nack(xp_rx& r, std::uint32_t slot, ps_t now);
+    void on_aeolus_data(xp_rx& r, frame& f, ps_t now);
     /// A CREDIT-kind frame of flow `flow` from this host: type, size on the wire, class.
     frame& control_frame(const flow_spec& spec, std::uint32_t dst_ip, const mac_addr& next_hop,
                          bool from_sender, std::uint8_t type, std::uint32_t wire_bytes);
@@ -110,6 +137,7 @@ private:
 
     std::vector<xp_tx> m_tx;
     std::vector<xp_rx> m_rx;
+    std::vector<std::uint32_t> m_blocked;  ///< senders whose burst waits for the NIC queue
 };
 
 }  // namespace fabricsim::host

@@ -7,6 +7,8 @@
 /// Timing model: untimed; the caller gives every event's time. The rate is in wire bytes/s of
 /// credits (the switch credit queue's unit).
 #include <cstdint>
+#include <optional>
+#include <vector>
 
 #include "fabricsim/core/units.h"
 
@@ -30,6 +32,10 @@ struct xpass_params {
     /// The receiver knows the flow's size and sends one credit per data packet, no more
     /// (seed-002 §2.5's crush experiment); else it credits until the sender's STOP.
     bool demand_known = false;
+    /// Aeolus (ExpressPass*): first-RTT data before the credits, selectively droppable.
+    bool aeolus = false;
+    /// Aeolus: data bytes the sender may send before credits (unset: one BDP of the path).
+    std::optional<std::uint64_t> aeolus_first_rtt;
 
     double avg_credit_bytes() const { return 0.5 * (credit_min_bytes + credit_max_bytes); }
 };
@@ -82,6 +88,69 @@ private:
     ps_t m_last_update = 0;
     double m_last_loss = 0;
     counters m_stats;
+};
+
+/// Aeolus's sender book-keeping of its first-RTT (unscheduled) packets 0 .. n-1: which were
+/// sent unscheduled, which the receiver ACKed, and the queue of those to resend with credits
+/// (found by the probe's ACK or NACKed), each queued at most once until it is resent.
+class aeolus_sender
+{
+public:
+    /// Packets 0 .. `unscheduled` - 1 may go before credits (allocates: set-up only).
+    void reset(std::uint64_t unscheduled);
+    std::uint64_t unscheduled() const { return m_state.size(); }
+    /// Packet `pkt` (< unscheduled()) went unscheduled.
+    void sent_unscheduled(std::uint64_t pkt);
+    /// The receiver ACKed unscheduled packet `pkt`; false if out of range or already ACKed.
+    bool on_ack(std::uint64_t pkt);
+    /// The probe's ACK: every packet sent unscheduled and not ACKed is queued. Returns how many.
+    std::uint64_t on_probe_ack();
+    /// A NACK of `pkt` (< unscheduled(), already sent): queued unless ACKed or queued. True if
+    /// queued.
+    bool request(std::uint64_t pkt);
+    /// Packets queued to resend (an ACK that comes late removes its packet when it surfaces).
+    std::uint64_t queued() const { return m_live; }
+    /// Takes the next packet to resend into `pkt`; false if none is left.
+    bool take_resend(std::uint64_t& pkt);
+
+    std::uint64_t sent() const { return m_sent; }
+    std::uint64_t acked() const { return m_acked; }
+    std::uint64_t lost() const { return m_lost; }  ///< found missing by the probe's ACK
+
+private:
+    enum : std::uint8_t { NOT_SENT, UNACKED, ACKED, QUEUED, RESENT };
+    void push(std::size_t pkt);
+    std::vector<std::uint8_t> m_state;
+    /// Ring of packets to resend: a packet is in it at most once, so it never overflows.
+    std::vector<std::uint32_t> m_queue;
+    std::size_t m_head = 0;
+    std::size_t m_count = 0;
+    std::uint64_t m_live = 0;  ///< entries still QUEUED (not ACKed since)
+    std::uint64_t m_sent = 0;
+    std::uint64_t m_acked = 0;
+    std::uint64_t m_lost = 0;
+};
+
+/// Selective receive of a sized flow's packets 0 .. n-1 (a bitmap): any order, duplicates
+/// told apart, `expected()` the lowest missing packet.
+class selective_receiver
+{
+public:
+    /// `packets` in the flow (allocates: set-up only).
+    void reset(std::uint64_t packets);
+    /// Packet `pkt` arrived: true if it is new (and in range).
+    bool on_packet(std::uint64_t pkt);
+    std::uint64_t expected() const { return m_expected; }
+    std::uint64_t received() const { return m_received; }
+    std::uint64_t packets() const { return m_packets; }
+    bool complete() const { return m_expected >= m_packets; }
+
+private:
+    bool has(std::uint64_t pkt) const { return m_bits[pkt >> 6] >> (pkt & 63) & 1; }
+    std::vector<std::uint64_t> m_bits;
+    std::uint64_t m_packets = 0;
+    std::uint64_t m_expected = 0;
+    std::uint64_t m_received = 0;
 };
 
 }  // namespace fabricsim::host
