@@ -638,7 +638,7 @@ TEST_CASE("gemini: RTT_min above RTT_base + T cuts by beta, the larger factor wi
     CHECK(c.cc.ecn_reductions() == 1);
 }
 
-TEST_CASE("gemini: a loss cuts ssthresh by beta; RTT_base over a finite window forgets",
+TEST_CASE("gemini: a loss cuts ssthresh by beta, RTT_base over a finite window forgets",
           "[cc][gemini][loss]") {
     conn c(gemini());
     c.send_segments(20);
