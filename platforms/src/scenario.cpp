@@ -418,7 +418,9 @@ void build_multi_dc(scenario& sc, const topology_params& t, ps_t delay) {
     };
     for (std::uint32_t d = 0; d < dcs; ++d)
         for (std::uint32_t i = 0; i < nl * nh; ++i)
-            topo.add_node("dc" + std::to_string(d) + "_h" + std::to_string(i), node_kind::HOST, 1);
+            topo.nodes[topo.add_node("dc" + std::to_string(d) + "_h" + std::to_string(i),
+                                     node_kind::HOST, 1)]
+                .site = d;
     std::vector<std::vector<std::uint32_t>> border(dcs);
     for (std::uint32_t d = 0; d < dcs; ++d) {
         const std::string dc = "dc" + std::to_string(d) + "_";
@@ -432,6 +434,8 @@ void build_multi_dc(scenario& sc, const topology_params& t, ps_t delay) {
         for (std::uint32_t b = 0; b < nb; ++b)
             border[d].push_back(topo.add_node(dc + "border" + std::to_string(b), node_kind::SWITCH,
                                               ns + dcs - 1, "border"));
+        for (const auto v : {&leaf, &spine, &border[d]})
+            for (const auto n : *v) topo.nodes[n].site = d;
         const std::uint32_t first_host = d * nl * nh;
         for (std::uint32_t i = 0; i < nl; ++i) {
             for (std::uint32_t k = 0; k < nh; ++k)
@@ -1608,10 +1612,13 @@ const param_table<workload_entry>& workload_params() {
         t.choice<host::traffic_pattern>(
             "pattern", "all_to_all",
             "all_to_all (each flow to a random other host), permutation (each host to a fixed "
-            "random host), many_to_one (all to target)",
+            "random host), many_to_one (all to target), inter_site (to a random host of another "
+            "site: multi_dc's DCs), intra_site (to a random other host of the same site)",
             {{"all_to_all", host::traffic_pattern::ALL_TO_ALL},
              {"permutation", host::traffic_pattern::PERMUTATION},
-             {"many_to_one", host::traffic_pattern::MANY_TO_ONE}},
+             {"many_to_one", host::traffic_pattern::MANY_TO_ONE},
+             {"inter_site", host::traffic_pattern::INTER_SITE},
+             {"intra_site", host::traffic_pattern::INTRA_SITE}},
             [](we& w, host::traffic_pattern p) { w.params.pattern = p; });
         t.add("target", value_kind::STRING, "many_to_one: the receiving host (default: last host)",
               &we::target);
@@ -2016,7 +2023,8 @@ void add_workloads(scenario& sc, const std::vector<workload_entry>& workloads,
     const auto hosts = sc.topo.hosts();
     std::vector<host::workload_host> endpoints;
     for (const auto h : hosts)
-        endpoints.push_back({h, sc.topo.nodes[h].name, sc.topo.port_rate(h, 0)});
+        endpoints.push_back(
+            {h, sc.topo.nodes[h].name, sc.topo.port_rate(h, 0), sc.topo.nodes[h].site});
     for (std::size_t index = 0; index < workloads.size(); ++index) {
         const workload_entry& w = workloads[index];
         std::string csv_path;

@@ -131,6 +131,54 @@ TEST_CASE("workload: flows start in time order between start and stop", "[worklo
                        [](const generated_flow& f) { return f.src == f.dst; }));
 }
 
+TEST_CASE("workload: inter_site and intra_site destinations (seed-002 §3A/§3B mixes)",
+          "[workload]") {
+    // Three sites of 4, 4 and 2 hosts; ids are not host indices on purpose.
+    std::vector<workload_host> hs;
+    for (std::uint32_t i = 0; i < 10; ++i)
+        hs.push_back({100 + i, "h" + std::to_string(i), 10'000'000'000ull,
+                      i < 4   ? 0u
+                      : i < 8 ? 1u
+                              : 2u});
+    auto site = [](std::uint32_t id) { return id < 104 ? 0u : id < 108 ? 1u : 2u; };
+    const auto p = params(traffic_pattern::INTER_SITE, 0.5, 200 * PS_PER_MS);
+    const auto inter =
+        workload_generator(hs, flow_size_distribution::fixed(10000), p, 7, "w").generate();
+    REQUIRE(inter.size() > 10000);
+    std::map<std::uint32_t, std::uint64_t> to;
+    for (const auto& f : inter) {
+        CHECK(site(f.src) != site(f.dst));
+        if (f.src == 100) ++to[f.dst];
+    }
+    // Host 100 (site 0) sends uniformly to the 6 hosts of sites 1 and 2.
+    REQUIRE(to.size() == 6);
+    std::uint64_t total = 0;
+    for (const auto& [d, n] : to) total += n;
+    for (const auto& [d, n] : to) CHECK(double(n) == Approx(total / 6.0).epsilon(0.15));
+
+    auto q = p;
+    q.pattern = traffic_pattern::INTRA_SITE;
+    const auto intra =
+        workload_generator(hs, flow_size_distribution::fixed(10000), q, 7, "w").generate();
+    std::map<std::uint32_t, std::set<std::uint32_t>> dsts;
+    for (const auto& f : intra) {
+        CHECK(site(f.src) == site(f.dst));
+        CHECK(f.src != f.dst);
+        dsts[f.src].insert(f.dst);
+    }
+    CHECK(dsts[100] == std::set<std::uint32_t>{101, 102, 103});
+    CHECK(dsts[108] == std::set<std::uint32_t>{109});
+    // The same seed gives the same flows; the offered load is the pattern-independent target.
+    CHECK(intra.size() == inter.size());
+
+    hs.pop_back();  // h9 gone: h8 is alone in site 2
+    CHECK_THROWS_WITH(workload_generator(hs, flow_size_distribution::fixed(1), q, 7, "w"),
+                      "host h8 has no other host in its site to send to");
+    for (auto& h : hs) h.site = 0;
+    CHECK_THROWS_WITH(workload_generator(hs, flow_size_distribution::fixed(1), p, 7, "w"),
+                      "host h0 has no host in another site to send to");
+}
+
 TEST_CASE("workload: shipped CDFs have their analytic mean and second moment", "[workload]") {
     for (const char* name : {"websearch", "datamining", "fb_hadoop"}) {
         SECTION(name) {

@@ -43,6 +43,30 @@ workload_generator::workload_generator(std::vector<workload_host> hosts,
     if (!(m_params.load > 0 && m_params.load <= 1))
         throw std::invalid_argument("the load must lie in (0, 1]");
     if (m_params.stop <= m_params.start) throw std::invalid_argument("stop must be after start");
+    const bool inter = m_params.pattern == traffic_pattern::INTER_SITE;
+    if (inter || m_params.pattern == traffic_pattern::INTRA_SITE) {
+        // Hosts of one site share a peer list: one per site and direction, not per host.
+        std::vector<std::uint32_t> of_site(m_hosts.size());
+        std::vector<std::uint32_t> sites;
+        for (std::size_t i = 0; i < m_hosts.size(); ++i) {
+            const auto it = std::find(sites.begin(), sites.end(), m_hosts[i].site);
+            of_site[i] = static_cast<std::uint32_t>(it - sites.begin());
+            if (it == sites.end()) sites.push_back(m_hosts[i].site);
+        }
+        m_peers.resize(sites.size());
+        for (std::size_t s = 0; s < sites.size(); ++s)
+            for (std::size_t i = 0; i < m_hosts.size(); ++i)
+                if ((of_site[i] == s) != inter) m_peers[s].push_back(static_cast<std::uint32_t>(i));
+        m_site_index = std::move(of_site);
+        for (std::size_t i = 0; i < m_hosts.size(); ++i) {
+            const auto& peers = m_peers[m_site_index[i]];
+            // intra_site lists the host itself, drawn around below.
+            if (peers.size() < (inter ? 1u : 2u))
+                throw std::invalid_argument(
+                    "host " + m_hosts[i].name + " has no " +
+                    (inter ? "host in another site" : "other host in its site") + " to send to");
+        }
+    }
 }
 
 double workload_generator::mean_gap_ps(std::uint64_t rate_bps) const {
@@ -70,7 +94,17 @@ std::vector<generated_flow> workload_generator::generate() const {
             if (t >= double(p.stop)) break;
             generated_flow f;
             f.src = src.id;
-            if (p.pattern == traffic_pattern::ALL_TO_ALL) {
+            if (!m_peers.empty()) {
+                const auto& peers = m_peers[m_site_index[src_index]];
+                if (p.pattern == traffic_pattern::INTER_SITE) {
+                    f.dst = m_hosts[peers[r.below(peers.size())]].id;
+                } else {  // uniform over the site's other hosts: draw among n-1, skip the source
+                    const auto self = static_cast<std::size_t>(
+                        std::find(peers.begin(), peers.end(), src_index) - peers.begin());
+                    const auto k = static_cast<std::size_t>(r.below(peers.size() - 1));
+                    f.dst = m_hosts[peers[k < self ? k : k + 1]].id;
+                }
+            } else if (p.pattern == traffic_pattern::ALL_TO_ALL) {
                 // Uniform over the other hosts: draw among n-1 and skip the source.
                 const std::size_t k = static_cast<std::size_t>(r.below(m_hosts.size() - 1));
                 f.dst = m_hosts[k < src_index ? k : k + 1].id;

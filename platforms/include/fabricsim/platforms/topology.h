@@ -24,6 +24,9 @@ struct node_desc {
     /// What the node is in its topology ("leaf", "spine", "tor", "agg", "core"; custom: as
     /// given; may be empty). Device profiles select nodes by it.
     std::string role;
+    /// The site (data centre) the node belongs to: multi_dc's DC index, 0 elsewhere. Workloads
+    /// pick destinations by it (inter_site, intra_site).
+    std::uint32_t site = 0;
 };
 
 struct endpoint {

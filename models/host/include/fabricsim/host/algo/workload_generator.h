@@ -1,6 +1,8 @@
 #pragma once
 /// Open-loop workloads as plain C++ (no YAML, no SystemC): Poisson flow arrivals per sending
-/// host at a target load, destinations by pattern (all-to-all, permutation, many-to-one), sizes
+/// host at a target load, destinations by pattern (all-to-all, permutation, many-to-one, and
+/// uniform over the other sites' or the own site's hosts: the inter- and intra-DC mixes of
+/// seed-002 §3A/§3B), sizes
 /// from a `flow_size_distribution`; and the fixed (source, destination) pairs of the patterned
 /// long-lived flows.
 ///
@@ -21,7 +23,7 @@
 
 namespace fabricsim::host {
 
-enum class traffic_pattern { ALL_TO_ALL, PERMUTATION, MANY_TO_ONE };
+enum class traffic_pattern { ALL_TO_ALL, PERMUTATION, MANY_TO_ONE, INTER_SITE, INTRA_SITE };
 
 /// `items` in a seeded random order in which no element keeps its place (Sattolo's algorithm:
 /// one cycle through all of them). Needs at least two items to derange.
@@ -39,6 +41,7 @@ struct workload_host {
     std::uint32_t id = 0;  ///< what flows carry as src/dst (the topology node index)
     std::string name;      ///< names the host's RNG
     std::uint64_t rate_bps = 0;
+    std::uint32_t site = 0;  ///< INTER_SITE / INTRA_SITE: the host's data centre
 };
 
 struct workload_params {
@@ -69,7 +72,8 @@ class workload_generator
 {
 public:
     /// Throws std::invalid_argument with the reason for fewer than two hosts, a MANY_TO_ONE
-    /// target that is not among them, a load outside (0, 1], or `stop` <= `start`.
+    /// target that is not among them, a host with no destination under INTER_SITE (one site
+    /// only) or INTRA_SITE (alone in its site), a load outside (0, 1], or `stop` <= `start`.
     workload_generator(std::vector<workload_host> hosts, flow_size_distribution sizes,
                        const workload_params& params, std::uint64_t seed, std::string name);
 
@@ -88,6 +92,9 @@ private:
     workload_params m_params;
     std::uint64_t m_seed;
     std::string m_name;
+    /// INTER_SITE / INTRA_SITE: per host index, the host indices it may send to (in host order).
+    std::vector<std::vector<std::uint32_t>> m_peers;
+    std::vector<std::uint32_t> m_site_index;  ///< per host index: its index into m_peers
 };
 
 }  // namespace fabricsim::host
