@@ -31,6 +31,9 @@ from conftest import ROOT
     ("qcn_stability.py", lambda df: df[df["rp"] == "QCN"].set_index("rtt_us").pipe(
         lambda q: q.loc[50, "empty_share"] < 0.01 and q.loc[50, "queue_p50"] > 11
         and q.loc[350, "swing_pkts"] > q.loc[50, "swing_pkts"])),
+    # Two transports x two border buffers finish; both carry inter-DC traffic.
+    ("wan_buffer_sizing.py", lambda df: len(df) == 4 and (df["wan_use"] > 0.2).all()
+        and (df["intra_small_flows"] > 10).all()),
 ])
 def test_example_runs_and_writes_png(script, check, tmp_path):
     ex = tmp_path / "examples"
