@@ -1319,7 +1319,7 @@ const param_table<host::flashpass_params>& flashpass_params_table() {
         t.add("t_wait", value_kind::TIME,
               "Required with transport: flashpass. The data packet of a credit leaves at T + "
               "t_wait, T the send time of its emulation packet; at least every FlashPass flow's "
-              "idle round trip (refused below it); a credit that comes later sends at once",
+              "idle round trip (a warning below it); a credit that comes later sends at once",
               &fp::t_wait)
             .min = 1;
         auto& lo = t.add("min_target", value_kind::REAL,
