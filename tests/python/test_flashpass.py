@@ -112,6 +112,31 @@ def test_over_provisioned_emulation_is_non_ect_and_dropped_first(sim, tmp_path):
     assert off["flows"][1]["rx_bytes"] == 1_000_000
 
 
+NO_QUEUE = """
+name: flashpass_no_queue
+seed: 1
+duration: 10ms
+topology: {kind: dumbbell, host_rate: 10Gbps, link_delay: 5us, dumbbell: {hosts_per_side: 2}}
+switch: {buffer: 200KB, port_cap: 100KB}
+flashpass: {t_wait: 100us}
+traffic:
+  flows:
+    - {src: h0, dst: h2, transport: flashpass, size: 2MB}
+    - {src: h1, dst: h2, transport: flashpass, size: 2MB}
+"""
+
+
+def test_without_the_credit_queue_data_is_lost_and_recovered(sim, tmp_path):
+    """No emulation queue: nothing limits the two flows' emulation, so their data overruns the
+    bottleneck; the receiver's NACKs (go-back-N) bring every byte in."""
+    s = run(sim, tmp_path, NO_QUEUE)
+    assert s["frames"]["dropped_by_cause"]["port_cap"] > 100
+    for f in s["flows"]:
+        x = f["flashpass"]
+        assert f["rx_bytes"] == 2_000_000 and f["fct_us"] > 0
+        assert x["nacks_sent"] > 0 and x["retransmitted"] > 0 and x["out_of_order"] > 0
+
+
 @pytest.mark.parametrize("setting, message", [
     ("flashpass.max_target=0.005", "flashpass.min_target: is larger than flashpass.max_target"),
     ("switch.credit_queue={selective_drop: 2}",

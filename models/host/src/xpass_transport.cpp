@@ -482,10 +482,19 @@ void xpass_transport::on_frame(frame& f, ps_t at) {
 
 void xpass_transport::export_flow_results() const {
     for (const fp_tx& x : m_fp) {
+        // Sender fields only: the receiver's (credits_sent, nacks, ...) come from its host.
         xpass_flow_result& r = m_flows[x.flow].xpass->result;
-        const std::uint64_t sent = r.credits_sent;  // the receiver's, if it is ours
-        r = x.counters;
-        r.credits_sent = sent;
+        const xpass_flow_result& c = x.counters;
+        r.credits_received = c.credits_received;
+        r.credits_wasted = c.credits_wasted;
+        r.packets = c.packets;
+        r.retransmitted = c.retransmitted;
+        r.emulation_sent = c.emulation_sent;
+        r.over_provisioned_sent = c.over_provisioned_sent;
+        r.late_credits = c.late_credits;
+        r.pauses = c.pauses;
+        r.first_data = c.first_data;
+        r.last_data = c.last_data;
         r.rate_updates = x.ctl.updates();
         r.emulation_rate_bps = x.ctl.rate() * 8.0;
     }
