@@ -352,6 +352,14 @@ json flows_json(const host::flow_table& flows, const topology& topo) {
                               {"cur_rate_bps", r.emulation_rate_bps},
                               {"first_data_us", r.packets ? us(r.first_data) : -1.0},
                               {"last_data_us", r.packets ? us(r.last_data) : -1.0}};
+            if (sp.xpass.aeolus) {
+                json& x = j["flashpass"];
+                x["unscheduled_sent"] = r.unscheduled_sent;
+                x["unscheduled_delivered"] = r.unscheduled_delivered;
+                x["unscheduled_lost"] = r.unscheduled_sent - r.unscheduled_delivered;
+                x["unscheduled_missing"] = r.unscheduled_missing;
+                x["probes"] = r.probes;
+            }
         } else if (is_xpass(sp)) {
             const host::xpass_flow_result r = f.xpass ? f.xpass->result : host::xpass_flow_result{};
             j["transport"] = "xpass";

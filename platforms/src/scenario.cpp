@@ -1339,6 +1339,11 @@ const param_table<host::flashpass_params>& flashpass_params_table() {
               "(1 - max_target) cover the remaining packets, further ones go non-ECT (dropped "
               "above switch.credit_queue.selective_drop); false: the sender pauses instead",
               &fp::over_provision);
+        t.add("early_data", value_kind::BOOL,
+              "FlashPass* (unset: false): each sized flow sends one BDP of first-RTT data at line "
+              "rate before credits, non-ECT (dropped above the data queue's ECN step with "
+              "non_ect: drop), then a probe; missing packets go on the next credits (Aeolus)",
+              &fp::early_data);
         return t;
     }();
     return table;
@@ -1870,11 +1875,12 @@ host::flow_spec flow_of(const flow_keys& k, ps_t duration, const transport_optio
             if (!k.tcp_only.empty())
                 k.fail(k.tcp_only.front(), "applies to TCP flows only (set transport: tcp)");
             if (f.xpass.flashpass) {
-                // FlashPass: the xpass.* frame and credit keys, no Aeolus (early data is not
-                // built).
+                // FlashPass: the xpass.* frame and credit keys; Aeolus only as FlashPass*.
                 make_xpass(f, opt.xpass);
                 f.xpass.flashpass = true;
-                f.xpass.aeolus = false;
+                f.xpass.aeolus = opt.flashpass.early_data.value_or(false);
+                if (f.xpass.aeolus && f.size_bytes == 0)
+                    k.fail("size", "must be set with flashpass.early_data (sized flows only)");
                 f.xpass.fp = opt.flashpass;
                 if (!opt.flashpass.t_wait)
                     throw config_error("flashpass.t_wait",

@@ -137,11 +137,59 @@ def test_without_the_credit_queue_data_is_lost_and_recovered(sim, tmp_path):
         assert x["nacks_sent"] > 0 and x["retransmitted"] > 0 and x["out_of_order"] > 0
 
 
+EARLY = """
+name: flashpass_early
+seed: 1
+duration: 2ms
+topology: {kind: dumbbell, host_rate: 10Gbps, link_delay: 5us, dumbbell: {hosts_per_side: 1}}
+switch:
+  credit_queue: {queue: 7}
+flashpass: {t_wait: 50us, early_data: true}
+traffic:
+  flows:
+    - {src: h0, dst: h1, transport: flashpass, size: 30KB, start: 10us}
+"""
+
+
+def test_early_data_sends_the_first_rtt_before_credits(sim, tmp_path):
+    """FlashPass* (flashpass.early_data): a 30 KB flow fits in one BDP and goes at line rate at
+    once (Aeolus's 44.6 us); without it the data waits T_wait for its credits."""
+    s = run(sim, tmp_path / "on", EARLY)
+    f = s["flows"][0]
+    x = f["flashpass"]
+    assert f["rx_bytes"] == 30_000 and f["fct_us"] == pytest.approx(44.5, abs=1.0)
+    assert x["unscheduled_sent"] == x["unscheduled_delivered"] == 21 and x["probes"] == 1
+    off = run(sim, tmp_path / "off", EARLY.replace(", early_data: true", ""))["flows"][0]
+    assert "unscheduled_sent" not in off["flashpass"]
+    assert off["fct_us"] > 50 + 30 and off["flashpass"]["first_data_us"] == pytest.approx(60.0)
+
+
+def test_early_data_losses_are_found_by_the_probe_and_resent_on_credits(sim, tmp_path):
+    """Seven 100 KB FlashPass* flows into one port, the data queue's ECN step dropping non-ECT
+    above 2 packets: every dropped first-RTT packet is found by the probe's answer and resent
+    once on a credit; nothing scheduled is dropped."""
+    s = run(sim, tmp_path, EARLY.replace("hosts_per_side: 1", "hosts_per_side: 4")
+            .replace("credit_queue: {queue: 7}",
+                     "credit_queue: {queue: 7}\n  ecn: {mode: {0: step}, k: 2pkt, non_ect: drop}")
+            .replace("duration: 2ms", "duration: 3ms")
+            .replace("  flows:\n    - {src: h0, dst: h1, transport: flashpass, size: 30KB, start: 10us}",
+                     "  generate:\n    - {pattern: many_to_one, transport: flashpass, size: 100KB}"))
+    lost = 0
+    for f in s["flows"]:
+        x = f["flashpass"]
+        assert f["rx_bytes"] == 100_000 and f["fct_us"] > 0
+        assert x["unscheduled_lost"] == x["unscheduled_missing"] == x["retransmitted"]
+        lost += x["unscheduled_lost"]
+    assert len(s["flows"]) == 7 and lost > 50
+    assert s["frames"]["dropped_by_cause"]["aqm_drop"] == lost
+
+
 @pytest.mark.parametrize("setting, message", [
     ("flashpass.max_target=0.005", "flashpass.min_target: is larger than flashpass.max_target"),
     ("switch.credit_queue={selective_drop: 2}",
      "switch.credit_queue.selective_drop: is set but credit_queue.queue is not"),
     ("flashpass.over_provision=maybe", "flashpass.over_provision"),
+    ("flashpass.early_data=true", "traffic.flows[0].size: must be set with flashpass.early_data"),
 ])
 def test_bad_flashpass_input_names_the_key(sim, tmp_path, setting, message):
     (tmp_path / "s.yaml").write_text(ONE)

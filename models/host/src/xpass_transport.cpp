@@ -49,6 +49,14 @@ void xpass_transport::add_source(std::uint32_t flow, const flow_path& to) {
         std::uint64_t cap = t_wait / std::max<ps_t>(x.ctl.gap_at_max(), 1) + 16;
         if (x.packets != 0) cap = std::min<std::uint64_t>(cap, x.packets + 1);
         x.ring.resize(static_cast<std::size_t>(cap));
+        if (p.aeolus && x.packets != 0) {
+            // FlashPass*: the first-RTT budget, one BDP of the idle path (as Aeolus's).
+            const auto budget = static_cast<std::uint64_t>(
+                double(m_host.nic().rate_bps()) * double(to.idle_rtt) / 8.0 / double(PS_PER_S));
+            x.early = true;
+            x.first_rtt.reset(
+                std::clamp<std::uint64_t>((budget + MAX_DATA - 1) / MAX_DATA, 1, x.packets));
+        }
         return;
     }
     rec.tx_slot = static_cast<std::uint32_t>(m_tx.size());
@@ -174,7 +182,41 @@ void xpass_transport::pump_unscheduled(std::uint32_t slot, ps_t now) {
     maybe_stop(x, now);
 }
 
+void xpass_transport::pump_fp_unscheduled(std::uint32_t slot, ps_t now) {
+    fp_tx& x = m_fp[slot];
+    if (x.probe_sent || x.blocked) return;
+    while (x.next_pkt < x.first_rtt.unscheduled()) {
+        if (!m_host.tx_room_for_data()) {
+            x.blocked = true;
+            m_fp_blocked.push_back(slot);
+            m_host.wait_for_tx(*this);
+            return;
+        }
+        x.first_rtt.sent_unscheduled(x.next_pkt);
+        post_fp_data(x, fp_release{now, x.next_pkt++, 0, 0}, now, true);
+    }
+    const flow_spec& spec = m_flows[x.flow].spec;
+    post_control(control_frame(spec, x.dst_ip, x.next_hop, true, PROBE, 84), x.next_pkt, now);
+    x.probe_sent = true;
+    x.counters.probes++;
+}
+
+void xpass_transport::resume_emulation(std::uint32_t slot, ps_t now) {
+    fp_tx& x = m_fp[slot];
+    if (x.emu_queued != 0 && x.paused_at == 0) return;  // emulating
+    x.paused_at = 0;
+    x.emu_queued = now;
+    on_emulate(slot, now);
+}
+
 void xpass_transport::on_tx_ready(ps_t now) {
+    if (!m_fp_blocked.empty()) {
+        const std::size_t k = m_fp_blocked.size();
+        for (std::size_t i = 0; i < k; ++i) m_fp[m_fp_blocked[i]].blocked = false;
+        for (std::size_t i = 0; i < k; ++i) pump_fp_unscheduled(m_fp_blocked[i], now);
+        m_fp_blocked.erase(m_fp_blocked.begin(),
+                           m_fp_blocked.begin() + static_cast<std::ptrdiff_t>(k));
+    }
     // Pumping may block again (appending): serve the ones waiting now.
     const std::size_t n = m_blocked.size();
     for (std::size_t i = 0; i < n; ++i) m_tx[m_blocked[i]].blocked = false;
@@ -357,7 +399,7 @@ void xpass_transport::on_aeolus_data(xp_rx& r, frame& f, ps_t now) {
         r.counters.unscheduled_delivered++;
         post_control(control_frame(rec.spec, r.src_ip, r.next_hop, false, DATA_ACK, 84), f.seq_no,
                      now);
-    } else {
+    } else if (!r.flashpass) {
         r.ctl.on_data(f.ack_no, f.ts_echo, now);
     }
     const std::uint64_t before = r.window.expected();
@@ -471,8 +513,19 @@ void xpass_transport::on_frame(frame& f, ps_t at) {
             return;
         }
         case PROBE_ACK:
+            if (rec.spec.xpass.flashpass) {
+                // Every ACK of the burst came before this answer: the rest were dropped and
+                // need credits.
+                if (m_fp[rec.tx_slot].first_rtt.on_probe_ack() != 0)
+                    resume_emulation(rec.tx_slot, at);
+                return;
+            }
             return on_probe_ack(m_tx[rec.tx_slot], at);
         case DATA_ACK:
+            if (rec.spec.xpass.flashpass) {
+                m_fp[rec.tx_slot].first_rtt.on_ack(f.seq_no);
+                return;
+            }
             m_tx[rec.tx_slot].first_rtt.on_ack(f.seq_no);
             return;
         default:
@@ -494,6 +547,10 @@ void xpass_transport::export_flow_results() const {
         r.late_credits = c.late_credits;
         r.pauses = c.pauses;
         r.first_data = c.first_data;
+        r.unscheduled_sent = c.unscheduled_sent;
+        r.unscheduled_missing = x.first_rtt.lost();
+        r.early_acked = x.first_rtt.acked();
+        r.probes = c.probes;
         r.last_data = c.last_data;
         r.rate_updates = x.ctl.updates();
         r.emulation_rate_bps = x.ctl.rate() * 8.0;
@@ -514,6 +571,7 @@ void xpass_transport::export_flow_results() const {
         xpass_flow_result& r = m_flows[q.flow].xpass->result;
         r.credits_sent = q.counters.credits_sent;
         if (q.flashpass) {
+            r.unscheduled_delivered = q.counters.unscheduled_delivered;
             r.nacks_sent = q.counters.nacks_sent;
             r.out_of_order = q.counters.out_of_order;
             r.duplicates = q.counters.duplicates;
@@ -550,6 +608,10 @@ void xpass_transport::on_fp_start(std::uint32_t slot, ps_t at) {
     m_flows[x.flow].started = at;
     // The first update period: the idle round trip, until credits measure it.
     x.ctl.start(at, x.idle_rtt);
+    if (x.early) {
+        m_fp_blocked.reserve(m_fp.size());
+        pump_fp_unscheduled(slot, at);
+    }
     x.emu_queued = at;
     on_emulate(slot, at);
 }
@@ -564,7 +626,7 @@ void xpass_transport::on_emulate(std::uint32_t slot, ps_t at) {
     fp_tx& x = m_fp[slot];
     if (x.emu_queued != at) return;
     x.emu_queued = 0;
-    if (x.packets != 0 && x.next_pkt >= x.packets) return;  // every packet has its credit
+    if (x.packets != 0 && x.all_credited()) return;  // every packet has its credit
     const flow_spec& spec = m_flows[x.flow].spec;
     const bool cover = covered(x);
     if (x.paused_at != 0) {
@@ -616,11 +678,16 @@ void xpass_transport::on_fp_credit(std::uint32_t slot, const frame& f, ps_t now)
     const ps_t sent = f.ts_echo;
     x.echoed = std::max(x.echoed, seq + 1);
     if (x.ctl.on_credit(now, now - sent, seq)) fp_trace(x, now);
-    if (x.packets != 0 && x.next_pkt >= x.packets) {
+    std::uint64_t pkt = 0;
+    if (x.early && x.first_rtt.take_resend(pkt)) {
+        x.counters.retransmitted++;  // a first-RTT packet found missing: on this credit
+    } else if (x.packets != 0 && x.next_pkt >= x.packets) {
         x.counters.credits_wasted++;
         return;
+    } else {
+        pkt = x.next_pkt++;
     }
-    const fp_release e{std::max(sent + x.t_wait, now), x.next_pkt++, seq, sent};
+    const fp_release e{std::max(sent + x.t_wait, now), pkt, seq, sent};
     if (sent + x.t_wait < now) x.counters.late_credits++;
     if (x.count == x.ring.size()) {
         // Full (more than t_wait of credits at the maximum rate): double, in FIFO order.
@@ -662,7 +729,7 @@ void xpass_transport::on_release(std::uint32_t slot, ps_t at) {
     }
 }
 
-void xpass_transport::post_fp_data(fp_tx& x, const fp_release& e, ps_t now) {
+void xpass_transport::post_fp_data(fp_tx& x, const fp_release& e, ps_t now, bool unscheduled) {
     flow_record& rec = m_flows[x.flow];
     std::uint32_t data = MAX_DATA;
     if (x.packets != 0 && e.pkt + 1 == x.packets)
@@ -673,7 +740,8 @@ void xpass_transport::post_fp_data(fp_tx& x, const fp_release& e, ps_t now) {
     f.seq_no = e.pkt;
     f.ack_no = e.emu_seq;
     f.ts_echo = e.emu_sent;
-    f.ecn = ecn_codepoint::ECT0;
+    f.ecn = unscheduled ? ecn_codepoint::NOT_ECT : ecn_codepoint::ECT0;
+    if (unscheduled) x.counters.unscheduled_sent++;
     f.ip_id = static_cast<std::uint16_t>(e.pkt);
     f.created = now;
     rec.sent_frames++;
@@ -688,13 +756,14 @@ void xpass_transport::on_fp_nack(std::uint32_t slot, std::uint64_t pkt, ps_t now
     fp_tx& x = m_fp[slot];
     if (pkt >= x.next_pkt) return;
     // Go-back-N: the packets from `pkt` need credits again; the emulation resumes.
+    if (x.early && pkt < x.first_rtt.unscheduled()) {
+        // A first-RTT packet: resent on a credit (once, unless NACKed again).
+        if (x.first_rtt.request(pkt)) resume_emulation(slot, now);
+        return;
+    }
     x.counters.retransmitted += x.next_pkt - pkt;
     x.next_pkt = pkt;
-    if (x.emu_queued == 0) {
-        x.paused_at = 0;
-        x.emu_queued = now;
-        on_emulate(slot, now);
-    }
+    resume_emulation(slot, now);
 }
 
 void xpass_transport::on_emulation(xp_rx& r, const frame& e, ps_t now) {

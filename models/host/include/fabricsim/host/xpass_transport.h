@@ -135,13 +135,20 @@ private:
         ps_t emu_queued = 0;         ///< EMULATE entry (0: none)
         ps_t paused_at = 0;          ///< Eq 4.2 pause began (0: not paused)
         ps_t last_credit = 0;
-        ps_t release_queued = 0;       ///< RELEASE entry (0: none)
+        ps_t release_queued = 0;  ///< RELEASE entry (0: none)
+        bool early = false;       ///< FlashPass*: first-RTT data before the credits
+        bool probe_sent = false;
+        bool blocked = false;  ///< the burst waits for room in the NIC queue
+        aeolus_sender first_rtt;
         std::vector<fp_release> ring;  ///< FIFO of credited packets (grows by doubling)
         std::size_t head = 0;
         std::size_t count = 0;
         xpass_flow_result counters;
         std::uint64_t e_out() const { return emu_seq - echoed; }
-        std::uint64_t remaining() const { return packets - std::min(next_pkt, packets); }
+        std::uint64_t remaining() const {
+            return packets - std::min(next_pkt, packets) + first_rtt.queued();
+        }
+        bool all_credited() const { return next_pkt >= packets && first_rtt.queued() == 0; }
     };
     struct xp_rx {
         xp_rx(std::uint32_t f, std::uint32_t ip, const mac_addr& hop, const xpass_credit_control& c,
@@ -204,13 +211,19 @@ private:
     void on_emulation(xp_rx& r, const frame& f, ps_t now);
     /// Eq 4.2: the emulation packets in flight, less max_target, cover the remaining packets.
     bool covered(const fp_tx& x) const;
-    void post_fp_data(fp_tx& x, const fp_release& e, ps_t now);
+    /// Data packet `e.pkt`; unscheduled (FlashPass* first RTT): non-ECT, no credit echoed.
+    void post_fp_data(fp_tx& x, const fp_release& e, ps_t now, bool unscheduled = false);
+    /// FlashPass*: the first-RTT burst from where it stands, then the probe.
+    void pump_fp_unscheduled(std::uint32_t slot, ps_t now);
+    /// Restarts a stopped emulation (more packets need credits).
+    void resume_emulation(std::uint32_t slot, ps_t now);
     void fp_trace(const fp_tx& x, ps_t at);
     bool complete(const xp_rx& r) const { return r.total != 0 && r.expected >= r.total; }
 
     std::vector<xp_tx> m_tx;
     std::vector<xp_rx> m_rx;
-    std::vector<fp_tx> m_fp;  ///< FlashPass senders
+    std::vector<fp_tx> m_fp;                  ///< FlashPass senders
+    std::vector<std::uint32_t> m_fp_blocked;  ///< FlashPass* bursts waiting for the NIC queue
     bool m_warned_t_wait = false;
     std::vector<std::uint32_t> m_blocked;  ///< senders whose burst waits for the NIC queue
 };

@@ -23,6 +23,7 @@ struct flashpass_params {
     std::optional<double> min_target;    ///< min_target_loss (unset: 0.01)
     std::optional<double> max_target;    ///< max_target_loss (unset: 0.10)
     std::optional<bool> over_provision;  ///< Eq 4.2 marking (unset: false)
+    std::optional<bool> early_data;      ///< FlashPass*: Aeolus first-RTT data (unset: false)
 
     double min_target_loss() const { return min_target.value_or(0.01); }
     double max_target_loss() const { return max_target.value_or(0.10); }
