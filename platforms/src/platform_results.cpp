@@ -101,8 +101,16 @@ bool is_xpass(const host::flow_spec& sp) {
     return sp.transport == host::transport_kind::XPASS;
 }
 
+bool is_flashpass(const host::flow_spec& sp) {
+    return is_xpass(sp) && sp.xpass.flashpass;
+}
+
 const char* transport_name(const host::flow_spec& sp) {
-    return is_tcp(sp) ? "tcp" : is_roce(sp) ? "roce" : is_xpass(sp) ? "xpass" : "udp";
+    return is_tcp(sp)         ? "tcp"
+           : is_roce(sp)      ? "roce"
+           : is_flashpass(sp) ? "flashpass"
+           : is_xpass(sp)     ? "xpass"
+                              : "udp";
 }
 
 /// A TCP flow of a given size that starts on its own (it has an FCT and an ideal FCT).
@@ -322,6 +330,36 @@ json flows_json(const host::flow_table& flows, const topology& topo) {
                          {"cnps_sent", r.cnps_sent},     {"cnps_received", r.cnps_received},
                          {"limiter", r.limiter},         {"shared_limiter", r.shared_limiter},
                          {"rate_gbps", r.rate_bps / 1e9}};
+        } else if (is_flashpass(sp)) {
+            const host::xpass_flow_result r = f.xpass ? f.xpass->result : host::xpass_flow_result{};
+            j["transport"] = "flashpass";
+            j["size_bytes"] = sp.size_bytes;
+            j["rx_bytes"] = f.rx_bytes;
+            j["fct_us"] = f.completed ? us(f.completed - f.started) : -1.0;
+            j["flashpass"] = {{"emulation_sent", r.emulation_sent},
+                              {"over_provisioned_sent", r.over_provisioned_sent},
+                              {"credits_sent", r.credits_sent},
+                              {"credits_received", r.credits_received},
+                              {"credits_wasted", r.credits_wasted},
+                              {"late_credits", r.late_credits},
+                              {"pauses", r.pauses},
+                              {"data_packets", r.packets},
+                              {"retransmitted", r.retransmitted},
+                              {"nacks_sent", r.nacks_sent},
+                              {"out_of_order", r.out_of_order},
+                              {"duplicates", r.duplicates},
+                              {"rate_updates", r.rate_updates},
+                              {"cur_rate_bps", r.emulation_rate_bps},
+                              {"first_data_us", r.packets ? us(r.first_data) : -1.0},
+                              {"last_data_us", r.packets ? us(r.last_data) : -1.0}};
+            if (sp.xpass.aeolus) {
+                json& x = j["flashpass"];
+                x["unscheduled_sent"] = r.unscheduled_sent;
+                x["unscheduled_delivered"] = r.unscheduled_delivered;
+                x["unscheduled_lost"] = r.unscheduled_sent - r.unscheduled_delivered;
+                x["unscheduled_missing"] = r.unscheduled_missing;
+                x["probes"] = r.probes;
+            }
         } else if (is_xpass(sp)) {
             const host::xpass_flow_result r = f.xpass ? f.xpass->result : host::xpass_flow_result{};
             j["transport"] = "xpass";
@@ -429,7 +467,7 @@ json xpass_json(const host::flow_table& flows) {
     std::uint64_t n = 0, sized = 0, done = 0, sent = 0, received = 0, wasted = 0, lost = 0,
                   resent = 0, aeolus = 0, u_sent = 0, u_delivered = 0, u_missing = 0, probes = 0;
     for (const auto& f : flows.all()) {
-        if (!is_xpass(f.spec) || !f.xpass) continue;
+        if (!is_xpass(f.spec) || is_flashpass(f.spec) || !f.xpass) continue;
         const host::xpass_flow_result& r = f.xpass->result;
         ++n;
         if (f.spec.size_bytes) ++sized;
@@ -466,6 +504,36 @@ json xpass_json(const host::flow_table& flows) {
         out["probes"] = probes;
     }
     return out;
+}
+
+/// FlashPass flows together. Null without them.
+json flashpass_json(const host::flow_table& flows) {
+    std::uint64_t n = 0, done = 0, emu = 0, over = 0, received = 0, wasted = 0, late = 0,
+                  packets = 0, resent = 0;
+    for (const auto& f : flows.all()) {
+        if (!is_flashpass(f.spec) || !f.xpass) continue;
+        const host::xpass_flow_result& r = f.xpass->result;
+        ++n;
+        if (f.completed) ++done;
+        emu += r.emulation_sent;
+        over += r.over_provisioned_sent;
+        received += r.credits_received;
+        wasted += r.credits_wasted;
+        late += r.late_credits;
+        packets += r.packets;
+        resent += r.retransmitted;
+    }
+    if (n == 0) return nullptr;
+    return {{"flows", n},
+            {"completed", done},
+            {"emulation_sent", emu},
+            {"over_provisioned_sent", over},
+            {"credits_received", received},
+            {"credits_wasted", wasted},
+            {"wasted_share", received ? double(wasted) / double(received) : 0.0},
+            {"late_credits", late},
+            {"data_packets", packets},
+            {"retransmitted", resent}};
 }
 
 /// Query completion times of each partition/aggregate group.
@@ -594,6 +662,7 @@ nlohmann::json platform::summary(double wall_seconds, double cpu_seconds) const 
     if (json t = tcp_json(m_flows); !t.is_null()) s["tcp"] = std::move(t);
     if (json r = roce_json(m_flows); !r.is_null()) s["roce"] = std::move(r);
     if (json x = xpass_json(m_flows); !x.is_null()) s["xpass"] = std::move(x);
+    if (json x = flashpass_json(m_flows); !x.is_null()) s["flashpass"] = std::move(x);
     if (json f = fct_json(); !f.is_null()) s["fct"] = std::move(f);
     if (!m_incast.empty()) s["incast"] = incast_json(m_incast, m_sc.topo);
     if (!m_message_workloads.empty()) s["messages"] = messages_json(m_message_workloads);
@@ -814,7 +883,9 @@ void write_roce_trace(output_file& f, const host::flow_record& r) {
 }
 /// An ExpressPass flow's trace: the receiver's credit rate at each feedback update.
 void write_xpass_trace(output_file& f, const host::flow_record& r) {
-    f.write("time_us,credit_rate_gbps,w,loss,rtt_us\n");
+    // FlashPass: the sender's emulation rate at each Algorithm 2 update, E_out in the w column.
+    f.write(r.spec.xpass.flashpass ? "time_us,emulation_rate_gbps,e_out,loss,rtt_us\n"
+                                   : "time_us,credit_rate_gbps,w,loss,rtt_us\n");
     csv_row row;
     if (!r.xpass) return f.close();
     for (const auto& t : r.xpass->trace) {

@@ -160,6 +160,16 @@ void print_summary(const nlohmann::json& s, std::ostream& os) {
                  num(x["sized_flows"].get<double>()) + " sized flows completed";
         row("ExpressPass", v);
     }
+    if (s.contains("flashpass")) {
+        const auto& x = s["flashpass"];
+        if (!s.contains("tcp") && !s.contains("roce") && !s.contains("xpass")) os << "\n";
+        row("FlashPass", num(x["flows"].get<double>()) + " flows, " +
+                             num(x["emulation_sent"].get<double>()) + " emulation packets (" +
+                             num(x["over_provisioned_sent"].get<double>()) +
+                             " over-provisioned), " + num(x["credits_wasted"].get<double>()) +
+                             " credits wasted, " + num(x["late_credits"].get<double>()) +
+                             " late; " + num(x["completed"].get<double>()) + " flows completed");
+    }
     if (s.contains("fct")) {
         os << "\n  flow completion time by size (us; slowdown = FCT / idle-network FCT)\n";
         std::snprintf(line, sizeof line, "  %-12s %7s %7s %10s %10s %10s %9s %9s\n", "size",

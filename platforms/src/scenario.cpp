@@ -1312,6 +1312,52 @@ const param_table<host::xpass_params>& xpass_params_table() {
     return table;
 }
 
+// ---------------------------------------------------------------- flashpass.*
+
+/// The `flashpass:` section (seed-002 §1.4): every key optional, so that scenarios without
+/// FlashPass echo no such section.
+const param_table<host::flashpass_params>& flashpass_params_table() {
+    static const param_table<host::flashpass_params> table = [] {
+        using fp = host::flashpass_params;
+        param_table<fp> t;
+        t.add("t_wait", value_kind::TIME,
+              "Required with transport: flashpass. The data packet of a credit leaves at T + "
+              "t_wait, T the send time of its emulation packet; at least every FlashPass flow's "
+              "idle round trip (a warning below it); a credit that comes later sends at once",
+              &fp::t_wait)
+            .min = 1;
+        auto& lo = t.add("min_target", value_kind::REAL,
+                         "Algorithm 2's min_target_loss (unset: 0.01): below it the emulation "
+                         "rate grows x (1 + max_target)",
+                         &fp::min_target);
+        lo.min = 0;
+        lo.max = 1;
+        auto& hi = t.add("max_target", value_kind::REAL,
+                         "Algorithm 2's max_target_loss (unset: 0.10): above it the rate is cut "
+                         "to rate x (1 - loss) x (1 + min_target)",
+                         &fp::max_target);
+        hi.min = 0;
+        hi.max = 0.99;
+        t.add("over_provision", value_kind::BOOL,
+              "Eq 4.2 over-provisioning (unset: false): once the emulation packets in flight x "
+              "(1 - max_target) cover the remaining packets, further ones go non-ECT (dropped "
+              "above switch.credit_queue.selective_drop); false: the sender pauses instead",
+              &fp::over_provision);
+        t.add("early_data", value_kind::BOOL,
+              "FlashPass* (unset: false): each sized flow sends one BDP of first-RTT data at line "
+              "rate before credits, non-ECT (dropped above the data queue's ECN step with "
+              "non_ect: drop), then a probe; missing packets go on the next credits (Aeolus)",
+              &fp::early_data);
+        return t;
+    }();
+    return table;
+}
+
+void check_flashpass(const host::flashpass_params& o, const config_node& n) {
+    if (o.min_target_loss() > o.max_target_loss())
+        n.fail("min_target", "is larger than flashpass.max_target");
+}
+
 void check_xpass(const host::xpass_params& o, const config_node& n) {
     if (o.aeolus_first_rtt && !o.aeolus) n.fail("aeolus_first_rtt", "needs xpass.aeolus: true");
     if (o.credit_max_bytes < o.credit_min_bytes)
@@ -1326,6 +1372,7 @@ struct transport_options {
     host::tcp_options tcp;
     host::roce_params roce;
     host::xpass_params xpass;
+    host::flashpass_params flashpass;
 };
 
 // ---------------------------------------------------------------- traffic.*
@@ -1471,7 +1518,8 @@ void add_flow_keys(param_table<E>& t) {
         {"udp", host::transport_kind::UDP},
         {"tcp", host::transport_kind::TCP},
         {"roce", host::transport_kind::ROCE},
-        {"xpass", host::transport_kind::XPASS}};
+        {"xpass", host::transport_kind::XPASS},
+        {"flashpass", host::transport_kind::XPASS}};
     auto& ps = flow_key(t, applies_to::UDP, "packet_size", value_kind::BYTES, "1500B",
                         "IPv4 packet size (IP + UDP headers + payload); the frame adds 18 B of "
                         "Ethernet header and FCS (22 B with a VLAN tag)",
@@ -1529,8 +1577,12 @@ void add_flow_keys(param_table<E>& t) {
     flow_key(t, applies_to::ALL, "transport", value_kind::CHOICE, "udp",
              "udp: open-loop source (process/rate/packet_size); tcp: a TCP connection (see tcp.*); "
              "roce: a RoCEv2 reliable connection (see roce.*, nic.dcqcn.*); xpass: ExpressPass, "
-             "receiver-driven credits (see xpass.*, switch.credit_queue)",
-             [](E& f, const config_value& v) { f.spec.transport = named(v, transports); })
+             "receiver-driven credits (see xpass.*, switch.credit_queue); flashpass: FlashPass, "
+             "sender-driven emulation packets and T_wait (see flashpass.*, xpass.*)",
+             [](E& f, const config_value& v) {
+                 f.spec.transport = named(v, transports);
+                 f.spec.xpass.flashpass = v.str() == "flashpass";
+             })
         .choices = names_of(transports);
     auto& sz = flow_key(t, applies_to::RELIABLE, "size", value_kind::BYTES, "",
                         "tcp, roce, xpass: bytes to transfer (default: long-lived, never ends)",
@@ -1758,6 +1810,7 @@ void describe_top_level(config_schema& s) {
     tcp_params().describe(s, "tcp");
     roce_params_table().describe(s, "roce");
     xpass_params_table().describe(s, "xpass");
+    flashpass_params_table().describe(s, "flashpass");
     traffic_params::params().describe(s, "traffic");
 }
 
@@ -1828,6 +1881,19 @@ host::flow_spec flow_of(const flow_keys& k, ps_t duration, const transport_optio
                        "credit)");
             if (!k.tcp_only.empty())
                 k.fail(k.tcp_only.front(), "applies to TCP flows only (set transport: tcp)");
+            if (f.xpass.flashpass) {
+                // FlashPass: the xpass.* frame and credit keys; Aeolus only as FlashPass*.
+                make_xpass(f, opt.xpass);
+                f.xpass.flashpass = true;
+                f.xpass.aeolus = opt.flashpass.early_data.value_or(false);
+                if (f.xpass.aeolus && f.size_bytes == 0)
+                    k.fail("size", "must be set with flashpass.early_data (sized flows only)");
+                f.xpass.fp = opt.flashpass;
+                if (!opt.flashpass.t_wait)
+                    throw config_error("flashpass.t_wait",
+                                       "is required with transport: flashpass (" + k.at + ")");
+                break;
+            }
             if (opt.xpass.aeolus && f.size_bytes == 0)
                 k.fail("size", "must be set with xpass.aeolus (Aeolus needs sized flows)");
             make_xpass(f, opt.xpass);
@@ -2349,6 +2415,9 @@ scenario load_scenario(const YAML::Node& root_in, const std::string& name,
     const config_node xpass_section = top.child("xpass");
     opt.xpass = xpass_params_table().load(xpass_section);
     check_xpass(opt.xpass, xpass_section);
+    const config_node fp_section = top.child("flashpass");
+    opt.flashpass = flashpass_params_table().load(fp_section);
+    check_flashpass(opt.flashpass, fp_section);
     build_traffic(sc, traffic_params::params().load(top.child("traffic")), opt, reader);
     resolve_pcap(sc);
     check_output_estimate(sc);

@@ -239,6 +239,27 @@ switch_config credit_cfg() {
 }
 }  // namespace
 
+TEST_CASE("egress: credit_queue.selective_drop drops non-ECT above 2 frames, ECT up to 8",
+          "[egress][credit]") {
+    switch_config c = credit_cfg();
+    c.credit_queue.selective_drop = 2;
+    port_bench b(c);
+    // Two non-ECT fit (2 frames), the third is dropped; ECT ones fill the buffer to 8.
+    for (int i = 0; i < 3; ++i) b.arrive(7, 0, false, 0, CREDIT_PAYLOAD);
+    CHECK(b.port->drops_of(7)[drop_cause::CREDIT_DROPPED] == 1);
+    for (int i = 0; i < 7; ++i) b.arrive(7, 0, true, 0, CREDIT_PAYLOAD);
+    CHECK(b.port->drops_of(7)[drop_cause::CREDIT_DROPPED] == 2);  // the 7th ECT: 9 > 8
+    b.arrive(7, 0, false, 0, CREDIT_PAYLOAD);
+    CHECK(b.port->drops_of(7)[drop_cause::CREDIT_DROPPED] == 3);
+    CHECK(b.port->drops().total() == 3);
+    b.run_until(ps_t(1) << 60);
+    CHECK(b.count(7) == 8);
+    // Drained: a non-ECT one passes again.
+    b.arrive(7, 20 * CREDIT_GAP, false, 0, CREDIT_PAYLOAD);
+    b.run_until(ps_t(1) << 60);
+    CHECK(b.count(7) == 9);
+}
+
 TEST_CASE("egress: the credit queue sends at 84/1622 of the port from an empty bucket",
           "[egress][gate][credit]") {
     port_bench b(credit_cfg());

@@ -1,6 +1,8 @@
 #include "fabricsim/host/xpass_transport.h"
 
 #include <algorithm>
+#include <cstdio>
+#include <iostream>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -18,8 +20,46 @@ constexpr std::uint32_t wire_of(std::uint32_t length) {
 
 void xpass_transport::add_source(std::uint32_t flow, const flow_path& to) {
     flow_record& rec = m_flows[flow];
-    rec.tx_slot = static_cast<std::uint32_t>(m_tx.size());
     if (!rec.xpass) rec.xpass = std::make_unique<xpass_flow_state>();
+    if (rec.spec.xpass.flashpass) {
+        const xpass_params& p = rec.spec.xpass;
+        const ps_t t_wait = p.fp.t_wait.value_or(0);
+        // Data must reach each hop after its emulation packet's credit came back: T_wait at
+        // least the path's round trip (seed-002 §1.4). The thesis' own example sets it to the
+        // max RTT exactly, which switch and host latencies exceed: a warning, not a refusal.
+        if (t_wait < to.idle_rtt && !m_warned_t_wait) {
+            m_warned_t_wait = true;
+            char rtt[32];
+            std::snprintf(rtt, sizeof rtt, "%.3f us", double(to.idle_rtt) / double(PS_PER_US));
+            std::cerr << "fabricsim-sim: warning: flashpass.t_wait: " << format_time(t_wait)
+                      << " is below the idle round trip of flow " << flow << " (" << rtt
+                      << "): its credits come back after T + t_wait and send their data at once "
+                         "(late_credits)\n";
+        }
+        rec.tx_slot = static_cast<std::uint32_t>(m_fp.size());
+        const double max_rate = p.max_rate_ratio * double(m_host.nic().rate_bps()) / 8.0;
+        fp_tx& x = m_fp.emplace_back(
+            flow, to.peer_ip, to.next_hop,
+            flashpass_rate_control(p.fp.min_target_loss(), p.fp.max_target_loss(), max_rate),
+            rng(m_host.seed(), std::string(m_host.name()) + ".flashpass" + std::to_string(flow)));
+        x.t_wait = t_wait;
+        x.idle_rtt = std::max<ps_t>(to.idle_rtt, 1);
+        x.packets = (rec.spec.size_bytes + MAX_DATA - 1) / MAX_DATA;
+        // The release FIFO holds at most t_wait of credits at the maximum rate (set-up only).
+        std::uint64_t cap = t_wait / std::max<ps_t>(x.ctl.gap_at_max(), 1) + 16;
+        if (x.packets != 0) cap = std::min<std::uint64_t>(cap, x.packets + 1);
+        x.ring.resize(static_cast<std::size_t>(cap));
+        if (p.aeolus && x.packets != 0) {
+            // FlashPass*: the first-RTT budget, one BDP of the idle path (as Aeolus's).
+            const auto budget = static_cast<std::uint64_t>(
+                double(m_host.nic().rate_bps()) * double(to.idle_rtt) / 8.0 / double(PS_PER_S));
+            x.early = true;
+            x.first_rtt.reset(
+                std::clamp<std::uint64_t>((budget + MAX_DATA - 1) / MAX_DATA, 1, x.packets));
+        }
+        return;
+    }
+    rec.tx_slot = static_cast<std::uint32_t>(m_tx.size());
     xp_tx& x = m_tx.emplace_back(flow, to.peer_ip, to.next_hop);
     x.packets = (rec.spec.size_bytes + MAX_DATA - 1) / MAX_DATA;
     const xpass_params& p = rec.spec.xpass;
@@ -46,6 +86,7 @@ void xpass_transport::add_sink(std::uint32_t flow, const flow_path& from) {
     xp_rx& r = m_rx.emplace_back(
         flow, from.peer_ip, from.next_hop, xpass_credit_control(p, max_rate),
         rng(m_host.seed(), std::string(m_host.name()) + ".xpass" + std::to_string(flow)));
+    r.flashpass = p.flashpass;
     if (p.aeolus && rec.spec.size_bytes != 0) {
         r.aeolus = true;
         r.window.reset((rec.spec.size_bytes + MAX_DATA - 1) / MAX_DATA);
@@ -56,6 +97,8 @@ void xpass_transport::start() {
     m_blocked.reserve(2 * m_tx.size());
     for (std::uint32_t i = 0; i < m_tx.size(); ++i)
         schedule(m_flows[m_tx[i].flow].spec.start, START, i);
+    for (std::uint32_t i = 0; i < m_fp.size(); ++i)
+        schedule(m_flows[m_fp[i].flow].spec.start, FP_START, i);
 }
 
 void xpass_transport::on_timer(std::uint8_t kind, std::uint32_t slot, ps_t at, ps_t /*now*/) {
@@ -72,8 +115,17 @@ void xpass_transport::on_timer(std::uint8_t kind, std::uint32_t slot, ps_t at, p
         case NACK_RETRY:
             on_nack_retry(slot, at);
             break;
-        default:
+        case DEMAND_CHECK:
             on_demand_check(slot, at);
+            break;
+        case FP_START:
+            on_fp_start(slot, at);
+            break;
+        case EMULATE:
+            on_emulate(slot, at);
+            break;
+        default:
+            on_release(slot, at);
             break;
     }
 }
@@ -130,7 +182,41 @@ void xpass_transport::pump_unscheduled(std::uint32_t slot, ps_t now) {
     maybe_stop(x, now);
 }
 
+void xpass_transport::pump_fp_unscheduled(std::uint32_t slot, ps_t now) {
+    fp_tx& x = m_fp[slot];
+    if (x.probe_sent || x.blocked) return;
+    while (x.next_pkt < x.first_rtt.unscheduled()) {
+        if (!m_host.tx_room_for_data()) {
+            x.blocked = true;
+            m_fp_blocked.push_back(slot);
+            m_host.wait_for_tx(*this);
+            return;
+        }
+        x.first_rtt.sent_unscheduled(x.next_pkt);
+        post_fp_data(x, fp_release{now, x.next_pkt++, 0, 0}, now, true);
+    }
+    const flow_spec& spec = m_flows[x.flow].spec;
+    post_control(control_frame(spec, x.dst_ip, x.next_hop, true, PROBE, 84), x.next_pkt, now);
+    x.probe_sent = true;
+    x.counters.probes++;
+}
+
+void xpass_transport::resume_emulation(std::uint32_t slot, ps_t now) {
+    fp_tx& x = m_fp[slot];
+    if (x.emu_queued != 0 && x.paused_at == 0) return;  // emulating
+    x.paused_at = 0;
+    x.emu_queued = now;
+    on_emulate(slot, now);
+}
+
 void xpass_transport::on_tx_ready(ps_t now) {
+    if (!m_fp_blocked.empty()) {
+        const std::size_t k = m_fp_blocked.size();
+        for (std::size_t i = 0; i < k; ++i) m_fp[m_fp_blocked[i]].blocked = false;
+        for (std::size_t i = 0; i < k; ++i) pump_fp_unscheduled(m_fp_blocked[i], now);
+        m_fp_blocked.erase(m_fp_blocked.begin(),
+                           m_fp_blocked.begin() + static_cast<std::ptrdiff_t>(k));
+    }
     // Pumping may block again (appending): serve the ones waiting now.
     const std::size_t n = m_blocked.size();
     for (std::size_t i = 0; i < n; ++i) m_tx[m_blocked[i]].blocked = false;
@@ -313,7 +399,7 @@ void xpass_transport::on_aeolus_data(xp_rx& r, frame& f, ps_t now) {
         r.counters.unscheduled_delivered++;
         post_control(control_frame(rec.spec, r.src_ip, r.next_hop, false, DATA_ACK, 84), f.seq_no,
                      now);
-    } else {
+    } else if (!r.flashpass) {
         r.ctl.on_data(f.ack_no, f.ts_echo, now);
     }
     const std::uint64_t before = r.window.expected();
@@ -336,7 +422,7 @@ void xpass_transport::on_aeolus_data(xp_rx& r, frame& f, ps_t now) {
 void xpass_transport::on_data(xp_rx& r, frame& f, ps_t now) {
     if (r.aeolus) return on_aeolus_data(r, f, now);
     flow_record& rec = m_flows[r.flow];
-    r.ctl.on_data(f.ack_no, f.ts_echo, now);
+    if (!r.flashpass) r.ctl.on_data(f.ack_no, f.ts_echo, now);
     if (f.seq_no != r.expected) {
         // Go-back-N: a later packet is discarded (and the missing one NACKed); an earlier one
         // is a duplicate of what arrived already.
@@ -405,9 +491,13 @@ void xpass_transport::on_frame(frame& f, ps_t at) {
     rec.control_delivered++;
     switch (f.credit_type) {
         case credit_type::CREDIT:
+            if (rec.spec.xpass.flashpass) return on_fp_credit(rec.tx_slot, f, at);
             return on_credit(m_tx[rec.tx_slot], f, at);
         case credit_type::NACK:
+            if (rec.spec.xpass.flashpass) return on_fp_nack(rec.tx_slot, f.seq_no, at);
             return on_nack(m_tx[rec.tx_slot], f.seq_no, at);
+        case EMULATION:
+            return on_emulation(m_rx[rec.rx_slot], f, at);
         case credit_type::REQUEST: {
             xp_rx& r = m_rx[rec.rx_slot];
             if (r.aeolus) r.total = f.seq_no;
@@ -423,8 +513,19 @@ void xpass_transport::on_frame(frame& f, ps_t at) {
             return;
         }
         case PROBE_ACK:
+            if (rec.spec.xpass.flashpass) {
+                // Every ACK of the burst came before this answer: the rest were dropped and
+                // need credits.
+                if (m_fp[rec.tx_slot].first_rtt.on_probe_ack() != 0)
+                    resume_emulation(rec.tx_slot, at);
+                return;
+            }
             return on_probe_ack(m_tx[rec.tx_slot], at);
         case DATA_ACK:
+            if (rec.spec.xpass.flashpass) {
+                m_fp[rec.tx_slot].first_rtt.on_ack(f.seq_no);
+                return;
+            }
             m_tx[rec.tx_slot].first_rtt.on_ack(f.seq_no);
             return;
         default:
@@ -433,6 +534,27 @@ void xpass_transport::on_frame(frame& f, ps_t at) {
 }
 
 void xpass_transport::export_flow_results() const {
+    for (const fp_tx& x : m_fp) {
+        // Sender fields only: the receiver's (credits_sent, nacks, ...) come from its host.
+        xpass_flow_result& r = m_flows[x.flow].xpass->result;
+        const xpass_flow_result& c = x.counters;
+        r.credits_received = c.credits_received;
+        r.credits_wasted = c.credits_wasted;
+        r.packets = c.packets;
+        r.retransmitted = c.retransmitted;
+        r.emulation_sent = c.emulation_sent;
+        r.over_provisioned_sent = c.over_provisioned_sent;
+        r.late_credits = c.late_credits;
+        r.pauses = c.pauses;
+        r.first_data = c.first_data;
+        r.unscheduled_sent = c.unscheduled_sent;
+        r.unscheduled_missing = x.first_rtt.lost();
+        r.early_acked = x.first_rtt.acked();
+        r.probes = c.probes;
+        r.last_data = c.last_data;
+        r.rate_updates = x.ctl.updates();
+        r.emulation_rate_bps = x.ctl.rate() * 8.0;
+    }
     for (const xp_tx& x : m_tx) {
         xpass_flow_result& r = m_flows[x.flow].xpass->result;
         r.credits_received = x.counters.credits_received;
@@ -448,6 +570,13 @@ void xpass_transport::export_flow_results() const {
     for (const xp_rx& q : m_rx) {
         xpass_flow_result& r = m_flows[q.flow].xpass->result;
         r.credits_sent = q.counters.credits_sent;
+        if (q.flashpass) {
+            r.unscheduled_delivered = q.counters.unscheduled_delivered;
+            r.nacks_sent = q.counters.nacks_sent;
+            r.out_of_order = q.counters.out_of_order;
+            r.duplicates = q.counters.duplicates;
+            continue;
+        }
         r.credits_lost = q.ctl.stats().lost;
         r.nacks_sent = q.counters.nacks_sent;
         r.out_of_order = q.counters.out_of_order;
@@ -466,9 +595,186 @@ void xpass_transport::add_drops(drop_counters& d) const {
 }
 
 void xpass_transport::report_stats(nlohmann::json& out) const {
-    if (m_tx.empty() && m_rx.empty()) return;
+    if (m_tx.empty() && m_rx.empty() && m_fp.empty()) return;
+    if (!m_fp.empty()) out["flashpass_senders"] = m_fp.size();
     out["xpass_senders"] = m_tx.size();
     out["xpass_receivers"] = m_rx.size();
+}
+
+// ---------------------------------------------------------------- FlashPass
+
+void xpass_transport::on_fp_start(std::uint32_t slot, ps_t at) {
+    fp_tx& x = m_fp[slot];
+    m_flows[x.flow].started = at;
+    // The first update period: the idle round trip, until credits measure it.
+    x.ctl.start(at, x.idle_rtt);
+    if (x.early) {
+        m_fp_blocked.reserve(m_fp.size());
+        pump_fp_unscheduled(slot, at);
+    }
+    x.emu_queued = at;
+    on_emulate(slot, at);
+}
+
+bool xpass_transport::covered(const fp_tx& x) const {
+    if (x.packets == 0) return false;  // long-lived: never
+    const double max_target = m_flows[x.flow].spec.xpass.fp.max_target_loss();
+    return double(x.e_out()) * (1.0 - max_target) >= double(x.remaining());
+}
+
+void xpass_transport::on_emulate(std::uint32_t slot, ps_t at) {
+    fp_tx& x = m_fp[slot];
+    if (x.emu_queued != at) return;
+    x.emu_queued = 0;
+    if (x.packets != 0 && x.all_credited()) return;  // every packet has its credit
+    const flow_spec& spec = m_flows[x.flow].spec;
+    const bool cover = covered(x);
+    if (x.paused_at != 0) {
+        // The end of a pause: credits since its start re-decide; none: the emulation packets
+        // in flight were lost.
+        if (x.last_credit <= x.paused_at) x.echoed = x.emu_seq;
+        x.paused_at = 0;
+        if (covered(x)) {
+            x.paused_at = at;
+            x.emu_queued = at + 2 * x.ctl.rtt();
+            schedule(x.emu_queued, EMULATE, slot);
+            return;
+        }
+    } else if (cover && !spec.xpass.fp.over_provisioning()) {
+        // Eq 4.2: what is in flight covers the rest; wait for the credits (or 2 RTTs).
+        x.paused_at = at;
+        x.counters.pauses++;
+        x.emu_queued = at + 2 * x.ctl.rtt();
+        schedule(x.emu_queued, EMULATE, slot);
+        return;
+    }
+    frame& f = control_frame(spec, x.dst_ip, x.next_hop, true, EMULATION, 84);
+    f.dscp = spec.xpass.credit_dscp;
+    // Ordinary emulation packets are ECT, over-provisioned ones non-ECT (selectively dropped).
+    const bool over = covered(x);
+    f.ecn = over ? ecn_codepoint::NOT_ECT : ecn_codepoint::ECT0;
+    if (over) x.counters.over_provisioned_sent++;
+    x.counters.emulation_sent++;
+    post_control(f, x.emu_seq++, at);
+    const double j = spec.xpass.jitter;
+    const double scale = 1.0 + j * (2.0 * x.draws.uniform() - 1.0);
+    x.emu_queued = at + std::max<ps_t>(1, static_cast<ps_t>(double(x.ctl.gap()) * scale));
+    schedule(x.emu_queued, EMULATE, slot);
+}
+
+void xpass_transport::fp_trace(const fp_tx& x, ps_t at) {
+    flow_record& rec = m_flows[x.flow];
+    if (rec.spec.trace)
+        rec.xpass->trace.push_back(
+            {at, x.ctl.rate() * 8.0, double(x.e_out()), x.ctl.last_loss(), x.ctl.rtt()});
+}
+
+void xpass_transport::on_fp_credit(std::uint32_t slot, const frame& f, ps_t now) {
+    fp_tx& x = m_fp[slot];
+    x.counters.credits_received++;
+    x.last_credit = now;
+    // A credit echoes its emulation packet's number and send time T.
+    const std::uint64_t seq = f.seq_no;
+    const ps_t sent = f.ts_echo;
+    x.echoed = std::max(x.echoed, seq + 1);
+    if (x.ctl.on_credit(now, now - sent, seq)) fp_trace(x, now);
+    std::uint64_t pkt = 0;
+    if (x.early && x.first_rtt.take_resend(pkt)) {
+        x.counters.retransmitted++;  // a first-RTT packet found missing: on this credit
+    } else if (x.packets != 0 && x.next_pkt >= x.packets) {
+        x.counters.credits_wasted++;
+        return;
+    } else {
+        pkt = x.next_pkt++;
+    }
+    const fp_release e{std::max(sent + x.t_wait, now), pkt, seq, sent};
+    if (sent + x.t_wait < now) x.counters.late_credits++;
+    if (x.count == x.ring.size()) {
+        // Full (more than t_wait of credits at the maximum rate): double, in FIFO order.
+        std::vector<fp_release> grown(2 * x.ring.size());
+        for (std::size_t i = 0; i < x.count; ++i) grown[i] = x.ring[(x.head + i) % x.ring.size()];
+        x.ring.swap(grown);
+        x.head = 0;
+    }
+    x.ring[(x.head + x.count) % x.ring.size()] = e;
+    x.count++;
+    if (x.count == 1) {
+        x.release_queued = e.at;
+        if (e.at <= now)
+            on_release(slot, now);
+        else
+            schedule(e.at, RELEASE, slot);
+    }
+    // A pause whose emulation packets turned out short resumes now.
+    if (x.paused_at != 0 && !covered(x)) {
+        x.paused_at = 0;
+        x.emu_queued = now;
+        on_emulate(slot, now);
+    }
+}
+
+void xpass_transport::on_release(std::uint32_t slot, ps_t at) {
+    fp_tx& x = m_fp[slot];
+    if (x.release_queued != at) return;
+    x.release_queued = 0;
+    while (x.count != 0 && x.ring[x.head].at <= at) {
+        const fp_release e = x.ring[x.head];
+        x.head = (x.head + 1) % x.ring.size();
+        x.count--;
+        post_fp_data(x, e, at);
+    }
+    if (x.count != 0) {
+        x.release_queued = x.ring[x.head].at;
+        schedule(x.release_queued, RELEASE, slot);
+    }
+}
+
+void xpass_transport::post_fp_data(fp_tx& x, const fp_release& e, ps_t now, bool unscheduled) {
+    flow_record& rec = m_flows[x.flow];
+    std::uint32_t data = MAX_DATA;
+    if (x.packets != 0 && e.pkt + 1 == x.packets)
+        data = static_cast<std::uint32_t>(rec.spec.size_bytes - e.pkt * MAX_DATA);
+    frame& f = m_host.new_frame(rec.spec, x.dst_ip, x.next_hop, client_port(x.flow), SERVER_PORT);
+    f.set_ipv4(frame_kind::IPV4_UDP, data + XPASS_FIELDS);
+    f.payload_bytes = data + XPASS_FIELDS;
+    f.seq_no = e.pkt;
+    f.ack_no = e.emu_seq;
+    f.ts_echo = e.emu_sent;
+    f.ecn = unscheduled ? ecn_codepoint::NOT_ECT : ecn_codepoint::ECT0;
+    if (unscheduled) x.counters.unscheduled_sent++;
+    f.ip_id = static_cast<std::uint16_t>(e.pkt);
+    f.created = now;
+    rec.sent_frames++;
+    rec.sent_bytes += f.frame_bytes();
+    if (x.counters.packets == 0) x.counters.first_data = now;
+    x.counters.last_data = now;
+    x.counters.packets++;
+    m_host.post(f, now);
+}
+
+void xpass_transport::on_fp_nack(std::uint32_t slot, std::uint64_t pkt, ps_t now) {
+    fp_tx& x = m_fp[slot];
+    if (pkt >= x.next_pkt) return;
+    // Go-back-N: the packets from `pkt` need credits again; the emulation resumes.
+    if (x.early && pkt < x.first_rtt.unscheduled()) {
+        // A first-RTT packet: resent on a credit (once, unless NACKed again).
+        if (x.first_rtt.request(pkt)) resume_emulation(slot, now);
+        return;
+    }
+    x.counters.retransmitted += x.next_pkt - pkt;
+    x.next_pkt = pkt;
+    resume_emulation(slot, now);
+}
+
+void xpass_transport::on_emulation(xp_rx& r, const frame& e, ps_t now) {
+    // Answered at once: a credit echoing the emulation packet's number and send time.
+    const flow_spec& spec = m_flows[r.flow].spec;
+    frame& f = control_frame(spec, r.src_ip, r.next_hop, false, credit_type::CREDIT, 84);
+    f.dscp = spec.xpass.credit_dscp;
+    f.ecn = ecn_codepoint::ECT0;  // ordinary: never selectively dropped
+    f.ts_echo = e.created;
+    r.counters.credits_sent++;
+    post_control(f, e.seq_no, now);
 }
 
 }  // namespace fabricsim::host

@@ -64,8 +64,8 @@ egress_queues::egress_queues(const switch_config& cfg, unsigned index, mmu& buff
         shapers[cq] = b;
         queue_shaped = true;
         m_credit_queue = static_cast<int>(cq);
-        add_policy(*m_own_policies.emplace_back(
-            std::make_unique<credit_admission>(cq, cfg.credit_queue.buffer_bytes)));
+        add_policy(*m_own_policies.emplace_back(std::make_unique<credit_admission>(
+            cq, cfg.credit_queue.buffer_bytes, cfg.credit_queue.selective_drop)));
     }
     // Queue shapers, then the port shaper (one bucket every queue's head must fit).
     if (queue_shaped) {

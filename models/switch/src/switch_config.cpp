@@ -418,6 +418,17 @@ void add_credit_queue_keys(param_table<switch_config>& t) {
                      });
     bu.optional = true;
     bu.min = 84;
+    auto& sd = t.add("credit_queue.selective_drop", value_kind::INT, "",
+                     "FlashPass over-provisioning: a non-ECT arrival that makes the credit queue "
+                     "hold more than this many frames is dropped (credit_dropped); ECT ones use "
+                     "the whole buffer (absent: off; the thesis: 2)",
+                     [](switch_config& c, const config_value& v) {
+                         if (v.present())
+                             c.credit_queue.selective_drop =
+                                 static_cast<std::uint32_t>(v.integer());
+                     });
+    sd.optional = true;
+    sd.min = 1;
 }
 
 /// Queue q's threshold `v` in bytes or frames; min_th and max_th of one queue use one unit.
@@ -1156,7 +1167,8 @@ void switch_config::validate(const config_node& n) const {
 void switch_config::validate_credit_queue(const config_node& n) const {
     const config_node cn = n.child("credit_queue");
     if (!credit_queue.enabled()) {
-        refuse_given(cn, {"ratio", "buffer", "burst"}, "is set but credit_queue.queue is not");
+        refuse_given(cn, {"ratio", "buffer", "burst", "selective_drop"},
+                     "is set but credit_queue.queue is not");
         return;
     }
     const auto q = static_cast<unsigned>(credit_queue.queue);

@@ -20,11 +20,24 @@
 /// data. The request carries the flow's packet count: the receiver takes packets in any order
 /// and stops crediting once it has them all.
 ///
+/// With `transport: flashpass` (xpass.flashpass; seed-002 §1.4) the roles turn: the sender
+/// sends 84 B emulation packets (credit class, forward path) at the rate of Algorithm 2
+/// (`flashpass_rate_control`), each carrying its send time T and a sequence number; the
+/// receiver answers each with a credit (credit class, reverse path) echoing both, and the
+/// sender sends the data packet of a credit at T + t_wait (at once if the credit comes later).
+/// Eq 4.2: once the emulation packets in flight cover the remaining packets, the sender pauses
+/// its emulation or, with over-provisioning, sends the further ones non-ECT (switches drop
+/// them above `credit_queue.selective_drop`). Data, NACKs and the go-back-N receiver are
+/// ExpressPass's.
+///
 /// Timing model: one host timer per credit at its jittered send time (no lookahead: posts in
 /// time order), one per flow start and per pending request or NACK retry (lazy: a stale entry
 /// is skipped when it surfaces). Frames are processed at their host-memory time; a data frame
 /// is posted the moment its credit is processed. Aeolus's burst is posted at once (the NIC
-/// serialises it), as far as the NIC queue has room, the rest when it drains.
+/// serialises it), as far as the NIC queue has room, the rest when it drains. FlashPass: one
+/// emulation timer per sender (the next emulation packet, or the end of a pause) and one release
+/// timer (the head of a FIFO of credited packets: credits come back in T order on a FIFO path).
+#include <algorithm>
 #include <cstdint>
 #include <vector>
 
@@ -42,9 +55,13 @@ public:
 
     void add_source(std::uint32_t flow, const flow_path& to) override;
     void add_sink(std::uint32_t flow, const flow_path& from) override;
-    std::size_t timer_hint() const override { return m_tx.size() + 2 * m_rx.size(); }
+    std::size_t timer_hint() const override {
+        return m_tx.size() + 2 * m_rx.size() + 2 * m_fp.size();
+    }
     void start() override;
-    bool needs_ordered_posts() const override { return !m_tx.empty() || !m_rx.empty(); }
+    bool needs_ordered_posts() const override {
+        return !m_tx.empty() || !m_rx.empty() || !m_fp.empty();
+    }
     void on_timer(std::uint8_t timer_kind, std::uint32_t slot, ps_t at, ps_t now) override;
     void on_frame(frame& f, ps_t at) override;
     void on_tx_ready(ps_t now) override;
@@ -60,10 +77,21 @@ public:
     /// Aeolus control frames (credit_type values after credit_type::NACK): the probe, its
     /// answer, and the ACK of one unscheduled packet.
     static constexpr std::uint8_t PROBE = 4, PROBE_ACK = 5, DATA_ACK = 6;
+    /// FlashPass's emulation packet (sender to receiver, credit class).
+    static constexpr std::uint8_t EMULATION = 7;
 
 private:
     // Timer kinds; among timers due at the same time they run in this order.
-    enum : std::uint8_t { START, CREDIT, REQUEST_RETRY, NACK_RETRY, DEMAND_CHECK };
+    enum : std::uint8_t {
+        START,
+        CREDIT,
+        REQUEST_RETRY,
+        NACK_RETRY,
+        DEMAND_CHECK,
+        FP_START,
+        EMULATE,
+        RELEASE
+    };
     enum class tx_state : std::uint8_t { IDLE, REQUESTING, RECEIVING, STOPPED };
     struct xp_tx {
         xp_tx(std::uint32_t f, std::uint32_t ip, const mac_addr& hop)
@@ -82,6 +110,46 @@ private:
         aeolus_sender first_rtt;
         xpass_flow_result counters;
     };
+    /// A credited FlashPass packet waiting for its release time.
+    struct fp_release {
+        ps_t at;
+        std::uint64_t pkt;
+        std::uint64_t emu_seq;
+        ps_t emu_sent;
+    };
+    struct fp_tx {
+        fp_tx(std::uint32_t f, std::uint32_t ip, const mac_addr& hop,
+              const flashpass_rate_control& c, const rng& r)
+            : flow(f), dst_ip(ip), next_hop(hop), ctl(c), draws(r) {}
+        std::uint32_t flow;
+        std::uint32_t dst_ip;
+        mac_addr next_hop;
+        flashpass_rate_control ctl;
+        rng draws;
+        ps_t t_wait = 0;
+        ps_t idle_rtt = 0;
+        std::uint64_t packets = 0;   ///< data packets of the flow (0: long-lived)
+        std::uint64_t next_pkt = 0;  ///< next packet to give a credit
+        std::uint64_t emu_seq = 0;   ///< next emulation sequence number
+        std::uint64_t echoed = 0;    ///< emulation packets up to the last one credited
+        ps_t emu_queued = 0;         ///< EMULATE entry (0: none)
+        ps_t paused_at = 0;          ///< Eq 4.2 pause began (0: not paused)
+        ps_t last_credit = 0;
+        ps_t release_queued = 0;  ///< RELEASE entry (0: none)
+        bool early = false;       ///< FlashPass*: first-RTT data before the credits
+        bool probe_sent = false;
+        bool blocked = false;  ///< the burst waits for room in the NIC queue
+        aeolus_sender first_rtt;
+        std::vector<fp_release> ring;  ///< FIFO of credited packets (grows by doubling)
+        std::size_t head = 0;
+        std::size_t count = 0;
+        xpass_flow_result counters;
+        std::uint64_t e_out() const { return emu_seq - echoed; }
+        std::uint64_t remaining() const {
+            return packets - std::min(next_pkt, packets) + first_rtt.queued();
+        }
+        bool all_credited() const { return next_pkt >= packets && first_rtt.queued() == 0; }
+    };
     struct xp_rx {
         xp_rx(std::uint32_t f, std::uint32_t ip, const mac_addr& hop, const xpass_credit_control& c,
               const rng& r)
@@ -99,6 +167,7 @@ private:
         std::uint64_t credit_limit = 0;  ///< demand_known: credits to send (0: not set yet)
         bool started = false;
         bool aeolus = false;
+        bool flashpass = false;
         selective_receiver window;  ///< aeolus: packets in any order
         xpass_flow_result counters;
     };
@@ -133,10 +202,29 @@ private:
                          bool from_sender, std::uint8_t type, std::uint32_t wire_bytes);
     /// Posts control frame `f` with sequence field `seq` at `now`.
     void post_control(frame& f, std::uint64_t seq, ps_t now);
+    // FlashPass
+    void on_fp_start(std::uint32_t slot, ps_t at);
+    void on_emulate(std::uint32_t slot, ps_t at);
+    void on_release(std::uint32_t slot, ps_t at);
+    void on_fp_credit(std::uint32_t slot, const frame& f, ps_t now);
+    void on_fp_nack(std::uint32_t slot, std::uint64_t pkt, ps_t now);
+    void on_emulation(xp_rx& r, const frame& f, ps_t now);
+    /// Eq 4.2: the emulation packets in flight, less max_target, cover the remaining packets.
+    bool covered(const fp_tx& x) const;
+    /// Data packet `e.pkt`; unscheduled (FlashPass* first RTT): non-ECT, no credit echoed.
+    void post_fp_data(fp_tx& x, const fp_release& e, ps_t now, bool unscheduled = false);
+    /// FlashPass*: the first-RTT burst from where it stands, then the probe.
+    void pump_fp_unscheduled(std::uint32_t slot, ps_t now);
+    /// Restarts a stopped emulation (more packets need credits).
+    void resume_emulation(std::uint32_t slot, ps_t now);
+    void fp_trace(const fp_tx& x, ps_t at);
     bool complete(const xp_rx& r) const { return r.total != 0 && r.expected >= r.total; }
 
     std::vector<xp_tx> m_tx;
     std::vector<xp_rx> m_rx;
+    std::vector<fp_tx> m_fp;                  ///< FlashPass senders
+    std::vector<std::uint32_t> m_fp_blocked;  ///< FlashPass* bursts waiting for the NIC queue
+    bool m_warned_t_wait = false;
     std::vector<std::uint32_t> m_blocked;  ///< senders whose burst waits for the NIC queue
 };
 

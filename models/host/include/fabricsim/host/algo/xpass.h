@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "fabricsim/core/units.h"
+#include "fabricsim/host/algo/flashpass.h"
 
 namespace fabricsim::host {
 
@@ -36,6 +37,10 @@ struct xpass_params {
     bool aeolus = false;
     /// Aeolus: data bytes the sender may send before credits (unset: one BDP of the path).
     std::optional<std::uint64_t> aeolus_first_rtt;
+    /// FlashPass (`transport: flashpass`): sender-driven emulation packets instead of
+    /// receiver-paced credits (seed-002 §1.4); its keys are the `flashpass:` section.
+    bool flashpass = false;
+    flashpass_params fp;
 
     double avg_credit_bytes() const { return 0.5 * (credit_min_bytes + credit_max_bytes); }
 };

@@ -18,21 +18,30 @@ struct credit_queue_config {
     double ratio = 84.0 / (84.0 + 1538.0);  ///< bucket rate / port rate
     std::uint64_t buffer_bytes = 8 * 84;    ///< wire bytes held (credit_limit_)
     std::uint64_t burst_bytes = 2 * 84;     ///< bucket depth (max_tokens_)
+    /// FlashPass over-provisioning (seed-002 §1.4): a non-ECT arrival that makes the queue
+    /// hold more than this many frames is dropped (credit_dropped); 0: off.
+    std::uint32_t selective_drop = 0;
     bool enabled() const { return queue >= 0; }
 };
 
 /// Tail drop of the credit queue: an arrival that takes the queue's wire bytes above the
 /// buffer is dropped as `credit_dropped` (ns2-xpass: the length after the add is compared).
+/// With `selective_drop` K > 0 a non-ECT arrival is also dropped when the queue's frames, the
+/// arrival included, exceed K (FlashPass's over-provisioned emulation packets; ECT ones use
+/// the whole buffer), counted as `credit_dropped` too.
 class credit_admission final : public egress_policy
 {
 public:
-    credit_admission(unsigned queue, std::uint64_t buffer_bytes)
-        : egress_policy(static_cast<std::uint8_t>(1u << queue), 0), m_buffer(buffer_bytes) {}
+    credit_admission(unsigned queue, std::uint64_t buffer_bytes, std::uint32_t selective = 0)
+        : egress_policy(static_cast<std::uint8_t>(1u << queue), 0),
+          m_buffer(buffer_bytes),
+          m_selective(selective) {}
     enqueue_verdict on_enqueue(const egress_queues& port, unsigned q, frame& f, ps_t now) override;
     drop_cause drop_reason() const override { return drop_cause::CREDIT_DROPPED; }
 
 private:
     std::uint64_t m_buffer;
+    std::uint32_t m_selective;
 };
 
 }  // namespace fabricsim::sw
