@@ -296,6 +296,15 @@ json tcp_flow_json(const host::flow_record& f) {
     return j;
 }
 
+/// Aeolus's first-RTT counters of an ExpressPass* or FlashPass* flow.
+void add_first_rtt(json& x, const host::xpass_flow_result& r) {
+    x["unscheduled_sent"] = r.unscheduled_sent;
+    x["unscheduled_delivered"] = r.unscheduled_delivered;
+    x["unscheduled_lost"] = r.unscheduled_sent - r.unscheduled_delivered;
+    x["unscheduled_missing"] = r.unscheduled_missing;
+    x["probes"] = r.probes;
+}
+
 json flows_json(const host::flow_table& flows, const topology& topo) {
     json out = json::array();
     for (const auto& f : flows.all()) {
@@ -352,14 +361,7 @@ json flows_json(const host::flow_table& flows, const topology& topo) {
                               {"cur_rate_bps", r.emulation_rate_bps},
                               {"first_data_us", r.packets ? us(r.first_data) : -1.0},
                               {"last_data_us", r.packets ? us(r.last_data) : -1.0}};
-            if (sp.xpass.aeolus) {
-                json& x = j["flashpass"];
-                x["unscheduled_sent"] = r.unscheduled_sent;
-                x["unscheduled_delivered"] = r.unscheduled_delivered;
-                x["unscheduled_lost"] = r.unscheduled_sent - r.unscheduled_delivered;
-                x["unscheduled_missing"] = r.unscheduled_missing;
-                x["probes"] = r.probes;
-            }
+            if (sp.xpass.aeolus) add_first_rtt(j["flashpass"], r);
         } else if (is_xpass(sp)) {
             const host::xpass_flow_result r = f.xpass ? f.xpass->result : host::xpass_flow_result{};
             j["transport"] = "xpass";
@@ -379,14 +381,7 @@ json flows_json(const host::flow_table& flows, const topology& topo) {
                           {"stops", r.stops},
                           {"rate_updates", r.rate_updates},
                           {"credit_rate_gbps", r.credit_rate_bps / 1e9}};
-            if (sp.xpass.aeolus) {
-                json& x = j["xpass"];
-                x["unscheduled_sent"] = r.unscheduled_sent;
-                x["unscheduled_delivered"] = r.unscheduled_delivered;
-                x["unscheduled_lost"] = r.unscheduled_sent - r.unscheduled_delivered;
-                x["unscheduled_missing"] = r.unscheduled_missing;
-                x["probes"] = r.probes;
-            }
+            if (sp.xpass.aeolus) add_first_rtt(j["xpass"], r);
         }
         out.push_back(std::move(j));
     }
