@@ -96,3 +96,19 @@ def test_bad_input_names_the_key(sim, default_yaml, key, value, needle):
             check=False)
     assert p.returncode == 2, p.stdout + p.stderr
     assert needle in p.stderr
+
+
+def test_app_driven_connections_are_paced_too(run):
+    # Messages on persistent connections (the application writes): the flow takes its limiter
+    # at the first write, not at a start event, and keeps it while the connection lives.
+    cfg = {
+        "name": "gemini_msgs", "seed": 1, "duration": "5ms",
+        "topology": {"kind": "dumbbell", "host_rate": "10Gbps", "link_delay": "5us",
+                     "dumbbell": {"hosts_per_side": 2}},
+        "tcp": {"cc": "gemini"},
+        "traffic": {"workload": [{"pattern": "all_to_all", "sizes": "fixed", "size": "100KB",
+                                  "load": 0.3, "transport": "tcp", "connections": 1}]},
+    }
+    s = run(cfg, "msgs").summary
+    paced = [f["tcp"]["gemini"]["pacing_bps"] for f in s["flows"] if f["tcp"]["segments"] > 0]
+    assert paced and all(p > 0 for p in paced), paced

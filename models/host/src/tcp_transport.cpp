@@ -90,10 +90,7 @@ void tcp_transport::on_start(std::uint32_t slot, ps_t at) {
         x.snd.set_unlimited();
     else
         x.snd.write(rec.spec.size_bytes);
-    if (x.paced) {
-        x.limiter = m_host.nic().limiter_bank().bind(x.flow, at);
-        set_pacing_rate(x, at);
-    }
+    if (x.paced) bind_limiter(x, at);
     pump(slot, at);
 }
 
@@ -152,6 +149,7 @@ void tcp_transport::write_now(std::uint32_t tx_slot, std::uint64_t bytes, ps_t n
     flow_record& rec = m_flows[x.flow];
     if (rec.started == 0) rec.started = now;
     x.snd.write(bytes);
+    if (x.paced && x.limiter < 0) bind_limiter(x, now);  // app-driven flows start here
     pump(tx_slot, now);
 }
 
@@ -172,6 +170,11 @@ bool tcp_transport::pace_allows(tcp_tx& x, std::uint32_t slot, ps_t now) {
         schedule(t, PACE, slot);
     }
     return false;
+}
+
+void tcp_transport::bind_limiter(tcp_tx& x, ps_t now) {
+    x.limiter = m_host.nic().limiter_bank().bind(x.flow, now);
+    set_pacing_rate(x, now);
 }
 
 void tcp_transport::set_pacing_rate(tcp_tx& x, ps_t now) {

@@ -100,6 +100,8 @@ private:
     void sync_rto(std::uint32_t slot);
     /// Paced flow: true if its limiter lets a segment go at `now`, else queues its PACE entry.
     bool pace_allows(tcp_tx& x, std::uint32_t slot, ps_t now);
+    /// Paced flow: takes a limiter of the NIC's bank when the flow starts sending.
+    void bind_limiter(tcp_tx& x, ps_t now);
     /// Paced flow: the limiter's rate from cwnd and srtt.
     void set_pacing_rate(tcp_tx& x, ps_t now);
     void send_ack(tcp_rx& r, const ack_decision& a, ps_t now);
