@@ -362,6 +362,8 @@ json flows_json(const host::flow_table& flows, const topology& topo) {
                               {"first_data_us", r.packets ? us(r.first_data) : -1.0},
                               {"last_data_us", r.packets ? us(r.last_data) : -1.0}};
             if (sp.xpass.aeolus) add_first_rtt(j["flashpass"], r);
+            if (sp.xpass.fp.credits_per_frame() > 1)
+                j["flashpass"]["credit_frames"] = r.credit_frames;
         } else if (is_xpass(sp)) {
             const host::xpass_flow_result r = f.xpass ? f.xpass->result : host::xpass_flow_result{};
             j["transport"] = "xpass";
@@ -504,7 +506,8 @@ json xpass_json(const host::flow_table& flows) {
 /// FlashPass flows together. Null without them.
 json flashpass_json(const host::flow_table& flows) {
     std::uint64_t n = 0, done = 0, emu = 0, over = 0, received = 0, wasted = 0, late = 0,
-                  packets = 0, resent = 0;
+                  packets = 0, resent = 0, sent = 0, frames = 0;
+    bool batched = false;
     for (const auto& f : flows.all()) {
         if (!is_flashpass(f.spec) || !f.xpass) continue;
         const host::xpass_flow_result& r = f.xpass->result;
@@ -517,18 +520,27 @@ json flashpass_json(const host::flow_table& flows) {
         late += r.late_credits;
         packets += r.packets;
         resent += r.retransmitted;
+        sent += r.credits_sent;
+        frames += r.credit_frames;
+        batched = batched || f.spec.xpass.fp.credits_per_frame() > 1;
     }
     if (n == 0) return nullptr;
-    return {{"flows", n},
-            {"completed", done},
-            {"emulation_sent", emu},
-            {"over_provisioned_sent", over},
-            {"credits_received", received},
-            {"credits_wasted", wasted},
-            {"wasted_share", received ? double(wasted) / double(received) : 0.0},
-            {"late_credits", late},
-            {"data_packets", packets},
-            {"retransmitted", resent}};
+    json out = {{"flows", n},
+                {"completed", done},
+                {"emulation_sent", emu},
+                {"over_provisioned_sent", over},
+                {"credits_received", received},
+                {"credits_wasted", wasted},
+                {"wasted_share", received ? double(wasted) / double(received) : 0.0},
+                {"late_credits", late},
+                {"data_packets", packets},
+                {"retransmitted", resent}};
+    if (batched) {
+        // Delayed credit sending: timestamps answered against the frames that carried them.
+        out["credits_sent"] = sent;
+        out["credit_frames"] = frames;
+    }
+    return out;
 }
 
 /// Query completion times of each partition/aggregate group.

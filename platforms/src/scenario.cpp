@@ -1348,6 +1348,14 @@ const param_table<host::flashpass_params>& flashpass_params_table() {
               "rate before credits, non-ECT (dropped above the data queue's ECN step with "
               "non_ect: drop), then a probe; missing packets go on the next credits (Aeolus)",
               &fp::early_data);
+        auto& batch = t.add("credit_batch", value_kind::INT,
+                            "Delayed credit sending (unset: 1, off): the receiver holds a "
+                            "credit while its data has time to wait (until T + t_wait/2) and "
+                            "answers up to this many consecutive emulation packets with one "
+                            "credit carrying their timestamps (84 B for one, 82 + 8n B for n)",
+                            &fp::credit_batch);
+        batch.min = 1;
+        batch.max = host::flashpass_credit_batch::MAX;
         return t;
     }();
     return table;

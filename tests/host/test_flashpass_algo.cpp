@@ -97,3 +97,44 @@ TEST_CASE("flashpass: other targets", "[flashpass]") {
     REQUIRE(period(c, base, 100, 100, 2 * RTT));
     CHECK(c.rate() == Approx(MAX * 0.93 * 1.01 * 1.05));
 }
+
+TEST_CASE("flashpass: delayed credit sending holds up to the batch or T + t_wait/2",
+          "[flashpass]") {
+    const ps_t t_wait = 1000 * PS_PER_US;
+    const ps_t gap = 1298 * PS_PER_NS;  // emulation packets at 10G's maximum rate
+    const ps_t one_way = 50 * PS_PER_US;
+    flashpass_credit_batch b(4, t_wait);
+    SECTION("full at the limit: four timestamps, one 114 B credit") {
+        for (std::uint64_t s = 0; s < 3; ++s) {
+            REQUIRE(b.joins(s));
+            CHECK_FALSE(b.add(s, s * gap, s * gap + one_way));
+        }
+        CHECK(b.deadline() == t_wait / 2);  // the first's T + t_wait/2
+        CHECK(b.add(3, 3 * gap, 3 * gap + one_way));
+        CHECK(b.count() == 4);
+        CHECK(b.first() == 0);
+        CHECK(b.sent(3) == 3 * gap);
+        CHECK(b.held(3 * gap + one_way + 7) == 7);
+        CHECK(flashpass_credit_batch::wire_bytes(4) == 114);
+        b.clear();
+        CHECK(b.count() == 0);
+        CHECK(b.joins(17));
+    }
+    SECTION("a gap in the numbers does not join") {
+        CHECK_FALSE(b.add(5, 0, one_way));
+        CHECK(b.joins(6));
+        CHECK_FALSE(b.joins(7));  // 6 was dropped on the way
+        CHECK(b.first() == 5);
+    }
+    SECTION("no time to wait: sent at once") {
+        // Arrived at T + t_wait/2 (a 1 ms round trip with t_wait = 1 ms): no slack.
+        CHECK(b.add(0, 0, t_wait / 2));
+        CHECK(b.count() == 1);
+    }
+    SECTION("batch of one is the plain credit") {
+        flashpass_credit_batch one(1, t_wait);
+        CHECK(one.add(0, 0, one_way));
+        CHECK(flashpass_credit_batch::wire_bytes(1) == 84);
+        CHECK(flashpass_credit_batch::wire_bytes(6) == 130);
+    }
+}

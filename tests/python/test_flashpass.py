@@ -57,6 +57,35 @@ def test_one_flow_carries_the_data_share_of_the_link(sim, tmp_path):
     assert len(tr) > 100 and tr.emulation_rate_gbps.max() <= EMU_BPS / 1e9 * 1.001
 
 
+def test_delayed_credit_sending_carries_several_timestamps_per_credit(sim, tmp_path):
+    """credit_batch: 4 with 100 us of T_wait on a 34 us path: every credit carries four
+    consecutive timestamps, a quarter of the credit frames on the reverse path, and the data
+    timeline is the unbatched one (first data at T_wait exactly, the same packets, none late)."""
+    plain = run(sim, tmp_path / "plain", ONE)["flows"][0]["flashpass"]
+    s = run(sim, tmp_path / "batch", ONE, "flashpass.credit_batch=4")
+    x = s["flows"][0]["flashpass"]
+    # Held ones at the end (up to 3) are answered but not yet sent.
+    assert 4 * x["credit_frames"] <= x["credits_sent"] <= 4 * x["credit_frames"] + 3
+    assert x["credits_sent"] == plain["credits_sent"]
+    assert x["first_data_us"] == pytest.approx(100.0, abs=1e-6)
+    assert x["data_packets"] == plain["data_packets"] and x["late_credits"] == 0
+    assert s["flashpass"]["credit_frames"] == x["credit_frames"]
+    # The reverse credit queue (toward the sender h0) carried the batched frames, the forward
+    # one every emulation packet.
+    rev = s["switches"]["s0"]["ports"][0]["credit_queue"]["credits_sent"]
+    fwd = s["switches"]["s0"]["ports"][1]["credit_queue"]["credits_sent"]
+    assert x["credit_frames"] - 2 <= rev <= x["credit_frames"] and fwd > 3.9 * rev
+    assert "credit_frames" not in plain and "credit_frames" not in run(
+        sim, tmp_path / "plain2", ONE)["flashpass"]
+
+
+def test_delayed_credit_sending_does_not_hold_a_credit_without_slack(sim, tmp_path):
+    # T_wait below the round trip: the credit is already late, each goes at once.
+    text = ONE.replace("t_wait: 100us", "t_wait: 10us").replace("duration: 20ms", "duration: 2ms")
+    x = run(sim, tmp_path, text, "flashpass.credit_batch=4")["flows"][0]["flashpass"]
+    assert x["credit_frames"] == x["credits_sent"] > 1000
+
+
 def test_t_wait_interleaves_the_data_of_mismatched_rtts(sim, tmp_path):
     """Table 4.4 (T_wait = 40 ms): flow 2 (RTT 20 ms, from 30 ms) emulates 30-52 ms (25 MB at the
     emulation rate), its data leaves 70-92 ms; the bottleneck queue stays at a few packets
@@ -190,6 +219,8 @@ def test_early_data_losses_are_found_by_the_probe_and_resent_on_credits(sim, tmp
      "switch.credit_queue.selective_drop: is set but credit_queue.queue is not"),
     ("flashpass.over_provision=maybe", "flashpass.over_provision"),
     ("flashpass.early_data=true", "traffic.flows[0].size: must be set with flashpass.early_data"),
+    ("flashpass.credit_batch=7", "flashpass.credit_batch: '7' is above the maximum 6"),
+    ("flashpass.credit_batch=0", "flashpass.credit_batch"),
 ])
 def test_bad_flashpass_input_names_the_key(sim, tmp_path, setting, message):
     (tmp_path / "s.yaml").write_text(ONE)

@@ -50,4 +50,11 @@ ps_t flashpass_rate_control::gap_at_max() const {
     return static_cast<ps_t>(std::llround(double(m_bytes) * double(PS_PER_S) / m_max));
 }
 
+bool flashpass_credit_batch::add(std::uint64_t seq, ps_t sent, ps_t now) {
+    if (m_count == 0) m_first = seq;
+    m_sent[m_count++] = sent;
+    m_newest = now;
+    return m_count >= m_limit || now >= deadline();
+}
+
 }  // namespace fabricsim::host

@@ -87,6 +87,8 @@ void xpass_transport::add_sink(std::uint32_t flow, const flow_path& from) {
         flow, from.peer_ip, from.next_hop, xpass_credit_control(p, max_rate),
         rng(m_host.seed(), std::string(m_host.name()) + ".xpass" + std::to_string(flow)));
     r.flashpass = p.flashpass;
+    if (p.flashpass && p.fp.credits_per_frame() > 1)
+        r.batch = flashpass_credit_batch(p.fp.credits_per_frame(), p.fp.t_wait.value_or(0));
     if (p.aeolus && rec.spec.size_bytes != 0) {
         r.aeolus = true;
         r.window.reset((rec.spec.size_bytes + MAX_DATA - 1) / MAX_DATA);
@@ -124,8 +126,11 @@ void xpass_transport::on_timer(std::uint8_t kind, std::uint32_t slot, ps_t at, p
         case EMULATE:
             on_emulate(slot, at);
             break;
-        default:
+        case RELEASE:
             on_release(slot, at);
+            break;
+        default:
+            on_flush(slot, at);
             break;
     }
 }
@@ -497,7 +502,7 @@ void xpass_transport::on_frame(frame& f, ps_t at) {
             if (rec.spec.xpass.flashpass) return on_fp_nack(rec.tx_slot, f.seq_no, at);
             return on_nack(m_tx[rec.tx_slot], f.seq_no, at);
         case EMULATION:
-            return on_emulation(m_rx[rec.rx_slot], f, at);
+            return on_emulation(m_rx[rec.rx_slot], rec.rx_slot, f, at);
         case credit_type::REQUEST: {
             xp_rx& r = m_rx[rec.rx_slot];
             if (r.aeolus) r.total = f.seq_no;
@@ -571,6 +576,7 @@ void xpass_transport::export_flow_results() const {
         xpass_flow_result& r = m_flows[q.flow].xpass->result;
         r.credits_sent = q.counters.credits_sent;
         if (q.flashpass) {
+            r.credit_frames = q.counters.credit_frames;
             r.unscheduled_delivered = q.counters.unscheduled_delivered;
             r.nacks_sent = q.counters.nacks_sent;
             r.out_of_order = q.counters.out_of_order;
@@ -671,13 +677,33 @@ void xpass_transport::fp_trace(const fp_tx& x, ps_t at) {
 
 void xpass_transport::on_fp_credit(std::uint32_t slot, const frame& f, ps_t now) {
     fp_tx& x = m_fp[slot];
-    x.counters.credits_received++;
     x.last_credit = now;
-    // A credit echoes its emulation packet's number and send time T.
-    const std::uint64_t seq = f.seq_no;
-    const ps_t sent = f.ts_echo;
+    // A credit echoes its emulation packets' numbers and send times T: one, or with delayed
+    // credit sending consecutive ones (the first's number and T, the others' T in sack_edges,
+    // and how long the receiver held the newest, taken off the RTT sample).
+    const std::uint32_t more = f.sack_blocks;
+    if (more == 0) {
+        fp_grant(x, slot, f.seq_no, f.ts_echo, now - f.ts_echo, now);
+    } else {
+        const ps_t newest = f.sack_edges[more - 1];
+        const ps_t rtt = now - f.sack_edges[flashpass_credit_batch::MAX - 1] - newest;
+        fp_grant(x, slot, f.seq_no, f.ts_echo, rtt, now);
+        for (std::uint32_t i = 0; i < more; ++i)
+            fp_grant(x, slot, f.seq_no + 1 + i, f.sack_edges[i], rtt, now);
+    }
+    // A pause whose emulation packets turned out short resumes now.
+    if (x.paused_at != 0 && !covered(x)) {
+        x.paused_at = 0;
+        x.emu_queued = now;
+        on_emulate(slot, now);
+    }
+}
+
+void xpass_transport::fp_grant(fp_tx& x, std::uint32_t slot, std::uint64_t seq, ps_t sent, ps_t rtt,
+                               ps_t now) {
+    x.counters.credits_received++;
     x.echoed = std::max(x.echoed, seq + 1);
-    if (x.ctl.on_credit(now, now - sent, seq)) fp_trace(x, now);
+    if (x.ctl.on_credit(now, rtt, seq)) fp_trace(x, now);
     std::uint64_t pkt = 0;
     if (x.early && x.first_rtt.take_resend(pkt)) {
         x.counters.retransmitted++;  // a first-RTT packet found missing: on this credit
@@ -704,12 +730,6 @@ void xpass_transport::on_fp_credit(std::uint32_t slot, const frame& f, ps_t now)
             on_release(slot, now);
         else
             schedule(e.at, RELEASE, slot);
-    }
-    // A pause whose emulation packets turned out short resumes now.
-    if (x.paused_at != 0 && !covered(x)) {
-        x.paused_at = 0;
-        x.emu_queued = now;
-        on_emulate(slot, now);
     }
 }
 
@@ -766,15 +786,48 @@ void xpass_transport::on_fp_nack(std::uint32_t slot, std::uint64_t pkt, ps_t now
     resume_emulation(slot, now);
 }
 
-void xpass_transport::on_emulation(xp_rx& r, const frame& e, ps_t now) {
-    // Answered at once: a credit echoing the emulation packet's number and send time.
+void xpass_transport::on_emulation(xp_rx& r, std::uint32_t slot, const frame& e, ps_t now) {
     const flow_spec& spec = m_flows[r.flow].spec;
+    r.counters.credits_sent++;
+    if (spec.xpass.fp.credits_per_frame() > 1) {
+        // Delayed credit sending: held while the data has time to wait.
+        if (!r.batch.joins(e.seq_no)) flush_credits(r, now);
+        if (r.batch.add(e.seq_no, e.created, now)) return flush_credits(r, now);
+        if (r.batch.count() == 1) {
+            r.flush_queued = r.batch.deadline();
+            schedule(r.flush_queued, FLUSH, slot);
+        }
+        return;
+    }
+    // Answered at once: a credit echoing the emulation packet's number and send time.
     frame& f = control_frame(spec, r.src_ip, r.next_hop, false, credit_type::CREDIT, 84);
     f.dscp = spec.xpass.credit_dscp;
     f.ecn = ecn_codepoint::ECT0;  // ordinary: never selectively dropped
     f.ts_echo = e.created;
-    r.counters.credits_sent++;
     post_control(f, e.seq_no, now);
+}
+
+void xpass_transport::flush_credits(xp_rx& r, ps_t now) {
+    const flow_spec& spec = m_flows[r.flow].spec;
+    const std::uint32_t n = r.batch.count();
+    frame& f = control_frame(spec, r.src_ip, r.next_hop, false, credit_type::CREDIT,
+                             flashpass_credit_batch::wire_bytes(n));
+    f.dscp = spec.xpass.credit_dscp;
+    f.ecn = ecn_codepoint::ECT0;
+    f.ts_echo = r.batch.sent(0);
+    f.sack_blocks = static_cast<std::uint8_t>(n - 1);
+    for (std::uint32_t i = 1; i < n; ++i) f.sack_edges[i - 1] = r.batch.sent(i);
+    if (n > 1) f.sack_edges[flashpass_credit_batch::MAX - 1] = r.batch.held(now);
+    r.counters.credit_frames++;
+    post_control(f, r.batch.first(), now);
+    r.batch.clear();
+    r.flush_queued = 0;  // a pending FLUSH entry goes stale
+}
+
+void xpass_transport::on_flush(std::uint32_t slot, ps_t at) {
+    xp_rx& r = m_rx[slot];
+    if (r.flush_queued != at || r.batch.count() == 0) return;
+    flush_credits(r, at);
 }
 
 }  // namespace fabricsim::host

@@ -130,6 +130,7 @@ struct xpass_flow_result {
     std::uint64_t late_credits = 0;           ///< arrived after T + t_wait: data sent at once
     std::uint64_t pauses = 0;                 ///< Eq 4.2 pauses (over-provisioning off)
     std::uint64_t early_acked = 0;            ///< FlashPass*: unscheduled packets ACKed
+    std::uint64_t credit_frames = 0;          ///< receiver: credit frames (flashpass.credit_batch)
     ps_t first_data = 0;                      ///< first data packet sent
     ps_t last_data = 0;                       ///< last data packet sent
     double emulation_rate_bps = 0;            ///< at the end

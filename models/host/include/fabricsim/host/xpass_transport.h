@@ -36,12 +36,14 @@
 /// is posted the moment its credit is processed. Aeolus's burst is posted at once (the NIC
 /// serialises it), as far as the NIC queue has room, the rest when it drains. FlashPass: one
 /// emulation timer per sender (the next emulation packet, or the end of a pause) and one release
-/// timer (the head of a FIFO of credited packets: credits come back in T order on a FIFO path).
+/// timer (the head of a FIFO of credited packets: credits come back in T order on a FIFO path);
+/// with `flashpass.credit_batch`, one flush timer per receiver (its held credit's deadline).
 #include <algorithm>
 #include <cstdint>
 #include <vector>
 
 #include "fabricsim/core/rng.h"
+#include "fabricsim/host/algo/flashpass.h"
 #include "fabricsim/host/algo/xpass.h"
 #include "fabricsim/host/transport.h"
 
@@ -90,7 +92,8 @@ private:
         DEMAND_CHECK,
         FP_START,
         EMULATE,
-        RELEASE
+        RELEASE,
+        FLUSH
     };
     enum class tx_state : std::uint8_t { IDLE, REQUESTING, RECEIVING, STOPPED };
     struct xp_tx {
@@ -168,7 +171,9 @@ private:
         bool started = false;
         bool aeolus = false;
         bool flashpass = false;
-        selective_receiver window;  ///< aeolus: packets in any order
+        selective_receiver window;           ///< aeolus: packets in any order
+        flashpass_credit_batch batch{1, 0};  ///< flashpass.credit_batch: credits held
+        ps_t flush_queued = 0;               ///< FLUSH entry of the held credit (0: none)
         xpass_flow_result counters;
     };
 
@@ -207,8 +212,13 @@ private:
     void on_emulate(std::uint32_t slot, ps_t at);
     void on_release(std::uint32_t slot, ps_t at);
     void on_fp_credit(std::uint32_t slot, const frame& f, ps_t now);
+    /// One timestamp of a credit: emulation packet `seq`, sent at `sent`; `rtt` the sample.
+    void fp_grant(fp_tx& x, std::uint32_t slot, std::uint64_t seq, ps_t sent, ps_t rtt, ps_t now);
     void on_fp_nack(std::uint32_t slot, std::uint64_t pkt, ps_t now);
-    void on_emulation(xp_rx& r, const frame& f, ps_t now);
+    void on_emulation(xp_rx& r, std::uint32_t slot, const frame& f, ps_t now);
+    /// Delayed credit sending: the held credit goes out (all its timestamps in one frame).
+    void flush_credits(xp_rx& r, ps_t now);
+    void on_flush(std::uint32_t slot, ps_t at);
     /// Eq 4.2: the emulation packets in flight, less max_target, cover the remaining packets.
     bool covered(const fp_tx& x) const;
     /// Data packet `e.pkt`; unscheduled (FlashPass* first RTT): non-ECT, no credit echoed.
