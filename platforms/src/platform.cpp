@@ -84,6 +84,17 @@ void platform::build_devices() {
             m_host_of_node[n] = static_cast<int>(m_hosts.size());
             m_hosts.push_back(std::make_unique<host::host>(
                 nd.name.c_str(), id, *m_nics.back(), m_flows, m_sc.seed, m_sc.host_lookahead));
+            // The host's end of its link has the credit queue of the switch at the other end.
+            if (const int l = topo.link_at(n, 0); l >= 0) {
+                const link_desc& ld = topo.links[std::size_t(l)];
+                const std::uint32_t peer = ld.a.node == n ? ld.b.node : ld.a.node;
+                const sw::credit_queue_config& cq = topo.nodes[peer].kind == node_kind::SWITCH
+                                                        ? m_sc.switch_config_of(peer).credit_queue
+                                                        : sw::credit_queue_config{};
+                if (cq.enabled() && m_sc.nic_config_of(n).credit_queue)
+                    m_hosts.back()->set_credit_queue(
+                        {cq.ratio, cq.buffer_bytes, cq.burst_bytes, cq.selective_drop});
+            }
             ++host_index;
         }
     }

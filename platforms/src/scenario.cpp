@@ -1428,6 +1428,7 @@ struct workload_entry : list_entry {
     std::optional<host::cc_kind> cc;
     std::uint8_t dscp = 0;
     host::transport_kind transport = host::transport_kind::TCP;
+    bool flashpass = false;         ///< transport: flashpass (an xpass mode)
     std::uint32_t connections = 0;  ///< persistent connections per pair; 0 = one per flow
     std::uint64_t request_size = 0;
 };
@@ -1703,14 +1704,19 @@ const param_table<workload_entry>& workload_params() {
         t.add("start", value_kind::TIME, "0s", "Arrivals start",
               [](we& w, const config_value& v) { w.params.start = v.time(); });
         t.add("stop", value_kind::TIME, "Arrivals stop (default: run end)", &we::stop);
-        t.choice<host::transport_kind>(
+        t.choice<std::pair<host::transport_kind, bool>>(
             "transport", "tcp",
             "tcp: one TCP connection per flow (tcp.*); roce: one RoCEv2 queue pair per flow "
-            "(roce.*, nic.dcqcn.*); xpass: one ExpressPass flow each (xpass.*)",
-            {{"tcp", host::transport_kind::TCP},
-             {"roce", host::transport_kind::ROCE},
-             {"xpass", host::transport_kind::XPASS}},
-            &we::transport);
+            "(roce.*, nic.dcqcn.*); xpass: one ExpressPass flow each (xpass.*); flashpass: one "
+            "FlashPass flow each (flashpass.*, xpass.*)",
+            {{"tcp", {host::transport_kind::TCP, false}},
+             {"roce", {host::transport_kind::ROCE, false}},
+             {"xpass", {host::transport_kind::XPASS, false}},
+             {"flashpass", {host::transport_kind::XPASS, true}}},
+            [](we& w, std::pair<host::transport_kind, bool> v) {
+                w.transport = v.first;
+                w.flashpass = v.second;
+            });
         auto& conns = t.add(
             "connections", value_kind::INT, "0",
             "tcp: persistent connections per (source, destination) pair that carry the flows as "
@@ -1858,6 +1864,18 @@ void make_xpass(host::flow_spec& f, const host::xpass_params& o) {
                      IPV4_HEADER + UDP_HEADER;
 }
 
+/// Makes `f` a FlashPass flow: the xpass.* frame and credit keys, the flashpass.* ones, and
+/// Aeolus only as FlashPass*. `at` names the entry for the t_wait message.
+void make_flashpass(host::flow_spec& f, const transport_options& opt, const std::string& at) {
+    make_xpass(f, opt.xpass);
+    f.xpass.flashpass = true;
+    f.xpass.aeolus = opt.flashpass.early_data.value_or(false);
+    f.xpass.fp = opt.flashpass;
+    if (!opt.flashpass.t_wait)
+        throw config_error("flashpass.t_wait",
+                           "is required with transport: flashpass (" + at + ")");
+}
+
 /// The flow that the keys of a flows[] or generate[] entry describe (endpoints and rate aside):
 /// its stop time (default: the run's end) after its start, and no key of another transport
 /// set.
@@ -1890,16 +1908,9 @@ host::flow_spec flow_of(const flow_keys& k, ps_t duration, const transport_optio
             if (!k.tcp_only.empty())
                 k.fail(k.tcp_only.front(), "applies to TCP flows only (set transport: tcp)");
             if (f.xpass.flashpass) {
-                // FlashPass: the xpass.* frame and credit keys; Aeolus only as FlashPass*.
-                make_xpass(f, opt.xpass);
-                f.xpass.flashpass = true;
-                f.xpass.aeolus = opt.flashpass.early_data.value_or(false);
+                make_flashpass(f, opt, k.at);
                 if (f.xpass.aeolus && f.size_bytes == 0)
                     k.fail("size", "must be set with flashpass.early_data (sized flows only)");
-                f.xpass.fp = opt.flashpass;
-                if (!opt.flashpass.t_wait)
-                    throw config_error("flashpass.t_wait",
-                                       "is required with transport: flashpass (" + k.at + ")");
                 break;
             }
             if (opt.xpass.aeolus && f.size_bytes == 0)
@@ -2151,6 +2162,8 @@ void add_workloads(scenario& sc, const std::vector<workload_entry>& workloads,
             f.dst = g.dst;
             if (roce_flows)
                 make_roce(f, opt.roce);
+            else if (w.flashpass)
+                make_flashpass(f, opt, "traffic.workload[" + std::to_string(index) + "]");
             else if (xpass_flows)
                 make_xpass(f, opt.xpass);
             else

@@ -103,10 +103,10 @@ def test_a_burst_beyond_the_nic_queue_waits_for_room_and_credits_take_over(sim, 
 
 def test_aeolus_off_keeps_todays_results(sim, scenarios, tmp_path):
     # The incast with aeolus off is plain ExpressPass, to the frame as before Aeolus existed
-    # (numbers of the previous commit). Its data is non-ECT, so K = 2 packets drops it too:
+    # (numbers of the commit before it; the hosts' link-end credit queues came later: off). Its data is non-ECT, so K = 2 packets drops it too:
     # go-back-N resends.
     off = run(sim, tmp_path / "off", (scenarios / "aeolus_incast.yaml").read_text(),
-              "xpass.aeolus=false")
+              "xpass.aeolus=false", "nic.credit_queue=off")
     fr = off["frames"]
     assert (fr["sent"], fr["delivered"], fr["dropped"]) == (6674, 6317, 357)
     assert [f["fct_us"] for f in off["flows"]] == [4433.9602, 512.0592, 794.2712, 349.2022,

@@ -67,7 +67,10 @@ def test_delayed_credit_sending_carries_several_timestamps_per_credit(sim, tmp_p
     # Held ones at the end (up to 3) are answered but not yet sent.
     assert 4 * x["credit_frames"] <= x["credits_sent"] <= 4 * x["credit_frames"] + 3
     assert x["credits_sent"] == plain["credits_sent"]
-    assert x["first_data_us"] == pytest.approx(100.0, abs=1e-6)
+    # The host's link-end credit queue starts empty (as the switches'): the first emulation
+    # packet leaves one gap (1297.6 ns) late, and its T is when it leaves.
+    assert x["first_data_us"] == pytest.approx(101.2976, abs=1e-6)
+    assert x["first_data_us"] == plain["first_data_us"]
     assert x["data_packets"] == plain["data_packets"] and x["late_credits"] == 0
     assert s["flashpass"]["credit_frames"] == x["credit_frames"]
     # The reverse credit queue (toward the sender h0) carried the batched frames, the forward

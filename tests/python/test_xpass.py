@@ -131,6 +131,46 @@ def test_a_lossless_credit_queue_is_refused(sim, tmp_path):
     assert p.returncode == 2 and "switch.credit_queue.queue: is a lossless queue" in p.stderr, p.stderr
 
 
+FAN_IN = """
+name: xpass_fan_in
+seed: 1
+duration: 5ms
+topology:
+  kind: leaf_spine
+  host_rate: 10Gbps
+  link_delay: 2us
+  leaf_spine: {leaves: 3, spines: 2, hosts_per_leaf: 2}
+switch: {credit_queue: {queue: 7}}
+xpass: {retransmit_timeout: 1ms}
+traffic:
+  flows:
+    - {src: h2, dst: h0, transport: xpass}
+    - {src: h3, dst: h0, transport: xpass}
+    - {src: h4, dst: h0, transport: xpass}
+    - {src: h5, dst: h0, transport: xpass}
+results: {sample_interval: 0s}
+"""
+
+
+def test_credits_leave_through_the_credit_queue_of_the_hosts_link_end(sim, tmp_path):
+    """Four senders on two other leaves into h0: h0's credits leave leaf0 over two spine
+    uplinks, whose credit queues pass twice h0's share. The credit queue at h0's end of its
+    link (ns2-xpass has one at every link end) keeps the credits at h0's share: no data lost;
+    without it (nic.credit_queue: off) h0's downlink gets up to twice its rate and drops."""
+    on = run(sim, tmp_path / "on", FAN_IN)
+    cq = on["hosts"]["h0"]["credit_queue"]
+    assert cq["rate_bps"] == 517879162 and cq["credits_dropped"] > 0
+    assert on["frames"]["dropped"] == on["frames"]["dropped_by_cause"]["credit_dropped"]
+    assert on["frames"]["dropped_by_cause"]["credit_dropped"] >= cq["credits_dropped"]
+    assert on["xpass"]["retransmitted"] == 0 and on["frames"]["conserved"]
+    goodput = sum(f["rx_bytes"] for f in on["flows"]) * 8 / 5e-3 / 1e9
+    assert goodput > 8.5, goodput
+    off = run(sim, tmp_path / "off", FAN_IN, "nic.credit_queue=off")
+    assert "credit_queue" not in off["hosts"]["h0"]
+    assert off["frames"]["dropped_by_cause"]["port_cap"] > 100 and off["xpass"]["retransmitted"] > 0
+    assert sum(f["rx_bytes"] for f in off["flows"]) * 8 / 5e-3 / 1e9 < goodput
+
+
 def test_rtt_mismatch_crushes_data_at_the_bottleneck(sim, tmp_path):
     """seed-002 §2.5, Table 4.3: flow 1 (RTT 40 ms) is credited 20-40 ms, flow 2 (RTT 20 ms,
     from 30 ms) 40-60 ms; both flows' data reach the bottleneck together and queue there:

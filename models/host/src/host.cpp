@@ -378,6 +378,12 @@ void host::export_flow_results() const {
     for (const auto& t : m_transports) t->export_flow_results();
 }
 
+std::uint64_t host::transport_frames_held() const {
+    std::uint64_t n = 0;
+    for (const auto& t : m_transports) n += t->frames_held();
+    return n;
+}
+
 void host::report_stats(nlohmann::json& out) const {
     out = {{"sent_frames", m_stats.sent_frames},
            {"received_frames", m_stats.received_frames},

@@ -96,6 +96,21 @@ void xpass_transport::add_sink(std::uint32_t flow, const flow_path& from) {
 }
 
 void xpass_transport::start() {
+    if (const auto& cq = m_host.credit_queue(); cq && (!m_rx.empty() || !m_fp.empty())) {
+        // Receivers send credits, FlashPass senders emulation packets: this link end's queue.
+        nic::rate_limiter_config lc;
+        lc.mode = nic::limiter_mode::TOKEN_BUCKET;
+        lc.depth_bytes = cq->burst_bytes;
+        lc.fifo_bytes = cq->buffer_bytes;
+        m_cq = std::make_unique<link_credit_queue>();
+        m_cq->bucket = nic::rate_limiter(lc);
+        m_cq->bucket.set_rate(
+            static_cast<std::uint64_t>(std::llround(cq->ratio * double(m_host.nic().rate_bps()))),
+            0);
+        m_cq->bucket.sent(static_cast<std::uint32_t>(cq->burst_bytes), 0);  // starts empty
+        m_cq->fifo.resize(cq->buffer_bytes / 84 + 1);
+        m_cq->selective_drop = cq->selective_drop;
+    }
     m_blocked.reserve(2 * m_tx.size());
     for (std::uint32_t i = 0; i < m_tx.size(); ++i)
         schedule(m_flows[m_tx[i].flow].spec.start, START, i);
@@ -129,8 +144,11 @@ void xpass_transport::on_timer(std::uint8_t kind, std::uint32_t slot, ps_t at, p
         case RELEASE:
             on_release(slot, at);
             break;
-        default:
+        case FLUSH:
             on_flush(slot, at);
+            break;
+        default:
+            on_credit_tx(at);
             break;
     }
 }
@@ -154,7 +172,53 @@ frame& xpass_transport::control_frame(const flow_spec& spec, std::uint32_t dst_i
 void xpass_transport::post_control(frame& f, std::uint64_t seq, ps_t now) {
     f.seq_no = seq;
     f.created = now;
+    if (m_cq && f.dscp == m_flows[f.flow_id].spec.xpass.credit_dscp)
+        return post_credit_class(f, now);
     m_host.post(f, now);
+}
+
+void xpass_transport::post_credit_class(frame& f, ps_t now) {
+    link_credit_queue& q = *m_cq;
+    const std::uint32_t bytes = f.wire_bytes();
+    if (q.count == 0 && q.bucket.earliest_start(now, bytes) <= now) {
+        q.bucket.sent(bytes, now);
+        q.sent++;
+        m_host.post(f, now);
+        return;
+    }
+    // Tail drop on the FIFO's wire bytes; non-ECT above selective_drop frames (FlashPass).
+    const bool selective =
+        q.selective_drop != 0 && f.ecn == ecn_codepoint::NOT_ECT && q.count + 1 > q.selective_drop;
+    if (selective || q.count == q.fifo.size() || !q.bucket.enqueue(bytes, now)) {
+        q.dropped++;
+        m_host.discard(f);
+        return;
+    }
+    q.fifo[(q.head + q.count) % q.fifo.size()] = &f;
+    q.count++;
+    if (q.count == 1) {
+        q.queued = q.bucket.earliest_start(now);
+        schedule(q.queued, CREDIT_TX, 0);
+    }
+}
+
+void xpass_transport::on_credit_tx(ps_t at) {
+    link_credit_queue& q = *m_cq;
+    if (q.queued != at) return;
+    q.queued = 0;
+    while (q.count != 0 && q.bucket.earliest_start(at) <= at) {
+        q.bucket.send_head(at);
+        frame& f = *q.fifo[q.head];
+        q.head = (q.head + 1) % q.fifo.size();
+        q.count--;
+        q.sent++;
+        f.created = at;  // its send time (FlashPass's T, ExpressPass's credit time): now
+        m_host.post(f, at);
+    }
+    if (q.count != 0) {
+        q.queued = q.bucket.earliest_start(at);
+        schedule(q.queued, CREDIT_TX, 0);
+    }
 }
 
 // ---------------------------------------------------------------- sender
@@ -594,6 +658,7 @@ void xpass_transport::export_flow_results() const {
 }
 
 void xpass_transport::add_drops(drop_counters& d) const {
+    if (m_cq) d.add(drop_cause::CREDIT_DROPPED, m_cq->dropped);
     for (const xp_rx& q : m_rx) {
         d.add(drop_cause::OUT_OF_SEQUENCE, q.counters.out_of_order);
         d.add(drop_cause::DUPLICATE, q.counters.duplicates);
@@ -603,6 +668,10 @@ void xpass_transport::add_drops(drop_counters& d) const {
 void xpass_transport::report_stats(nlohmann::json& out) const {
     if (m_tx.empty() && m_rx.empty() && m_fp.empty()) return;
     if (!m_fp.empty()) out["flashpass_senders"] = m_fp.size();
+    if (m_cq)
+        out["credit_queue"] = {{"credits_sent", m_cq->sent},
+                               {"credits_dropped", m_cq->dropped},
+                               {"rate_bps", m_cq->bucket.rate_bps()}};
     out["xpass_senders"] = m_tx.size();
     out["xpass_receivers"] = m_rx.size();
 }
@@ -800,6 +869,8 @@ void xpass_transport::on_emulation(xp_rx& r, std::uint32_t slot, const frame& e,
         return;
     }
     // Answered at once: a credit echoing the emulation packet's number and send time.
+    // In the credit class: on a link, credits of one direction's flows and emulation packets
+    // of the other's share the credit queue's share (data takes the rest).
     frame& f = control_frame(spec, r.src_ip, r.next_hop, false, credit_type::CREDIT, 84);
     f.dscp = spec.xpass.credit_dscp;
     f.ecn = ecn_codepoint::ECT0;  // ordinary: never selectively dropped

@@ -608,6 +608,12 @@ const param_table<nic_config>& nic_config::params() {
                         });
         q.min = 1;
         q.max = 1 << 20;
+        t.choice<bool>("credit_queue", "link",
+                       "link: the credit-class frames the host sends (ExpressPass credits, "
+                       "FlashPass emulation packets and credits) leave through the credit queue of "
+                       "the switch at the other end of the NIC's link, at this end (ns2-xpass: "
+                       "every link end); off: none at this end",
+                       {{"link", true}, {"off", false}}, &nic_config::credit_queue);
         add_flow_control_keys(t, &nic_config::flow_control);
         t.add("pfc_storm.priorities", value_kind::STRING_LIST, "",
               "Fault: the NIC keeps sending PFC XOFF (0xFFFF, re-sent every 0x7FFF quanta) on "

@@ -22,6 +22,7 @@
 #include <array>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -37,6 +38,18 @@
 #include "fabricsim/nic/nic_device.h"
 
 namespace fabricsim::host {
+
+/// The credit queue at the host's end of its link (ns2-xpass has one at every link end): the
+/// credit-class frames the host sends (ExpressPass credits, FlashPass emulation packets and
+/// credits) leave through a token bucket at `ratio` x the NIC rate, `burst_bytes` deep and
+/// empty at the start, with `buffer_bytes` of tail-drop FIFO (credit_dropped); with
+/// `selective_drop` K > 0 a non-ECT frame is dropped when it would make more than K wait.
+struct credit_queue_params {
+    double ratio = 84.0 / (84.0 + 1538.0);
+    std::uint64_t buffer_bytes = 8 * 84;
+    std::uint64_t burst_bytes = 2 * 84;
+    std::uint32_t selective_drop = 0;
+};
 
 struct host_identity {
     std::uint32_t index = 0;
@@ -83,7 +96,7 @@ public:
     void add_drops(drop_counters& d) const override;
     /// Frames received by the NIC and waiting for their host-memory time.
     std::uint64_t frames_held() const override {
-        return m_rx_fifo.size() + (m_napi ? napi_held() : 0);
+        return m_rx_fifo.size() + (m_napi ? napi_held() : 0) + transport_frames_held();
     }
 
     // For transports.
@@ -131,6 +144,13 @@ public:
     /// that keeps the NIC fed a few frames ahead; not counted).
     void wait_for_tx(transport& t, std::size_t at_most);
     nic::nic_device& nic() const { return m_nic; }
+    /// Returns a frame that will not be sent to the pool (a host-side drop, counted by the
+    /// caller).
+    void discard(frame& f) { m_pool.release(f); }
+    /// The credit queue of the host's end of its link (the switch at the other end has one).
+    void set_credit_queue(const credit_queue_params& p) { m_credit_queue = p; }
+    std::uint64_t transport_frames_held() const;
+    const std::optional<credit_queue_params>& credit_queue() const { return m_credit_queue; }
     /// The receiving application reads at a CPU cost (nic.rx.app_byte_cost): TCP then
     /// advertises the window its unread bytes leave.
     bool app_reads_slowly() const { return m_app_model; }
@@ -188,6 +208,7 @@ private:
     std::uint64_t m_seed;
     ps_t m_lookahead;
     std::size_t m_data_reserve;  ///< free NIC TX slots kept for ACKs: data waits below it
+    std::optional<credit_queue_params> m_credit_queue;
     frame_pool& m_pool = frame_pool::global();
     std::vector<std::unique_ptr<transport>> m_transports;  ///< index = transport_kind
     std::array<transport*, TRANSPORT_KINDS> m_by_kind{};   ///< m_transports, for dispatch

@@ -87,6 +87,8 @@ public:
     virtual void export_flow_results() const {}
     /// Adds the frames this transport's receivers discarded, by cause.
     virtual void add_drops(drop_counters& d) const { (void)d; }
+    /// Frames made and not yet handed to the NIC (the frame balance counts them in flight).
+    virtual std::uint64_t frames_held() const { return 0; }
     /// Adds this transport's counters to the host's summary object.
     virtual void report_stats(nlohmann::json& out) const { (void)out; }
 

@@ -38,14 +38,19 @@
 /// emulation timer per sender (the next emulation packet, or the end of a pause) and one release
 /// timer (the head of a FIFO of credited packets: credits come back in T order on a FIFO path);
 /// with `flashpass.credit_batch`, one flush timer per receiver (its held credit's deadline).
+/// Credit-class frames (credits, emulation packets) leave through the credit queue of the
+/// host's end of its link when the switch at the other end has one (ns2-xpass: every link
+/// end): one timer per host for the head of its FIFO, none for a frame the bucket passes.
 #include <algorithm>
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "fabricsim/core/rng.h"
 #include "fabricsim/host/algo/flashpass.h"
 #include "fabricsim/host/algo/xpass.h"
 #include "fabricsim/host/transport.h"
+#include "fabricsim/nic/algo/rate_limiter.h"
 
 namespace fabricsim::host {
 
@@ -70,6 +75,7 @@ public:
     void export_flow_results() const override;
     void report_stats(nlohmann::json& out) const override;
     void add_drops(drop_counters& d) const override;
+    std::uint64_t frames_held() const override { return m_cq ? m_cq->count : 0; }
 
     /// Data bytes a frame carries at most (1538 B on the wire minus the 78 B header).
     static constexpr std::uint32_t MAX_DATA = 1460;
@@ -93,7 +99,8 @@ private:
         FP_START,
         EMULATE,
         RELEASE,
-        FLUSH
+        FLUSH,
+        CREDIT_TX
     };
     enum class tx_state : std::uint8_t { IDLE, REQUESTING, RECEIVING, STOPPED };
     struct xp_tx {
@@ -236,6 +243,23 @@ private:
     std::vector<std::uint32_t> m_fp_blocked;  ///< FlashPass* bursts waiting for the NIC queue
     bool m_warned_t_wait = false;
     std::vector<std::uint32_t> m_blocked;  ///< senders whose burst waits for the NIC queue
+
+    /// The credit queue of the host's end of its link (host::credit_queue): credit-class
+    /// frames wait in a FIFO of frames for the bucket; one CREDIT_TX timer (the head).
+    struct link_credit_queue {
+        nic::rate_limiter bucket;
+        std::vector<frame*> fifo;  ///< ring, sized for the buffer at the smallest frame
+        std::size_t head = 0;
+        std::size_t count = 0;
+        std::uint32_t selective_drop = 0;
+        ps_t queued = 0;  ///< CREDIT_TX entry (0: none)
+        std::uint64_t sent = 0;
+        std::uint64_t dropped = 0;
+    };
+    std::unique_ptr<link_credit_queue> m_cq;  ///< null: no credit queue at this link end
+    /// A credit-class frame through the link end's credit queue (posted, held or dropped).
+    void post_credit_class(frame& f, ps_t now);
+    void on_credit_tx(ps_t at);
 };
 
 }  // namespace fabricsim::host

@@ -72,6 +72,9 @@ struct nic_config {
     ps_t tx_latency = 500 * PS_PER_NS;
     ps_t rx_latency = 500 * PS_PER_NS;
     std::uint32_t tx_queue_frames = 1024;
+    /// The host's credit-class frames use the credit queue of the link's switch end at this
+    /// end too (host::credit_queue_params); false: none here.
+    bool credit_queue = true;
     pause_reaction_config flow_control;  ///< PAUSE/PFC honoured by the TX
     /// A PFC storm (a fault: a NIC that keeps sending XOFF, e.g. a stuck receive path): from
     /// `start` until `stop` the MAC sends PFC XOFF (quanta 0xFFFF) on `priorities`, re-sent
