@@ -236,3 +236,79 @@ def fairness_4x_experiment(ctx):
         ax.set_yscale("log")
     return Outcome(f"200 us / 800 us flow rate: GEMINI {g:.2f}, DCTCP {d:.1f}",
                    {"gemini_4x": num(g), "dctcp_4x": num(d)}, abs(g - 1) <= 0.25, plot)
+
+
+# §3A, Fig 3.3 / §3.4.1: two DCs (two leaves, one spine, 24 hosts each), every link 1G, base RTT
+# ~200 us inside a DC and ~10 ms across; DC switches 450 packets per port, ECN step at K = 300
+# packets (non-ECT passes: Cubic sees only tail drop); border switches 10 000 packets, no ECN;
+# web-search flows, all inter-DC, load 0.0375 (the WAN at ~90 %).
+TESTBED = {
+    "name": "gemini_testbed", "seed": 1, "duration": "5s",
+    "topology": {"kind": "multi_dc", "host_rate": "1Gbps", "link_delay": "25us",
+                 "multi_dc": {"dcs": 2, "leaves": 2, "spines": 1, "hosts_per_leaf": 12,
+                              "borders": 1, "wan_delay": "4900us"}},
+    "switch": {"queues": 1, "buffer": "4MB", "port_cap": f"{450 * 1500}B",
+               "ecn": {"mode": "step", "k": "300pkt", "non_ect": "pass"}},
+    "switch_profiles": [{"name": "border", "roles": ["border"], "buffer": "256MB",
+                         "port_cap": f"{10_000 * 1500}B", "ecn": {"mode": "off"}}],
+    "tcp": {"cc": "cubic", "gemini": {"k": f"{300 * 1500}B"}},
+    "traffic": {"workload": [{"pattern": "inter_site", "sizes": "websearch", "load": 0.0375,
+                              "transport": "tcp"}]},
+    "results": {"sample_interval": "0s"},
+}
+
+
+def testbed(run, cc):
+    """Small-flow (< 100 KB) mean and p99 FCT (ms), large-flow (> 10 MB) mean FCT (ms), and
+    drops per 10^5 data packets sent in the DCN and the WAN (border switches)."""
+    r = run(TESTBED, f"testbed_{cc}", overrides={"tcp.cc": cc})
+    f, s = r.flows, r.summary
+    done = f[f["fct_us"] > 0]
+    small = done[done["size_bytes"] < 100_000]["fct_us"] / 1e3
+    large = done[done["size_bytes"] > 10_000_000]["fct_us"] / 1e3
+    drops = {n: sum(sum(p["drops"].values()) if isinstance(p["drops"], dict) else p["drops"]
+                    for p in sw["ports"]) for n, sw in s["switches"].items()}
+    sent = f["sent_frames"].sum()
+    wan = sum(d for n, d in drops.items() if "border" in n)
+    dcn = sum(d for n, d in drops.items() if "border" not in n)
+    return {"small_mean": small.mean(), "small_p99": small.quantile(0.99),
+            "large_mean": large.mean(), "dcn_plr": dcn / sent * 1e5, "wan_plr": wan / sent * 1e5}
+
+
+@experiment("gemini-testbed", "GEMINI", "GEMINI vs Cubic and DCTCP on the 2-DC testbed (§3A)",
+            SEED + " §3A (Fig 3.3, Table 3.2, §3.4.4 Figs 3.13/3.15)",
+            "multi_dc: 2 DCs of 24 hosts (two leaves, one spine), all links 1G, 25 us links "
+            "(200 us intra-DC RTT), WAN 4.9 ms one way (10 ms RTT); DC switches 4 MB shared, 450 "
+            "packets per port, ECN step K = 300 packets (non-ECT passes); border switches 10 000 "
+            "packets, no ECN; web-search flows all inter-DC at load 0.0375 (WAN ~90 %), 5 s; "
+            "Cubic, DCTCP (K = 300) and GEMINI (Table 3.4, K = 300 packets).",
+            "> 80 % of losses in the DCN (Table 3.2); GEMINI's small-flow mean FCT up to 53 % "
+            "below Cubic's and 31 % below DCTCP's, large flows up to 34 % / 39 % below; GEMINI "
+            "loss < 10 per 10^5",
+            "DCN losses >= 80 % of all; GEMINI's small-flow mean FCT <= 0.7 x Cubic's and <= "
+            "DCTCP's; its large-flow mean FCT <= Cubic's",
+            deviation="as published, every loss is in the DCN and GEMINI's large flows finish "
+                      "about a third sooner than Cubic's (thesis: up to 34 %); but its small flows "
+                      "are no faster than Cubic's, DCTCP's are the fastest of the three, and losses "
+                      "are 100-250x the thesis' (GEMINI ~2500 per 10^5, thesis < 10): inter-DC slow "
+                      "start overshoots the 450-packet spine -> border port (one RTT of doubling at "
+                      "10 ms is ~800 packets before the marks return). The thesis' Linux hosts "
+                      "(TSO, HyStart, fq pacing) and its switches' dynamic thresholds are not "
+                      "modelled in that detail (docs/models/gemini.md).")
+def testbed_experiment(ctx):
+    r = {cc: testbed(ctx.run, cc) for cc in ("gemini", "dctcp", "cubic")}
+    dcn = sum(x["dcn_plr"] for x in r.values())
+    wan = sum(x["wan_plr"] for x in r.values())
+    g, d, c = r["gemini"], r["dctcp"], r["cubic"]
+    ok = (dcn >= 0.8 * (dcn + wan) and g["small_mean"] <= 0.7 * c["small_mean"]
+          and g["small_mean"] <= d["small_mean"] and g["large_mean"] <= c["large_mean"])
+
+    def plot(fig):
+        names = ["GEMINI", "DCTCP", "Cubic"]
+        plots.bars(fig, names, [r[k]["small_mean"] for k in ("gemini", "dctcp", "cubic")],
+                   [None, None, None], "small-flow mean FCT (ms)",
+                   "Web search, all inter-DC, 2-DC testbed (published: GEMINI lowest)")
+    text = "; ".join(f"{k}: small {x['small_mean']:.1f} ms (p99 {x['small_p99']:.0f}), large "
+                     f"{x['large_mean']:.0f} ms, loss DCN/WAN {x['dcn_plr']:.0f}/{x['wan_plr']:.0f} "
+                     "per 1e5" for k, x in r.items())
+    return Outcome(text, {f"{k}_{m}": num(v) for k, x in r.items() for m, v in x.items()}, ok, plot)
