@@ -291,13 +291,13 @@ def credit_waste(ctx):
             deviation="over-provisioning wastes more credits here than it saves time (its "
                       "non-ECT emulation packets that get through are credited after the flow is "
                       "covered), and FlashPass as built delivers well under half of ExpressPass's "
-                      "bytes. Algorithm 2 is MIMD with a one-RTT period (60 ms on average): a flow "
-                      "that joins a bottleneck another holds at the maximum loses most of its "
-                      "emulation packets at the 8-packet tail-drop queue (87 % against 13 % in a "
-                      "3-flow run: the queue's service and the incumbent's arrivals keep their "
-                      "phase), the algorithm sets its rate to what got through, and at 10 % per RTT "
-                      "it does not recover within the run, while the others climb back from their "
-                      "own cuts just as slowly (docs/models/credit.md).")
+                      "bytes. Flows at the maximum emulation rate leave token buckets of that same "
+                      "rate (their hosts' link-end credit queues, upstream switch ports) as "
+                      "periodic streams, so where two meet at an 8-packet tail-drop queue their "
+                      "phase is fixed: one finds room nearly every time and the other almost never "
+                      "(loss 97 % against 36 % in a 2-flow dumbbell). Algorithm 2 cuts the loser "
+                      "to what got through, and MIMD regains 10 % per RTT (60 ms here), so it does "
+                      "not recover within the run (docs/models/credit.md).")
 def over_provisioning(ctx):
     xp = ctx.run(wan_triangle(ctx, "xpass"), "credit_waste_xpass").summary
     on = ctx.run(wan_triangle(ctx, "flashpass", over_provision=True), "credit_waste_fp_on").summary
