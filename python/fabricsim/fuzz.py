@@ -407,15 +407,19 @@ _LEAK = re.compile(r"std::|basic_string|\bout_of_range\b|\binvalid_argument\b|\b
                    r"\bvector::|\bmap::at\b|\bYAML::")
 
 
+def _signal_name(returncode):
+    try:
+        return signal.Signals(-returncode).name
+    except ValueError:
+        return f"signal {-returncode}"
+
+
 def classify(returncode, stderr, timed_out=False, stdout=""):
     """The failure kind of one validate run, or None if it is a clean verdict."""
     if timed_out:
         return "hang"
     if returncode < 0:
-        try:
-            return f"signal {signal.Signals(-returncode).name}"
-        except ValueError:
-            return f"signal {-returncode}"
+        return f"signal {_signal_name(returncode).removeprefix('signal ')}"
     for text in _CRASH_TEXT:
         if text in stderr or text in stdout:
             return f"output: {text}"
@@ -526,7 +530,7 @@ def run(sim, cases=500, seed=1, out="fuzz-out", timeout=10.0, start=0, scenarios
         for case in generate(seed, cases, docs, start):
             rc, stderr, timed_out, stdout = check(sim, case.text, timeout, work, memory_mb)
             report.cases += 1
-            report.exit_codes["timeout" if timed_out else rc] += 1
+            report.exit_codes["timeout" if timed_out else _signal_name(rc) if rc < 0 else rc] += 1
             report.mutations.update(m.split()[0] for m in case.mutations)
             kind = classify(rc, stderr, timed_out, stdout)
             if kind is None:
