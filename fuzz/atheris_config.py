@@ -1,0 +1,76 @@
+"""atheris (libFuzzer) target for the in-process YAML -> config path:
+fabricsim._fabricsim.validate(text, False), the check fabricsim.validate() and every run make.
+
+    make fuzz                      # installs atheris into .venv, runs this for FUZZ_TIME seconds
+    python fuzz/atheris_config.py fuzz/corpus -max_total_time=600 -artifact_prefix=fuzz/artifacts/
+
+A clean verdict returns (a valid scenario) or raises fabricsim.ConfigError. A finding is
+anything else: another Python exception (a C++ exception other than config_error crosses
+pybind11 as RuntimeError, IndexError, ValueError, MemoryError, ...), a signal, a hang
+(-timeout) or running out of memory (-rss_limit_mb); libFuzzer writes the input to
+<artifact_prefix>crash-*/timeout-*/oom-*, and `python fuzz/atheris_config.py FILE` replays it.
+
+The corpus starts as the shipped scenarios (copied into an empty corpus directory). Half the
+mutations are fabricsim.fuzz's structure-aware ones on the parsed YAML, half libFuzzer's byte
+mutations (broken YAML syntax, anchors, tags, encodings). The extension is not built with
+libFuzzer's coverage instrumentation, so this is a random mutational fuzzer without C++
+coverage feedback.
+"""
+import pathlib
+import random
+import shutil
+import sys
+
+import atheris
+import yaml
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+
+with atheris.instrument_imports():
+    import fabricsim
+    from fabricsim import fuzz
+    from fabricsim._native import native
+
+
+def test_one_input(data):
+    try:
+        native.validate(data, False)
+    except fabricsim.ConfigError:
+        pass  # a clean refusal; every other exception propagates and is a finding
+
+
+def structured_mutation(data, max_size, seed):
+    rng = random.Random(seed)
+    if rng.random() < 0.5:
+        try:
+            doc = yaml.load(data, Loader=yaml.CSafeLoader)
+            what = rng.choice(fuzz.MUTATORS)(doc, rng) if isinstance(doc, (dict, list)) else None
+            if what is not None:
+                text = fuzz.dump(doc).encode()
+                if len(text) <= max_size:
+                    return text
+        except Exception:  # noqa: BLE001 - not YAML, not dumpable: fall back to bytes
+            pass
+    return atheris.Mutate(data, max_size)
+
+
+def seed_corpus(argv):
+    """Copy the shipped scenarios into the first corpus directory if it is empty or missing."""
+    dirs = [a for a in argv[1:] if not a.startswith("-")]
+    if not dirs or pathlib.Path(dirs[0]).is_file():
+        return
+    corpus = pathlib.Path(dirs[0])
+    corpus.mkdir(parents=True, exist_ok=True)
+    if not any(corpus.iterdir()):
+        for f in sorted((ROOT / "platforms" / "scenarios").glob("*.yaml")):
+            shutil.copy(f, corpus / f.name)
+
+
+def main():
+    seed_corpus(sys.argv)
+    atheris.Setup(sys.argv, test_one_input, custom_mutator=structured_mutation)
+    atheris.Fuzz()
+
+
+if __name__ == "__main__":
+    main()
