@@ -107,7 +107,7 @@ fuzz: build
 	$(PY) -c 'import atheris' 2>/dev/null || $(PY) -m pip install -q atheris || true; \
 	if $(PY) -c 'import atheris' 2>/dev/null; then \
 	  mkdir -p fuzz/artifacts; \
-	  PYTHONPATH=$(PYPATH) $(PY) fuzz/atheris_config.py fuzz/corpus -max_total_time=$(FUZZ_TIME) -timeout=10 \
+	  PYTHONPATH=$(PYPATH) $(PY) fuzz/atheris_config.py fuzz/corpus -keep_seed=1 -max_total_time=$(FUZZ_TIME) -timeout=10 \
 	    -rss_limit_mb=2048 -max_len=1048576 -print_final_stats=1 -artifact_prefix=fuzz/artifacts/ || status=1; \
 	else \
 	  echo "make fuzz: atheris is missing (pip install atheris failed); ran only the structure-aware fuzzer"; \

@@ -30,13 +30,12 @@ import time
 
 import yaml
 
+__all__ = ["MUTATORS", "Case", "Failure", "Report", "classify", "generate", "main", "run"]
 
 
 class _Dumper(getattr(yaml, "CSafeDumper", yaml.SafeDumper)):  # libyaml's emitter: 10^5 items in ms
     def ignore_aliases(self, data):
-        return True  # a list grown by repeating one entry is written out in full
-
-__all__ = ["MUTATORS", "Case", "Failure", "Report", "classify", "generate", "main", "run"]
+        return True  # a list grown by repeating one entry is written out in full, not as an alias
 
 # --- mutations ------------------------------------------------------------------------------
 # Each takes the document (dicts, lists, scalars as PyYAML loads them) and the case's rng,
@@ -476,7 +475,8 @@ class Report:
 
 def _match_known(failure, known):
     for entry in known or ():
-        if entry["kind"] == failure.kind and re.search(entry["output"], failure.stderr + failure.stdout):
+        if entry["kind"] == failure.kind and re.search(entry["output"], failure.stderr + failure.stdout) and \
+                any(re.search(entry.get("mutation", ""), m) for m in failure.case.mutations):
             return entry["file"]
     return None
 
@@ -521,7 +521,8 @@ def check(sim, text, timeout, workdir, memory_mb=2048):
 def run(sim, cases=500, seed=1, out="fuzz-out", timeout=10.0, start=0, scenarios=None, known=None,
         max_failures=None, memory_mb=2048, log=None):
     """Fuzz `sim validate` with `cases` cases of `seed`; returns a Report. `known`: allow-list
-    entries {"kind", "output" (regex on stderr + stdout), "file"} of recorded findings, reported but not new.
+    entries {"kind", "output" (regex on stderr + stdout), "file", optional "mutation" (regex on one
+    of the case's mutations)} of recorded findings, reported but not new.
     `memory_mb`: address-space limit of each check (0: none, e.g. for a sanitizer build)."""
     docs = load_scenarios(scenarios)
     report, t0 = Report(seed), time.monotonic()
