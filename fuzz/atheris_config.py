@@ -85,7 +85,7 @@ def structured_mutation(data, max_size, seed):
     if rng.random() < 0.5 and len(data) <= 65536:  # a grown document is mutated as bytes only
         try:
             doc = yaml.load(data, Loader=yaml.CSafeLoader)
-            ok = isinstance(doc, (dict, list)) and expanded_size_below(doc, 10**6)
+            ok = isinstance(doc, (dict, list)) and expanded_size_below(doc, 10**5)  # the mutators walk it in ms
             what = rng.choice(fuzz.MUTATORS)(doc, rng) if ok else None
             if what is not None:
                 text = fuzz.dump(doc).encode()

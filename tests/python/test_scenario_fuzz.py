@@ -14,7 +14,7 @@ from conftest import ROOT
 from fabricsim import fuzz
 
 SEED = 18
-CASES = 400  # about 25 s on 2 busy cores
+CASES = 400  # 25-40 s on 2 busy cores
 
 # Findings of the fuzzer not fixed yet, reported but not failing `make test`: each entry names
 # its minimised reproducer in tests/python/fuzz_findings/ (`fabricsim-sim validate FILE` shows
