@@ -10,7 +10,8 @@ clean verdict is exit 0 (valid) or exit 2 with a configuration error on stderr. 
 is a failure: a signal, a hang (the per-case timeout), another exit code, a traceback, a C++
 "terminate called" / assertion / sanitizer report, or an exit 2 whose message is empty or shows
 a raw C++ exception (std::out_of_range, basic_string, ...). Each failure leaves its mutated
-YAML and stderr in --out; `--seed S --case I` regenerates exactly that case.
+YAML and stderr in --out; `--seed S --case I` regenerates exactly that case. A development
+tool: it needs PyYAML (requirements-dev.txt), which the package itself does not.
 """
 import argparse
 import collections
@@ -495,13 +496,12 @@ def _write_reproducer(out, seed, case, failure, sim):
     return pathlib.Path(f"{stem}.yaml")
 
 
-def _limit_memory(mb):
-    if not mb:
-        return None
-
+def _child_limits(memory_mb):
     def limit():  # in the child: a config that allocates without bound fails there, not here
         import resource
-        resource.setrlimit(resource.RLIMIT_AS, (mb << 20, mb << 20))
+        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))  # a crash per case, but no core files
+        if memory_mb:
+            resource.setrlimit(resource.RLIMIT_AS, (memory_mb << 20, memory_mb << 20))
     return limit
 
 
@@ -512,7 +512,7 @@ def check(sim, text, timeout, workdir, memory_mb=2048):
     env = dict(os.environ, SYSTEMC_DISABLE_COPYRIGHT_MESSAGE="1")
     try:
         p = subprocess.run([str(sim), "validate", str(path)], capture_output=True, env=env, timeout=timeout,
-                           cwd=workdir, stdin=subprocess.DEVNULL, preexec_fn=_limit_memory(memory_mb))
+                           cwd=workdir, stdin=subprocess.DEVNULL, preexec_fn=_child_limits(memory_mb))
     except subprocess.TimeoutExpired as e:
         return None, (e.stderr or b"").decode(errors="replace"), True, (e.stdout or b"").decode(errors="replace")
     return p.returncode, p.stderr.decode(errors="replace"), False, p.stdout.decode(errors="replace")
