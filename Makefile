@@ -17,7 +17,7 @@ PYPATH = $(CURDIR)/python:$(abspath $(BUILD))/python
 export SYSTEMC_DISABLE_COPYRIGHT_MESSAGE := 1
 
 .PHONY: all deps configure build run test test-cpp test-py test-wheel test-asan bench bench-py examples wheel clean validate \
-        format format-check lint
+        format format-check lint fuzz
 
 all: build
 
@@ -90,6 +90,29 @@ test-asan: deps
 
 bench: build
 	$(PY) bench/run_bench.py --build $(BUILD)
+
+# Fuzzing outside CI (issue 18; docs/design.md "Fuzzing"): the structure-aware scenario fuzzer
+# (fabricsim.fuzz, `fabricsim-sim validate` on mutated shipped scenarios) for FUZZ_CASES cases,
+# reproducers in fuzz/out/; then the atheris target fuzz/atheris_config.py (the in-process
+# YAML -> config path) for FUZZ_TIME seconds, corpus fuzz/corpus/ (seeded from the shipped
+# scenarios), findings in fuzz/artifacts/. atheris is installed into the venv here, on demand: it
+# is not a CI dependency. Fails if either finds something.
+FUZZ_CASES ?= 20000
+FUZZ_SEED ?= 1
+FUZZ_TIME ?= 600
+fuzz: build
+	@status=0; \
+	FABRICSIM_SIM=$(abspath $(BUILD))/platforms/fabricsim-sim PYTHONPATH=$(PYPATH) \
+	  $(PY) -m fabricsim.fuzz --cases $(FUZZ_CASES) --seed $(FUZZ_SEED) --out fuzz/out || status=1; \
+	$(PY) -c 'import atheris' 2>/dev/null || $(PY) -m pip install -q atheris || true; \
+	if $(PY) -c 'import atheris' 2>/dev/null; then \
+	  mkdir -p fuzz/artifacts; \
+	  PYTHONPATH=$(PYPATH) $(PY) fuzz/atheris_config.py fuzz/corpus -keep_seed=1 -max_total_time=$(FUZZ_TIME) -timeout=10 \
+	    -rss_limit_mb=2048 -max_len=1048576 -print_final_stats=1 -artifact_prefix=fuzz/artifacts/ || status=1; \
+	else \
+	  echo "make fuzz: atheris is missing (pip install atheris failed); ran only the structure-aware fuzzer"; \
+	fi; \
+	exit $$status
 
 # Per-run cost of the Python worker processes and the 2-worker sweep speed-up, as JSON.
 bench-py: build
