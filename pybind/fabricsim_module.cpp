@@ -30,6 +30,13 @@ __attribute__((visibility("default"))) int sc_main(int, char*[]) {
 
 namespace {
 
+/// A Python str of `text`, bytes that are not UTF-8 replaced (a message may quote a key that
+/// is not UTF-8; pybind11's py::str would throw).
+py::str lenient_str(const std::string& text) {
+    return py::reinterpret_steal<py::str>(
+        PyUnicode_DecodeUTF8(text.data(), static_cast<Py_ssize_t>(text.size()), "replace"));
+}
+
 std::atomic<bool> g_elaborated{false};
 
 using file_map = std::map<std::string, std::string>;
@@ -226,9 +233,9 @@ PYBIND11_MODULE(_fabricsim, m) {
             if (p) std::rethrow_exception(p);
         } catch (const config_error& e) {
             py::object err =
-                py::reinterpret_borrow<py::object>(config_error_type)(py::str(e.what()));
-            err.attr("key") = e.key();
-            err.attr("reason") = e.reason();
+                py::reinterpret_borrow<py::object>(config_error_type)(lenient_str(e.what()));
+            err.attr("key") = lenient_str(e.key());
+            err.attr("reason") = lenient_str(e.reason());
             PyErr_SetObject(config_error_type, err.ptr());
         }
     });

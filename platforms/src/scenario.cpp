@@ -2318,7 +2318,16 @@ void size_headroom(scenario& sc, const std::vector<profile_rule>& rules) {
             } else {
                 in.response_delay = sc.nic_config_of(peer).flow_control.response_delay;
             }
-            const sw::headroom_result r = sw::headroom_needed(in);
+            sw::headroom_result r;
+            try {
+                r = sw::headroom_needed(in);
+            } catch (const sw::headroom_error& e) {
+                throw config_error(ld.key.empty() ? at + ".flow_control.headroom" : ld.key,
+                                   "switch '" + sw_name + "' port " + std::to_string(p) +
+                                       ": the calculated headroom (" + at +
+                                       ".flow_control.headroom) cannot size it: " + e.field() +
+                                       " " + e.reason());
+            }
             for (unsigned g = 0; g < sw::PRIORITY_GROUPS; ++g) {
                 if (!c.mmu.pg[g].lossless) continue;
                 ports[p][g] = r.bytes;

@@ -158,7 +158,9 @@ def make_source(config, overrides=None, seed=None):
         path = os.fspath(config)
         if not os.path.isfile(path):
             native.validate(path, True, [], "")  # raises the CLI's "cannot read scenario file"
-        with open(path, encoding="utf-8") as f:
+        # Bytes that are not UTF-8 become U+FFFD, as the CLI's messages show them: a key with
+        # them is then refused by name (it cannot be a known key) instead of a UnicodeDecodeError.
+        with open(path, encoding="utf-8", errors="replace") as f:
             text = f.read()
         return {"config": text, "is_file": False, "overrides": ov,
                 "name": os.path.splitext(os.path.basename(path))[0],

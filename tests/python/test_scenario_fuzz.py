@@ -19,20 +19,8 @@ CASES = 400  # 25-40 s on 2 busy cores
 # Findings of the fuzzer not fixed yet, reported but not failing `make test`: each entry names
 # its minimised reproducer in tests/python/fuzz_findings/ (`fabricsim-sim validate FILE` shows
 # it); fix the simulator, then delete the entry and the file.
-KNOWN = [
-    # The PFC headroom calculator's headroom_error escapes the configuration check (exit 1,
-    # SystemC's "uncaught exception" on stdout; ValueError in-process) when a port of a switch with
-    # `flow_control.headroom: calculated` is faster than 1.6 Tbps or its link longer than 1 s.
-    {"kind": "output: uncaught exception", "output": r"uncaught exception: rate_bps: must be <= 1\.6Tbps",
-     "file": "tests/python/fuzz_findings/headroom_rate_above_1.6Tbps.yaml"},
-    {"kind": "output: uncaught exception", "output": r"uncaught exception: one_way_latency: must be <= 1s",
-     "file": "tests/python/fuzz_findings/headroom_latency_above_1s.yaml"},
-    # Aliases are followed on every use before the schema check: a 600-byte "billion laughs"
-    # document hangs. The structure-aware fuzzer writes no aliases (hence the mutation pattern
-    # that matches none of its cases); atheris and hand-written YAML do.
-    {"kind": "hang", "output": "", "mutation": "alias", "file": "tests/python/fuzz_findings/alias_bomb_hang.yaml"},
-]
-
+KNOWN = []
+# Fixed findings stay in tests/python/fuzz_findings/ as regression inputs (below).
 
 @pytest.fixture(scope="module")
 def sim_exe():
@@ -60,24 +48,36 @@ def test_known_findings_still_reproduce(sim_exe, tmp_path):
         assert re.search(entry["output"], stderr + stdout), entry["file"]
 
 
-# In-process (fabricsim.validate, the atheris target's path) every finding must raise ConfigError;
-# these do not yet (strict xfail: the test fails once the fix lands, then delete the entry).
-KNOWN_IN_PROCESS = {
-    "headroom_rate_above_1.6Tbps.yaml": ValueError,  # headroom_error, see KNOWN
-    "headroom_latency_above_1s.yaml": ValueError,
-    "invalid_utf8_key.yaml": UnicodeDecodeError,  # the message quotes invalid UTF-8
-}
 FINDINGS = ROOT / "tests" / "python" / "fuzz_findings"
+FIXED = {
+    # headroom_error escaped the check (exit 1, "uncaught exception"): now the link's key.
+    "headroom_rate_above_1.6Tbps.yaml": r"switch 's0' port 0: the calculated headroom "
+                                        r"\(switch\.flow_control\.headroom\) cannot size it: rate_bps must be <= 1\.6Tbps",
+    "headroom_latency_above_1s.yaml": r"cannot size it: one_way_latency must be <= 1s",
+    # A "billion laughs" hung the key check: now refused after 10^7 expanded nodes.
+    "alias_bomb_hang.yaml": r"the document expands to more than 10000000 nodes \(YAML aliases",
+    # The CLI was clean; in-process the message's invalid UTF-8 raised UnicodeDecodeError.
+    "invalid_utf8_key.yaml": r"unknown key",
+}
 
 
-HANGS = {"alias_bomb_hang.yaml"}  # in-process they would hang this test: see KNOWN
+def test_every_finding_file_is_a_fixed_regression():
+    assert sorted(FIXED) == sorted(p.name for p in FINDINGS.glob("*.yaml"))
 
 
-@pytest.mark.parametrize("name", [
-    pytest.param(p.name, marks=[pytest.mark.xfail(strict=True, raises=KNOWN_IN_PROCESS[p.name],
-                                                  reason="known finding")] if p.name in KNOWN_IN_PROCESS else [])
-    for p in sorted(FINDINGS.glob("*.yaml")) if p.name not in HANGS])
+@pytest.mark.parametrize("name", sorted(FIXED))
+def test_a_fixed_finding_is_refused_cleanly(sim_exe, tmp_path, name):
+    env = dict(os.environ, SYSTEMC_DISABLE_COPYRIGHT_MESSAGE="1")
+    p = subprocess.run([sim_exe, "validate", str(FINDINGS / name)], capture_output=True, env=env,
+                       timeout=10, cwd=tmp_path)
+    rc, stderr, stdout = p.returncode, p.stderr.decode(errors="replace"), p.stdout.decode(errors="replace")
+    assert fuzz.classify(rc, stderr, False, stdout) is None and rc == 2, (rc, stderr, stdout)
+    assert re.search(FIXED[name], stderr), stderr
+
+
+@pytest.mark.parametrize("name", sorted(FIXED))
 def test_a_finding_is_a_config_error_in_process(name):
+    # fabricsim.validate is the atheris target's path: a clean ConfigError, never another error.
     with pytest.raises(fabricsim.ConfigError):
         fabricsim.validate(str(FINDINGS / name))
 

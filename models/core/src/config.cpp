@@ -516,10 +516,20 @@ std::string where(const YAML::Mark& a, const YAML::Mark& b) {
 
 /// yaml-cpp keeps both pairs of a repeated key; node[key] finds the first, iteration (and so the
 /// echo) sees both. Refused anywhere in the tree, naming the key's path and both places.
-void check_unique_keys(const YAML::Node& n, const std::string& dpath, const std::string& source) {
+/// Nodes a document may expand to through its aliases: far above any topology's, far below
+/// a "billion laughs" (each alias is walked again wherever it is used).
+constexpr std::size_t MAX_EXPANDED_NODES = 10'000'000;
+
+void check_unique_keys(const YAML::Node& n, const std::string& dpath, const std::string& source,
+                       std::size_t& budget) {
+    if (budget-- == 0)
+        throw config_error(dpath.empty() ? "(document)" : dpath,
+                           "the document expands to more than " +
+                               std::to_string(MAX_EXPANDED_NODES) + " nodes (YAML aliases" +
+                               source + ")");
     if (n.IsSequence()) {
         for (std::size_t i = 0; i < n.size(); ++i)
-            check_unique_keys(n[i], dpath + "[" + std::to_string(i) + "]", source);
+            check_unique_keys(n[i], dpath + "[" + std::to_string(i) + "]", source, budget);
     } else if (n.IsMap()) {
         std::map<std::string, YAML::Mark> seen;
         for (const auto& kv : n) {
@@ -529,9 +539,14 @@ void check_unique_keys(const YAML::Node& n, const std::string& dpath, const std:
             if (!fresh)
                 throw config_error(
                     dp, "duplicate key (" + where(it->second, kv.first.Mark()) + source + ")");
-            check_unique_keys(kv.second, dp, source);
+            check_unique_keys(kv.second, dp, source, budget);
         }
     }
+}
+
+void check_unique_keys(const YAML::Node& n, const std::string& dpath, const std::string& source) {
+    std::size_t budget = MAX_EXPANDED_NODES;
+    check_unique_keys(n, dpath, source, budget);
 }
 
 }  // namespace
