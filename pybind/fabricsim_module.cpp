@@ -58,12 +58,19 @@ py::dict validate(const std::string& config, bool is_file, std::vector<std::stri
     const auto sc = platforms::prepare_scenario(make_source(config, is_file, std::move(overrides),
                                                             std::move(name), std::move(base_dir),
                                                             std::move(files)));
+    // Text the user wrote may hold bytes that are not UTF-8 (the YAML reader passes them on):
+    // replaced, as the CLI's terminal shows them.
+    const auto replace = nlohmann::json::error_handler_t::replace;
     py::dict d;
-    d["name"] = sc.name;
+    d["name"] = lenient_str(sc.name);
     d["seed"] = sc.seed;
-    d["counts"] = platforms::describe_counts(sc);
-    d["config_json"] = echo_json(platforms::scenario_schema(), sc.echo).dump();
-    d["files"] = sc.files_read;
+    d["counts"] = lenient_str(platforms::describe_counts(sc));
+    d["config_json"] =
+        echo_json(platforms::scenario_schema(), sc.echo).dump(-1, ' ', false, replace);
+    py::dict read;
+    for (const auto& [path, content] : sc.files_read)
+        read[lenient_str(path)] = lenient_str(content);
+    d["files"] = read;
     return d;
 }
 
@@ -87,7 +94,7 @@ std::string run(const std::string& config, bool is_file, std::vector<std::string
         py::gil_scoped_release release;
         r = platforms::run_scenario(sc, out_dir, opt);
     }
-    return r.summary.dump();
+    return r.summary.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
 py::object explain(const std::string& key) {

@@ -207,3 +207,11 @@ def test_same_seed_same_documents():
     assert not set(first) & set(other)
     # one case alone is the same as in the sequence (what --case relies on)
     assert fuzz.make_case(SEED, 37, docs).digest == first[37]
+
+
+def test_text_that_is_not_utf8_comes_back_replaced_in_process():
+    # atheris finding: a valid scenario whose name holds a byte that is not UTF-8 made
+    # fabricsim.validate raise UnicodeDecodeError on the way back (the name, the echo).
+    from fabricsim import _fabricsim as native
+    d = native.validate(b"name: web\xf3search\n", False)
+    assert d["name"] == "web\ufffdsearch" and "web\ufffdsearch" in d["config_json"]
