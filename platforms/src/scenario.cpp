@@ -2322,11 +2322,15 @@ void size_headroom(scenario& sc, const std::vector<profile_rule>& rules) {
             try {
                 r = sw::headroom_needed(in);
             } catch (const sw::headroom_error& e) {
-                throw config_error(ld.key.empty() ? at + ".flow_control.headroom" : ld.key,
-                                   "switch '" + sw_name + "' port " + std::to_string(p) +
-                                       ": the calculated headroom (" + at +
-                                       ".flow_control.headroom) cannot size it: " + e.field() +
-                                       " " + e.reason());
+                std::string why = "switch '";
+                why += sw_name;
+                why += "' port " + std::to_string(p);
+                why += ": the calculated headroom (" + at;
+                why += ".flow_control.headroom) cannot size it: ";
+                why += e.field();
+                why += " ";
+                why += e.reason();
+                throw config_error(ld.key.empty() ? at + ".flow_control.headroom" : ld.key, why);
             }
             for (unsigned g = 0; g < sw::PRIORITY_GROUPS; ++g) {
                 if (!c.mmu.pg[g].lossless) continue;
