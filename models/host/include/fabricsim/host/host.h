@@ -208,7 +208,6 @@ private:
     std::uint64_t m_seed;
     ps_t m_lookahead;
     std::size_t m_data_reserve;  ///< free NIC TX slots kept for ACKs: data waits below it
-    std::optional<credit_queue_params> m_credit_queue;
     frame_pool& m_pool = frame_pool::global();
     std::vector<std::unique_ptr<transport>> m_transports;  ///< index = transport_kind
     std::array<transport*, TRANSPORT_KINDS> m_by_kind{};   ///< m_transports, for dispatch
@@ -221,6 +220,8 @@ private:
     stats m_stats;
     std::unique_ptr<napi_path> m_napi;  ///< only with the NIC profile's rx.napi
     bool m_app_model = false;
+    // Cold (read at start only), so last: the members above keep their offsets.
+    std::optional<credit_queue_params> m_credit_queue;
 };
 
 /// The transports every host runs, one per transport_kind in enum order (the registry, in
