@@ -96,9 +96,7 @@ protected:
     transport(host& h, flow_table& flows, transport_kind kind, bool holds_rx)
         : m_host(h), m_flows(flows), m_kind(kind), m_holds_rx(holds_rx) {}
     /// Queues timer `timer_kind` (the transport's own numbering, < 256) for `slot` at `at`.
-    /// (Always inlined: a push onto the host's heap, once per frame on the UDP path.)
-    [[gnu::always_inline]] inline void schedule(ps_t at, std::uint8_t timer_kind,
-                                                std::uint32_t slot);
+    void schedule(ps_t at, std::uint8_t timer_kind, std::uint32_t slot);
 
     host& m_host;
     flow_table& m_flows;  ///< the host's flow table
