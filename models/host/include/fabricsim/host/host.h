@@ -155,10 +155,8 @@ public:
     /// advertises the window its unread bytes leave.
     bool app_reads_slowly() const { return m_app_model; }
     /// Queues a timer of transport kind `kind`: order among equal times is (kind, timer_kind,
-    /// slot). Always inlined: with more callers the optimiser kept it out of line, +6
-    /// instructions per frame-hop on the UDP benches.
-    [[gnu::always_inline]] void push_timer(ps_t at, transport_kind kind, std::uint8_t timer_kind,
-                                           std::uint32_t slot) {
+    /// slot).
+    void push_timer(ps_t at, transport_kind kind, std::uint8_t timer_kind, std::uint32_t slot) {
         m_heap.push_back(
             {at, slot, static_cast<std::uint16_t>(static_cast<unsigned>(kind) << 8 | timer_kind)});
         std::push_heap(m_heap.begin(), m_heap.end(), std::greater<timer>());
