@@ -198,8 +198,12 @@ void xpass_transport::post_credit_class(frame& f, ps_t now) {
     q.count++;
     if (q.count == 1) {
         q.queued = q.bucket.earliest_start(now);
-        schedule(q.queued, CREDIT_TX, 0);
+        schedule_rare(q.queued, CREDIT_TX, 0);
     }
+}
+
+void xpass_transport::schedule_rare(ps_t at, std::uint8_t kind, std::uint32_t slot) {
+    schedule(at, kind, slot);
 }
 
 void xpass_transport::on_credit_tx(ps_t at) {
@@ -217,7 +221,7 @@ void xpass_transport::on_credit_tx(ps_t at) {
     }
     if (q.count != 0) {
         q.queued = q.bucket.earliest_start(at);
-        schedule(q.queued, CREDIT_TX, 0);
+        schedule_rare(q.queued, CREDIT_TX, 0);
     }
 }
 
@@ -864,7 +868,7 @@ void xpass_transport::on_emulation(xp_rx& r, std::uint32_t slot, const frame& e,
         if (r.batch.add(e.seq_no, e.created, now)) return flush_credits(r, now);
         if (r.batch.count() == 1) {
             r.flush_queued = r.batch.deadline();
-            schedule(r.flush_queued, FLUSH, slot);
+            schedule_rare(r.flush_queued, FLUSH, slot);
         }
         return;
     }

@@ -259,6 +259,9 @@ private:
     std::unique_ptr<link_credit_queue> m_cq;  ///< null: no credit queue at this link end
     /// A credit-class frame through the link end's credit queue (posted, held or dropped).
     void post_credit_class(frame& f, ps_t now);
+    /// schedule() for the credit queue and the credit batch, out of line: more inlined copies of
+    /// the host's timer push made the optimiser stop inlining it into the UDP path.
+    [[gnu::noinline]] void schedule_rare(ps_t at, std::uint8_t kind, std::uint32_t slot);
     void on_credit_tx(ps_t at);
 };
 
