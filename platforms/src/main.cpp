@@ -25,7 +25,7 @@ namespace {
 
 const char* const USAGE =
     "usage: fabricsim-sim SCENARIO.yaml [--set key=value]... [--seed N] [--out DIR] [--overwrite]\n"
-    "                     [--quiet] [--progress] [--lockstep]\n"
+    "                     [--quiet] [--progress] [--lockstep] [--check-invariants[=0|1]]\n"
     "       fabricsim-sim validate SCENARIO.yaml [--set key=value]... [--seed N]\n"
     "       fabricsim-sim explain [key]\n"
     "       fabricsim-sim headroom --rate RATE --cable-length M [option VALUE]... [--json]\n"
@@ -148,6 +148,7 @@ int sc_main(int argc, char* argv[]) {
     bool quiet = false, progress = false, overwrite = false;
     bool lockstep =
         false;  // wake the scheduler from the kernel for every expiry (same results, slower)
+    bool check_invariants = fabricsim::invariant_checks_by_default();
     for (; i < args.size(); ++i) {
         const std::string& a = args[i];
         if (a == "--set" && i + 1 < args.size())
@@ -168,6 +169,10 @@ int sc_main(int argc, char* argv[]) {
             progress = true;
         else if (a == "--lockstep")
             lockstep = true;
+        else if (a == "--check-invariants" || a == "--check-invariants=1")
+            check_invariants = true;
+        else if (a == "--check-invariants=0")
+            check_invariants = false;
         else if (!a.empty() && a[0] == '-') {
             std::cerr << "fabricsim-sim: unknown option '" << a << "'\n" << USAGE;
             return 2;
@@ -200,6 +205,7 @@ int sc_main(int argc, char* argv[]) {
     try {
         platforms::run_options opt;
         opt.run_ahead = !lockstep;
+        opt.check_invariants = check_invariants;
         opt.overwrite = overwrite;
         opt.progress = progress || (!quiet && isatty(STDERR_FILENO));
         const auto r = platforms::run_scenario(sc, out, opt);
@@ -219,6 +225,10 @@ int sc_main(int argc, char* argv[]) {
     } catch (const config_error& e) {
         std::cerr << "fabricsim-sim: " << e.what() << "\n";
         return 2;
+    } catch (const invariant_violation& e) {
+        // A model defect, not the user's: no results folder is trustworthy past this point.
+        std::cerr << "fabricsim-sim: " << e.what() << "\n";
+        return 3;
     } catch (const std::exception& e) {
         std::cerr << "fabricsim-sim: " << e.what() << "\n";
         return 1;

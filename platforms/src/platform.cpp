@@ -155,10 +155,17 @@ std::uint32_t platform::host_ip(std::uint32_t node) const {
 void platform::install_routes() {
     // Host IP -> shortest-path egress ports.
     m_routes = m_sc.topo.routes();
-    for (const auto& [sw_node, by_host] : m_routes)
-        for (const auto& [h, ports] : by_host)
-            m_switches[std::size_t(m_switch_of_node[sw_node])]->routes().add_route(host_ip(h),
-                                                                                   ports);
+    const std::vector<std::uint32_t> hosts = m_sc.topo.hosts();
+    std::vector<std::uint16_t> ports;
+    for (const std::uint32_t sw : m_sc.topo.switches()) {
+        sw::forwarding_table& table = m_switches[std::size_t(m_switch_of_node[sw])]->routes();
+        for (const std::uint32_t h : hosts) {
+            const auto p = m_routes.ports(sw, h);
+            if (p.empty()) continue;
+            ports.assign(p.begin(), p.end());
+            table.add_route(host_ip(h), ports);
+        }
+    }
 }
 
 void platform::attach_flows() {
@@ -487,6 +494,7 @@ run_result run_scenario(const scenario& sc, const std::string& out_dir, const ru
             PS_PER_NS, static_cast<ps_t>(double(slice) *
                                          std::clamp(SLICE_WALL_S / std::max(w, 1e-6), 0.25, 8.0)));
         top->check_outputs();
+        if (opt.check_invariants) top->check_invariants();
         progress.update(t, top->frames_on_wires(), false);
     }
     const double cpu = thread_cpu_seconds() - c0;

@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <initializer_list>
 #include <limits>
+#include <sstream>
 #include <stdexcept>
 #include <string_view>
 #include <utility>
@@ -149,16 +150,11 @@ struct frame_totals {
     std::uint64_t control_received = 0;
 };
 
-/// Fills `s`'s switches, nics, hosts and links (in that order: the hosts first export their flow
-/// results, which the flow parts read), adds their drops and held frames to `totals`, and returns
-/// the frame-hops: frames that crossed a link.
-std::uint64_t report_devices(const std::vector<std::unique_ptr<sw::switch_device>>& switches,
-                             const std::vector<std::unique_ptr<nic::nic_device>>& nics,
-                             const std::vector<std::unique_ptr<host::host>>& hosts,
-                             const std::vector<std::unique_ptr<phy::link>>& links, json& s,
-                             frame_totals& totals) {
-    json sw_json = json::object(), nic_json = json::object(), host_json = json::object(),
-         link_json = json::object();
+/// The devices' side of the frame balance: their drops, held frames and control frames.
+void add_device_totals(const std::vector<std::unique_ptr<sw::switch_device>>& switches,
+                       const std::vector<std::unique_ptr<nic::nic_device>>& nics,
+                       const std::vector<std::unique_ptr<host::host>>& hosts,
+                       const std::vector<std::unique_ptr<phy::link>>& links, frame_totals& totals) {
     for (const auto& sw : switches) {
         sw->add_drops(totals.drops);
         totals.held += sw->frames_held();
@@ -167,25 +163,52 @@ std::uint64_t report_devices(const std::vector<std::unique_ptr<sw::switch_device
             totals.control_sent += sw->port(p).control_frames_sent();
             totals.control_received += sw->port(p).control_frames_received();
         }
-        sw->report_stats(sw_json[sw->basename()]);
     }
     for (const auto& n : nics) {
         n->add_drops(totals.drops);
         totals.held += n->frames_held();
         totals.control_sent += n->get_stats().tx_control_frames;
         totals.control_received += n->get_stats().rx_control_frames;
-        n->report_stats(nic_json[n->basename()]);
     }
     for (const auto& h : hosts) {
-        h->export_flow_results();
         h->add_drops(totals.drops);
         totals.held += h->frames_held();
+    }
+    for_each_direction(links, [&](const phy::link&, const phy::link_direction& d) {
+        d.add_drops(totals.drops);
+        totals.held += d.frames_held();
+    });
+}
+
+/// The flows' side: frames sent and delivered (data, ACKs, transport control).
+void add_flow_totals(const host::flow_table& flows, frame_totals& t) {
+    for (const auto& f : flows.all()) {
+        t.sent += f.sent_frames + f.ack_sent + f.control_sent;
+        t.delivered += f.delivered_frames + f.ack_delivered + f.control_delivered;
+        t.acks_sent += f.ack_sent;
+    }
+}
+
+bool balances(const frame_totals& t) {
+    return t.sent + t.control_sent == t.delivered + t.control_received + t.drops.total() + t.held;
+}
+
+/// Fills `s`'s switches, nics, hosts and links (in that order: the hosts first export their flow
+/// results, which the flow parts read) and returns the frame-hops: frames that crossed a link.
+std::uint64_t report_devices(const std::vector<std::unique_ptr<sw::switch_device>>& switches,
+                             const std::vector<std::unique_ptr<nic::nic_device>>& nics,
+                             const std::vector<std::unique_ptr<host::host>>& hosts,
+                             const std::vector<std::unique_ptr<phy::link>>& links, json& s) {
+    json sw_json = json::object(), nic_json = json::object(), host_json = json::object(),
+         link_json = json::object();
+    for (const auto& sw : switches) sw->report_stats(sw_json[sw->basename()]);
+    for (const auto& n : nics) n->report_stats(nic_json[n->basename()]);
+    for (const auto& h : hosts) {
+        h->export_flow_results();
         h->report_stats(host_json[h->basename()]);
     }
     std::uint64_t hops = 0;
     for_each_direction(links, [&](const phy::link& l, const phy::link_direction& d) {
-        d.add_drops(totals.drops);
-        totals.held += d.frames_held();
         hops += d.get_stats().frames - d.get_stats().drops.total() - d.frames_held();
         d.report_stats(link_json[std::string(l.basename()) + "." + d.basename()]);
     });
@@ -196,22 +219,15 @@ std::uint64_t report_devices(const std::vector<std::unique_ptr<sw::switch_device
     return hops;
 }
 
-json frames_json(const host::flow_table& flows, frame_totals& t) {
-    for (const auto& f : flows.all()) {
-        t.sent += f.sent_frames + f.ack_sent + f.control_sent;
-        t.delivered += f.delivered_frames + f.ack_delivered + f.control_delivered;
-        t.acks_sent += f.ack_sent;
-    }
-    const std::uint64_t dropped = t.drops.total();
+json frames_json(const frame_totals& t) {
     json j = {{"sent", t.sent},
               {"delivered", t.delivered},
-              {"dropped", dropped},
+              {"dropped", t.drops.total()},
               {"dropped_by_cause", drops_to_json(t.drops)},
               {"in_flight", t.held},
               {"pool_outstanding", frame_pool::global().outstanding()},
               {"tcp_acks_sent", t.acks_sent},
-              {"conserved",
-               t.sent + t.control_sent == t.delivered + t.control_received + dropped + t.held}};
+              {"conserved", balances(t)}};
     if (t.control_sent) {  // else as before
         j["control_sent"] = t.control_sent;
         j["control_received"] = t.control_received;
@@ -645,6 +661,27 @@ const char* process_name(host::arrival_process p) {
 
 }  // namespace
 
+void platform::check_invariants() const {
+    if (const std::string why = scheduler::instance().audit(); !why.empty())
+        throw invariant_violation("the model scheduler", now_ps(), why);
+    for (const auto& sw : m_switches) sw->check_invariants();
+    frame_totals t;
+    add_device_totals(m_switches, m_nics, m_hosts, m_links, t);
+    add_flow_totals(m_flows, t);
+    if (!balances(t)) {
+        std::ostringstream v;
+        v << "frames do not balance: sent " << t.sent << " + control sent " << t.control_sent
+          << " != delivered " << t.delivered << " + control received " << t.control_received
+          << " + dropped " << t.drops.total() << " + in flight " << t.held;
+        throw invariant_violation(name(), now_ps(), v.str());
+    }
+    // Every frame taken from the pool is somewhere in flight: none leaked, none freed twice.
+    if (const std::size_t pooled = frame_pool::global().outstanding(); pooled != t.held)
+        throw invariant_violation(name(), now_ps(),
+                                  std::to_string(pooled) + " frames taken from the pool, " +
+                                      std::to_string(t.held) + " in flight");
+}
+
 nlohmann::json platform::summary(double wall_seconds, double cpu_seconds) const {
     json s;
     s["fabricsim_version"] = VERSION;
@@ -652,8 +689,7 @@ nlohmann::json platform::summary(double wall_seconds, double cpu_seconds) const 
     s["scenario"] = m_sc.name;
     s["seed"] = m_sc.seed;
     s["sim_time_s"] = seconds(now_ps());
-    frame_totals totals;
-    const std::uint64_t hops = report_devices(m_switches, m_nics, m_hosts, m_links, s, totals);
+    const std::uint64_t hops = report_devices(m_switches, m_nics, m_hosts, m_links, s);
     if (m_sc.has_profiles()) {  // only then, so that summaries without profiles stay as they were
         for (const auto& sw : m_switches)
             s["switches"][sw->basename()]["profile"] = m_sc.profile_name_of(
@@ -661,7 +697,10 @@ nlohmann::json platform::summary(double wall_seconds, double cpu_seconds) const 
         for (const std::uint32_t h : m_sc.topo.hosts())
             s["nics"][m_sc.topo.nodes[h].name + "_nic"]["profile"] = m_sc.profile_name_of(h, false);
     }
-    s["frames"] = frames_json(m_flows, totals);
+    frame_totals totals;
+    add_device_totals(m_switches, m_nics, m_hosts, m_links, totals);
+    add_flow_totals(m_flows, totals);
+    s["frames"] = frames_json(totals);
     s["kernel"] = kernel_json(hops);
     s["goodput_bps"] = goodput_bps(m_flows);
     s["latency_us"] = latency_json(m_flows);
@@ -967,7 +1006,9 @@ idle_path platform::path_between(std::uint32_t src, std::uint32_t dst) const {
         }
         if (m_switch_of_node[node] < 0) break;
         p.hops.push_back({&link, &m_switches[std::size_t(m_switch_of_node[node])]->config()});
-        port = m_routes.at(node).at(dst).front();  // the first of equal-cost ports
+        const auto ports = m_routes.ports(node, dst);
+        if (ports.empty()) break;
+        port = ports.front();  // the first of equal-cost ports
     }
     throw std::logic_error("no switched path from " + topo.nodes[src].name + " to " +
                            topo.nodes[dst].name);

@@ -1,6 +1,7 @@
 // sc_main for SystemC testbenches: any SystemC warning or error fails the test.
 #define CATCH_CONFIG_RUNNER
 #include <catch2/catch.hpp>
+#include <cstdlib>
 #include <systemc>
 
 #include "fabricsim/core/kernel.h"
@@ -16,6 +17,8 @@ void fail_on_report(const sc_core::sc_report& r, const sc_core::sc_actions& acti
 }  // namespace
 
 int sc_main(int argc, char* argv[]) {
+    // Runs in tests check the model's invariants (invariants.h) whatever the build type.
+    setenv("FABRICSIM_CHECK_INVARIANTS", "1", 0);
     fabricsim::init_kernel_time();
     sc_core::sc_report_handler::set_handler(fail_on_report);
     return Catch::Session().run(argc, argv);

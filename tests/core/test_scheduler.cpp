@@ -116,6 +116,7 @@ void run_sliced_workload() {
         sc_core::sc_start(to_sc_time(next - t));
         t = next;
         if (!g_fired.empty()) REQUIRE(g_fired.back().at < next);  // nothing ran past the pause
+        REQUIRE(s.audit().empty());  // the invariant check between slices (platform.h)
     }
     CHECK(slices > 10);
     REQUIRE(g_fired.size() == std::size_t(clients * per_client));
@@ -189,4 +190,24 @@ TEST_CASE("scheduler: run-ahead stops at the end of its window and at sc_start b
     sc_core::sc_start(sc_core::sc_time(20'000'000, sc_core::SC_PS));
     REQUIRE(r.at.size() == 26u);  // 0..25 us
     for (std::size_t k = 0; k < r.at.size(); ++k) CHECK(r.at[k] == k * 1'000'000);
+}
+
+TEST_CASE("scheduler: audit finds a timer armed in the past, which would fire late",
+          "[core][scheduler][invariants]") {
+    recorder near, far, past;
+    near.timer.arm_at(5'000);
+    far.timer.arm_at(90'000'000);  // beyond the wheel: waits in the far heap
+    sc_core::sc_start(sc_core::sc_time(3'000'000, sc_core::SC_PS));
+    scheduler& s = scheduler::instance();
+    CHECK(s.audit().empty());
+    CHECK(near.at == std::vector<ps_t>{5'000});
+    near.timer.arm_at(3'000'000);  // due now: allowed
+    CHECK(s.audit().empty());
+#ifdef NDEBUG
+    // With assertions (Debug) arm_at() refuses this at once; without, the wheel would keep it a
+    // whole turn (16.8 us) too long, and the audit between slices says so.
+    past.timer.arm_at(1'000'000);
+    const std::string why = s.audit();
+    CHECK(why.find("a timer due at 1000000 ps") == 0);
+#endif
 }

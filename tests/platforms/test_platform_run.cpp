@@ -205,3 +205,59 @@ results: {sample_interval: 0s}
     CHECK(rows == n);
     CHECK(waited == m["waited_for_connection"].get<std::uint64_t>());
 }
+
+namespace {
+/// An incast on a small leaf-spine, 200 us into the run: frames queued in leaf0 and on the wires.
+/// The platform lives for the rest of the process (one elaboration per test process).
+platform& incast_at_200us() {
+    static const auto sc = load_scenario(load_yaml_string(R"(
+duration: 1ms
+topology:
+  kind: leaf_spine
+  host_rate: 10Gbps
+  leaf_spine: {leaves: 2, spines: 1, hosts_per_leaf: 4, fabric_rate: 10Gbps}
+switch: {buffer: 1MiB}
+traffic:
+  generate:
+    - {pattern: many_to_one, target: h0, process: poisson, load: 0.9}
+results: {sample_interval: 0s}
+)"),
+                                         "invariants");
+    init_kernel_time();
+    static platform top("top", sc, "");
+    sc_core::sc_start(sc_core::sc_time(200, sc_core::SC_US));
+    REQUIRE(top.switch_named("leaf0").buffer().used_cells() > 0);
+    // A correct model passes at any instant.
+    REQUIRE_NOTHROW(top.check_invariants());
+    return top;
+}
+}  // namespace
+
+TEST_CASE("invariant checker: an injected MMU accounting bug stops the run naming the switch",
+          "[platforms][integration][invariants]") {
+    platform& top = incast_at_200us();
+    const sw::switch_device& leaf0 = top.switch_named("leaf0");
+    sw::mmu_ticket stray;  // a cell released that no frame held
+    stray.cells = 1;
+    const_cast<sw::mmu&>(leaf0.buffer()).release(stray);
+    try {
+        top.check_invariants();
+        FAIL("no violation");
+    } catch (const invariant_violation& e) {
+        CHECK(e.component() == "top.leaf0 MMU");
+        CHECK(e.at() == 200 * PS_PER_US);
+        const std::uint64_t used = leaf0.buffer().used_cells();
+        CHECK(std::string(e.what()) ==
+              "invariant violated in top.leaf0 MMU at 200000000 ps: buffer cells: " +
+                  std::to_string(used) + " counted, " + std::to_string(used + 1) + " held");
+    }
+}
+
+TEST_CASE("invariant checker: a frame counted as sent that no block holds stops the run",
+          "[platforms][integration][invariants]") {
+    platform& top = incast_at_200us();
+    const_cast<host::flow_table&>(top.flows())[0].sent_frames++;
+    CHECK_THROWS_WITH(top.check_invariants(),
+                      Catch::Contains("invariant violated in top at 200000000 ps: frames do not "
+                                      "balance: sent "));
+}

@@ -1,5 +1,6 @@
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <functional>
 #include <map>
 #include <set>
@@ -18,6 +19,50 @@ std::uint32_t node(const topology& t, const std::string& name) {
     const int n = t.find(name);
     REQUIRE(n >= 0);
     return static_cast<std::uint32_t>(n);
+}
+
+std::vector<std::uint16_t> ports_of(const route_table& r, std::uint32_t sw, std::uint32_t host) {
+    const auto p = r.ports(sw, host);
+    return {p.begin(), p.end()};
+}
+
+/// The routes as the model first computed them: one breadth-first search per host, backwards
+/// over switches; a switch's ports are those to a neighbour one hop nearer (the host itself or a
+/// switch), ascending.
+std::map<std::pair<std::uint32_t, std::uint32_t>, std::vector<std::uint16_t>> per_host_search(
+    const topology& t) {
+    std::vector<std::vector<std::pair<std::uint32_t, std::uint32_t>>> adj(t.nodes.size());
+    for (const auto& l : t.links) {
+        adj[l.a.node].push_back({l.a.port, l.b.node});
+        adj[l.b.node].push_back({l.b.port, l.a.node});
+    }
+    std::map<std::pair<std::uint32_t, std::uint32_t>, std::vector<std::uint16_t>> out;
+    constexpr auto INF = ~std::uint32_t(0);
+    for (const auto h : t.hosts()) {
+        std::vector<std::uint32_t> dist(t.nodes.size(), INF);
+        std::vector<std::uint32_t> q{h};
+        dist[h] = 0;
+        for (std::size_t i = 0; i < q.size(); ++i) {
+            const auto n = q[i];
+            if (n != h && t.nodes[n].kind == node_kind::HOST) continue;
+            for (const auto& [port, nb] : adj[n])
+                if (dist[nb] == INF && t.nodes[nb].kind == node_kind::SWITCH) {
+                    dist[nb] = dist[n] + 1;
+                    q.push_back(nb);
+                }
+        }
+        for (const auto s : t.switches()) {
+            if (dist[s] == INF) continue;
+            std::vector<std::uint16_t> ports;
+            for (const auto& [port, nb] : adj[s])
+                if (dist[nb] != INF && dist[nb] + 1 == dist[s] &&
+                    (nb == h || t.nodes[nb].kind == node_kind::SWITCH))
+                    ports.push_back(static_cast<std::uint16_t>(port));
+            std::sort(ports.begin(), ports.end());
+            if (!ports.empty()) out[{s, h}] = ports;
+        }
+    }
+    return out;
 }
 
 /// The node at the far end of the link on (n, port).
@@ -41,7 +86,7 @@ paths all_paths(const topology& t, std::uint32_t src, std::uint32_t dst) {
     std::vector<std::uint32_t> path;
     const std::function<void(std::uint32_t)> walk = [&](std::uint32_t sw) {
         path.push_back(sw);
-        for (const std::uint16_t port : routes.at(sw).at(dst)) {
+        for (const std::uint16_t port : routes.ports(sw, dst)) {
             const std::uint32_t next = peer(t, sw, port);
             if (next == dst) {
                 out.lengths.insert(path.size());
@@ -76,9 +121,9 @@ TEST_CASE("generators build the described topologies", "[platforms]") {
     CHECK(sc.topo.port_rate(std::uint32_t(leaf0), 3) == 40'000'000'000ull);
     const auto routes = sc.topo.routes();
     // leaf0 reaches a host on leaf3 over both spines (ports 3 and 4), its own hosts directly.
-    CHECK(routes.at(std::uint32_t(leaf0)).at(std::uint32_t(sc.topo.find("h11"))) ==
+    CHECK(ports_of(routes, std::uint32_t(leaf0), std::uint32_t(sc.topo.find("h11"))) ==
           std::vector<std::uint16_t>{3, 4});
-    CHECK(routes.at(std::uint32_t(leaf0)).at(std::uint32_t(sc.topo.find("h1"))) ==
+    CHECK(ports_of(routes, std::uint32_t(leaf0), std::uint32_t(sc.topo.find("h1"))) ==
           std::vector<std::uint16_t>{1});
 
     auto db = load_scenario(
@@ -231,10 +276,10 @@ TEST_CASE("fat_tree routes: 1 switch under a ToR, 3 in a pod, 5 between pods ove
         CHECK(far.lengths == std::set<std::size_t>{5});
         for (const char* c : {"core0", "core1", "core2", "core3"}) CHECK(far.switches.count(c));
         const auto routes = t.routes();
-        CHECK(routes.at(node(t, "tor0")).at(node(t, "h4")) == std::vector<std::uint16_t>{2, 3});
-        CHECK(routes.at(node(t, "agg0")).at(node(t, "h4")) == std::vector<std::uint16_t>{2, 3});
-        CHECK(routes.at(node(t, "core0")).at(node(t, "h4")) == std::vector<std::uint16_t>{1});
-        CHECK(routes.at(node(t, "agg0")).at(node(t, "h1")) == std::vector<std::uint16_t>{0});
+        CHECK(ports_of(routes, node(t, "tor0"), node(t, "h4")) == std::vector<std::uint16_t>{2, 3});
+        CHECK(ports_of(routes, node(t, "agg0"), node(t, "h4")) == std::vector<std::uint16_t>{2, 3});
+        CHECK(ports_of(routes, node(t, "core0"), node(t, "h4")) == std::vector<std::uint16_t>{1});
+        CHECK(ports_of(routes, node(t, "agg0"), node(t, "h1")) == std::vector<std::uint16_t>{0});
     }
     SECTION("the HULL tree") {
         const auto sc = load_scenario(
@@ -249,8 +294,9 @@ TEST_CASE("fat_tree routes: 1 switch under a ToR, 3 in a pod, 5 between pods ove
         CHECK(far.lengths == std::set<std::size_t>{5});
         for (int c = 0; c < 8; ++c) CHECK(far.switches.count("core" + std::to_string(c)));
         const auto routes = t.routes();
-        CHECK(routes.at(node(t, "tor0")).at(node(t, "h191")) == std::vector<std::uint16_t>{6, 7});
-        CHECK(routes.at(node(t, "agg0")).at(node(t, "h191")) ==
+        CHECK(ports_of(routes, node(t, "tor0"), node(t, "h191")) ==
+              std::vector<std::uint16_t>{6, 7});
+        CHECK(ports_of(routes, node(t, "agg0"), node(t, "h191")) ==
               std::vector<std::uint16_t>{4, 5, 6, 7});
     }
     SECTION("3 uplinks over 4 aggregation switches, round robin") {
@@ -303,4 +349,47 @@ TEST_CASE("fat_tree: bad shapes are refused naming the key", "[platforms][fat_tr
     // Other generators' keys are ignored, and a fat tree's keys too when the kind differs.
     CHECK(err("tors_per_pod: 1, tor_uplinks: 1") == "");
     CHECK(scenario_error_of("topology: {kind: leaf_spine, fat_tree: {k: 5}}") == "");
+}
+
+TEST_CASE("routes per edge switch equal a search from every host, on every generator",
+          "[platforms][routes]") {
+    const char* topologies[] = {
+        "topology: {kind: leaf_spine, leaf_spine: {leaves: 6, spines: 3, hosts_per_leaf: 5}}",
+        "topology: {kind: fat_tree, fat_tree: {k: 4}}",
+        "topology: {kind: fat_tree, fat_tree: {k: 8, hosts_per_tor: 6, tor_uplinks: 2}}",
+        "topology: {kind: dumbbell, dumbbell: {hosts_per_side: 3}}",
+        "topology: {kind: incast, incast: {hosts: 9}}",
+        "topology: {kind: multi_dc, multi_dc: {dcs: 3, leaves: 2, spines: 2, hosts_per_leaf: 2, "
+        "borders: 2, wan_delays: [5ms, 10ms, 15ms]}}",
+        "topology: {kind: parking_lot, parking_lot: {switches: 4, hosts_per_switch: 2}}",
+        // Irregular: parallel links, a ring with unequal paths.
+        "topology:\n  kind: custom\n"
+        "  hosts: [{name: a}, {name: b}, {name: c}, {name: d}, {name: e}]\n"
+        "  switches: [{name: s, ports: 5}, {name: t, ports: 5}, {name: u, ports: 4}, "
+        "{name: v, ports: 3}]\n"
+        "  links: [{a: a, b: 's:0'}, {a: b, b: 't:0'}, {a: c, b: 'u:0'}, {a: d, b: 'v:0'},"
+        " {a: 's:1', b: 't:1'}, {a: 's:2', b: 't:2'}, {a: 't:3', b: 'u:1'}, {a: 'u:2', b: 'v:1'},"
+        " {a: 'v:2', b: 's:3'}, {a: e, b: 's:4'}, {a: 'u:3', b: 't:4'}]\n",
+    };
+    for (const char* text : topologies) {
+        INFO(text);
+        const auto sc = load_scenario(load_yaml_string(text), "t");
+        const topology& t = sc.topo;
+        const auto reference = per_host_search(t);
+        const route_table r = t.routes();
+        std::size_t routes = 0;
+        for (const auto s : t.switches())
+            for (const auto h : t.hosts()) {
+                const auto it = reference.find({s, h});
+                const std::vector<std::uint16_t> want =
+                    it == reference.end() ? std::vector<std::uint16_t>{} : it->second;
+                if (ports_of(r, s, h) != want)
+                    FAIL(t.nodes[s].name << " -> " << t.nodes[h].name << ": "
+                                         << ports_of(r, s, h).size() << " ports, the search gives "
+                                         << want.size());
+                routes += want.size();
+            }
+        CHECK(routes > 0);
+        for (const auto h : t.hosts()) CHECK(ports_of(r, h, h).empty());  // a host routes nothing
+    }
 }

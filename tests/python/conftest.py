@@ -8,6 +8,10 @@ import pytest
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 
+# Every run of the suite checks the model's invariants between slices (exit 3 on a violation),
+# whatever the build type; a run's results are the same with the checks on.
+os.environ.setdefault("FABRICSIM_CHECK_INVARIANTS", "1")
+
 # `make test-py` puts python/ and build/python/ on PYTHONPATH; a bare `pytest` finds them too.
 try:
     import fabricsim  # noqa: F401

@@ -1,7 +1,9 @@
 // Cell-based MMU: admission decisions at the thresholds, drop causes, release and watermarks.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <stdexcept>
+#include <string>
 #include <vector>
 
 #include "fabricsim/switch/algo/mmu.h"
@@ -453,4 +455,74 @@ TEST_CASE("mmu: without a listener a lossless PG tracks no XOFF", "[switch][mmu]
     for (unsigned n = 0; n < 30; ++n) REQUIRE(m.admit(0, 3, 1, 3, 64, t[n], why));
     CHECK(m.xoff_pgs(0) == 0);
     CHECK(m.pg_headroom(0, 3).cells == 8);
+}
+
+TEST_CASE("mmu: audit recomputes every counter from the held frames and names a mismatch",
+          "[switch][mmu][invariants]") {
+    // Reserves, a lossless PG in headroom and two pools: the general path's every counter.
+    mmu_config c = small(2000, 3, 4);
+    c.queue[2].min_cells = 4;
+    c.pg[1].min_cells = 3;
+    c.pg[3].lossless = true;
+    c.pg[3].shared = {false, 0, 10};
+    c.pg[3].headroom_cells = 40;
+    c.pool_cells[LOSSLESS_POOL] = 100;
+    c.headroom_pool_cells = 60;
+    c.queue[3].lossless = true;
+    mmu m(c);
+    drop_cause why{};
+    std::vector<mmu_ticket> held;
+    mmu_ticket t;
+    const std::uint32_t sizes[] = {64, 300, 1500, 9000, 700};
+    for (int i = 0; i < 300; ++i)
+        if (m.admit(unsigned(i % 3), unsigned(i % 8), unsigned((i + 1) % 3), unsigned(i % 4),
+                    sizes[i % 5], t, why))
+            held.push_back(t);
+    REQUIRE(held.size() > 50);
+    CHECK(m.pg_headroom(0, 3).cells + m.pg_headroom(1, 3).cells + m.pg_headroom(2, 3).cells > 0);
+    CHECK(m.audit(held).empty());
+    // Half leave: still balanced.
+    for (std::size_t i = 0; i < held.size() / 2; ++i) m.release(held[i]);
+    held.erase(held.begin(), held.begin() + std::ptrdiff_t(held.size() / 2));
+    CHECK(m.audit(held).empty());
+
+    SECTION("a release of one cell too few leaves the counters above the held frames") {
+        mmu_ticket bad = held.back();
+        bad.cells = static_cast<std::uint16_t>(bad.cells - 1);  // the injected accounting bug
+        m.release(bad);
+        held.pop_back();
+        CHECK(m.audit(held) == "buffer cells: " + std::to_string(m.used_cells()) + " counted, " +
+                                   std::to_string(m.used_cells() - 1) + " held");
+    }
+    SECTION("a frame released twice drives a counter below zero") {
+        const mmu_ticket twice = held.back();
+        m.release(twice);
+        held.pop_back();
+        m.release(twice);
+        CHECK(m.audit(held).rfind("buffer cells: ", 0) == 0);
+    }
+    SECTION("a frame charged to one queue and released from another") {
+        const std::size_t i =
+            std::size_t(std::find_if(held.begin(), held.end(),
+                                     [](const mmu_ticket& k) { return k.queue == 1; }) -
+                        held.begin());
+        REQUIRE(i < held.size());
+        mmu_ticket moved = held[i];
+        moved.queue = 0;
+        m.release(moved);
+        held.erase(held.begin() + std::ptrdiff_t(i));
+        const std::string why_not = m.audit(held);
+        CHECK(why_not.find("queue 0 cells") != std::string::npos);
+    }
+    SECTION("the plain MMU (no reserve, nothing lossless) is audited too") {
+        mmu p(small(1000, 2, 2));
+        std::vector<mmu_ticket> ph;
+        for (int i = 0; i < 20; ++i)
+            if (p.admit(unsigned(i % 2), 0, unsigned((i + 1) % 2), unsigned(i % 2), 1500, t, why))
+                ph.push_back(t);
+        CHECK(p.audit(ph).empty());
+        ph.pop_back();
+        CHECK(p.audit(ph) == "buffer cells: " + std::to_string(p.used_cells()) + " counted, " +
+                                 std::to_string(p.used_cells() - 8) + " held");
+    }
 }

@@ -8,6 +8,7 @@
 #include <set>
 #include <sstream>
 
+#include <yaml-cpp/depthguard.h>
 #include <nlohmann/json.hpp>
 
 namespace fabricsim {
@@ -210,6 +211,10 @@ void config_schema::validate_map(const YAML::Node& n, const std::string& spath,
                                  const std::string& dpath) const {
     for (const auto& kv : n) {
         const std::string key = kv.first.Scalar();
+        if (key.empty())  // "" or ~ (null), which yaml-cpp reads as ""
+            throw config_error(dpath,
+                               std::string(dpath.empty() ? "at the top level: " : "") +
+                                   "a key is empty or null ('' or ~); every key needs a name");
         const std::string sp = join(spath, key);
         const std::string dp = join(dpath, key);
         if (key.find_first_of(".[]") != std::string::npos)
@@ -611,6 +616,14 @@ void apply_override(YAML::Node& root, const std::string& assignment) {
     }
 }
 
+namespace {
+/// yaml-cpp stops at its nesting limit with the message "bad file"; say what happened.
+std::string too_deep(const YAML::DeepRecursion& e) {
+    return "YAML nested deeper than " + std::to_string(e.depth()) +
+           " levels, the parser's limit (no scenario needs that many)";
+}
+}  // namespace
+
 YAML::Node load_yaml_file(const std::string& path) {
     try {
         YAML::Node root = YAML::LoadFile(path);
@@ -618,6 +631,8 @@ YAML::Node load_yaml_file(const std::string& path) {
         return root;
     } catch (const YAML::BadFile&) {
         throw config_error("", "cannot read scenario file '" + path + "'");
+    } catch (const YAML::DeepRecursion& e) {
+        throw config_error("", path + ":" + std::to_string(e.mark.line + 1) + ": " + too_deep(e));
     } catch (const YAML::Exception& e) {
         throw config_error(
             "", path + ":" + std::to_string(e.mark.line + 1) + ": YAML syntax error: " + e.msg);
@@ -629,6 +644,8 @@ YAML::Node load_yaml_string(const std::string& text) {
         YAML::Node root = YAML::Load(text);
         check_unique_keys(root, "", "");
         return root;
+    } catch (const YAML::DeepRecursion& e) {
+        throw config_error("", "line " + std::to_string(e.mark.line + 1) + ": " + too_deep(e));
     } catch (const YAML::Exception& e) {
         throw config_error(
             "", "line " + std::to_string(e.mark.line + 1) + ": YAML syntax error: " + e.msg);

@@ -87,6 +87,56 @@ ps_t scheduler::next_expiry() {
     return at;
 }
 
+std::string scheduler::audit() const {
+    const ps_t now = sc_core::sc_time_stamp().value();
+    auto at_str = [](const model_timer& t) {
+        return "a timer due at " + std::to_string(t.m_at) + " ps";
+    };
+    std::size_t in_wheel = 0;
+    for (std::uint64_t slot = 0; slot < SLOTS; ++slot) {
+        const bool marked = m_occupied[slot >> 6] >> (slot & 63) & 1;
+        if (marked != (m_slot[slot] != nullptr))
+            return "wheel slot " + std::to_string(slot) +
+                   (marked ? " is marked occupied and is empty"
+                           : " holds timers and is not marked occupied");
+        model_timer* const* link = &m_slot[slot];
+        for (const model_timer* t = m_slot[slot]; t; link = &t->m_next, t = t->m_next) {
+            ++in_wheel;
+            if (!t->m_pending || t->m_pprev != link)
+                return at_str(*t) + " is linked in wheel slot " + std::to_string(slot) +
+                       " but not pending there";
+            if (t->m_at < now)
+                return at_str(*t) + " is pending in the past (now " + std::to_string(now) + " ps)";
+            const std::uint64_t tick = t->m_at >> TICK_BITS;
+            if (tick < m_cursor || tick >= m_cursor + SLOTS || (tick & MASK) != slot)
+                return at_str(*t) + " sits in wheel slot " + std::to_string(slot) +
+                       ", outside the wheel's span from tick " + std::to_string(m_cursor) +
+                       ": it would fire late";
+        }
+    }
+    if (in_wheel != m_in_wheel)
+        return std::to_string(in_wheel) + " timers in the wheel, " + std::to_string(m_in_wheel) +
+               " counted";
+    // A timer cancelled and re-armed for the same time has two live-looking entries: count it once.
+    std::vector<const model_timer*> far;
+    for (const far_entry& e : m_far) {
+        const model_timer& t = *e.timer;
+        if (!t.m_pending || t.m_at != e.at || t.m_pprev) continue;  // stale entry
+        far.push_back(&t);
+        if (t.m_at < now)
+            return at_str(t) + " waits in the far heap in the past (now " + std::to_string(now) +
+                   " ps)";
+    }
+    std::sort(far.begin(), far.end(), std::less<>());
+    const std::size_t far_timers =
+        static_cast<std::size_t>(std::unique(far.begin(), far.end()) - far.begin());
+    if (in_wheel + far_timers != m_pending)
+        return std::to_string(in_wheel + far_timers) +
+               " timers pending in the wheel and the far heap, " + std::to_string(m_pending) +
+               " counted";
+    return {};
+}
+
 void scheduler::run() {
     const ps_t kernel_now = sc_core::sc_time_stamp().value();
     if (kernel_now >= m_resume_before) ++m_wakeups;

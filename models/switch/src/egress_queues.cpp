@@ -251,9 +251,24 @@ void egress_queues::mark_ce(frame& f, unsigned q) {
     m_cold[q].ce_marked++;
 }
 
-void egress_queues::drop(frame& f, unsigned q, drop_cause why) {
+void egress_queues::drop(frame& f, unsigned q, drop_cause why, unsigned pg, ps_t at) {
     m_cold[q].drops.add(why);
     frame_pool::global().release(f);
+    if (!m_mmu.pg_lossless(pg) || why == drop_cause::HEADROOM_EXHAUSTED ||
+        why == drop_cause::PFC_WATCHDOG || why == drop_cause::LINK_DOWN)
+        return;
+    if (m_lossless_loss.frames++ == 0) {
+        m_lossless_loss.first_at = at;
+        m_lossless_loss.cause = why;
+        m_lossless_loss.pg = static_cast<std::uint8_t>(pg);
+        m_lossless_loss.queue = static_cast<std::uint8_t>(q);
+    }
+}
+
+void egress_queues::collect_tickets(std::vector<mmu_ticket>& out) const {
+    for (unsigned q = 0; q < m_queues; ++q)
+        for (std::uint32_t i = 0; i < m_queue[q].fifo.size(); ++i)
+            out.push_back(m_queue[q].fifo[i].ticket);
 }
 
 frame* egress_queues::try_start(ps_t at) {
@@ -274,7 +289,7 @@ std::uint32_t egress_queues::discard(unsigned q, drop_cause why) {
         const entry e = s.fifo.pop_front();
         count_backlog(q, e.f->frame_bytes(), false);
         m_mmu.release(e.ticket);
-        drop(*e.f, q, why);
+        drop(*e.f, q, why, e.ticket.pg, e.ready);
         ++n;
     }
     if (n) {

@@ -1,5 +1,6 @@
 #include "fabricsim/switch/algo/forwarding_table.h"
 
+#include <algorithm>
 #include <stdexcept>
 
 #include "fabricsim/core/rng.h"
@@ -27,9 +28,18 @@ void forwarding_table::add_route(std::uint32_t ip, const std::vector<std::uint16
     slot& s = m_slots[find_slot(ip)];
     if (s.count == 0) ++m_size;
     s.ip = ip;
-    s.first = static_cast<std::uint32_t>(m_ports.size());
     s.count = static_cast<std::uint16_t>(ports.size());
     s.port = ports.front();
+    s.first = 0;
+    if (ports.size() == 1) return;  // the slot holds it
+    // Hosts behind one switch are added in a row with the same ports: store the group once.
+    if (m_last_group_size == ports.size() &&
+        std::equal(ports.begin(), ports.end(), m_ports.begin() + m_last_group)) {
+        s.first = m_last_group;
+        return;
+    }
+    s.first = m_last_group = static_cast<std::uint32_t>(m_ports.size());
+    m_last_group_size = ports.size();
     m_ports.insert(m_ports.end(), ports.begin(), ports.end());
 }
 

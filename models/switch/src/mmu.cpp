@@ -242,4 +242,68 @@ void mmu::release_general(const mmu_ticket& t) {
     out.frames--;
 }
 
+std::string mmu::audit(const std::vector<mmu_ticket>& held) const {
+    struct port_sums {
+        std::uint64_t egress = 0, frames = 0;
+        std::array<std::uint64_t, MAX_QUEUES> queue{};
+        std::array<std::uint64_t, PRIORITY_GROUPS> pg{};
+    };
+    std::vector<port_sums> sums(m_ports.size());
+    std::uint64_t used = 0;
+    for (const mmu_ticket& t : held) {
+        if (t.in_port >= sums.size() || t.out_port >= sums.size() || t.pg >= PRIORITY_GROUPS ||
+            t.queue >= MAX_QUEUES)
+            return "a held frame's ticket names port " + std::to_string(t.in_port) + "/" +
+                   std::to_string(t.out_port) + ", PG " + std::to_string(t.pg) + ", queue " +
+                   std::to_string(t.queue) + ": out of range";
+        used += t.cells;
+        port_sums& out = sums[t.out_port];
+        out.egress += t.cells;
+        out.frames++;
+        out.queue[t.queue] += t.cells;
+        sums[t.in_port].pg[t.pg] += t.cells;
+    }
+    auto differs = [](const std::string& what, std::uint64_t counted, std::uint64_t held_cells) {
+        return what + ": " + std::to_string(counted) + " counted, " + std::to_string(held_cells) +
+               " held";
+    };
+    if (m_used.cells != used) return differs("buffer cells", m_used.cells, used);
+    std::uint64_t headroom = 0;
+    std::array<std::uint64_t, SERVICE_POOLS> ingress{}, egress{};
+    for (std::size_t p = 0; p < m_ports.size(); ++p) {
+        const port_accounts& a = m_ports[p];
+        const port_sums& e = sums[p];
+        const std::string port = "port " + std::to_string(p);
+        if (a.egress.cells != e.egress)
+            return differs(port + " egress cells", a.egress.cells, e.egress);
+        if (a.frames != e.frames) return differs(port + " frames", a.frames, e.frames);
+        for (unsigned q = 0; q < MAX_QUEUES; ++q) {
+            if (a.queue[q].cells != e.queue[q])
+                return differs(port + " queue " + std::to_string(q) + " cells", a.queue[q].cells,
+                               e.queue[q]);
+            egress[m_queue[q].pool] += over(a.queue[q].cells, m_queue[q].min_cells);
+        }
+        for (unsigned g = 0; g < PRIORITY_GROUPS; ++g) {
+            const std::uint64_t pg = std::uint64_t(a.pg[g].cells) + a.headroom[g].cells;
+            if (pg != e.pg[g])
+                return differs(port + " PG " + std::to_string(g) + " cells (headroom included)", pg,
+                               e.pg[g]);
+            headroom += a.headroom[g].cells;
+            ingress[m_pg[g].pool] += over(a.pg[g].cells, m_pg[g].min_cells);
+        }
+    }
+    if (m_headroom.cells != headroom)
+        return differs("headroom pool cells", m_headroom.cells, headroom);
+    if (!m_hot.plain)  // a plain MMU keeps no pool counts: its pool 0 is the buffer
+        for (unsigned p = 0; p < SERVICE_POOLS; ++p) {
+            if (m_ingress_pool[p].cells != ingress[p])
+                return differs("ingress pool " + std::to_string(p) + " shared cells",
+                               m_ingress_pool[p].cells, ingress[p]);
+            if (m_egress_pool[p].cells != egress[p])
+                return differs("egress pool " + std::to_string(p) + " shared cells",
+                               m_egress_pool[p].cells, egress[p]);
+        }
+    return {};
+}
+
 }  // namespace fabricsim::sw

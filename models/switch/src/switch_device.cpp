@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "fabricsim/core/frame_pool.h"
+#include "fabricsim/core/invariants.h"
 #include "fabricsim/core/kernel.h"
 #include "fabricsim/core/rng.h"
 
@@ -248,6 +249,27 @@ std::uint64_t switch_device::frames_held() const {
     std::uint64_t n = m_emitted.size();  // built, not yet forwarded
     for (const auto& e : m_egress) n += e->queued_frames();
     return n;
+}
+
+void switch_device::check_invariants() const {
+    std::vector<mmu_ticket> held;
+    for (const auto& e : m_egress) e->data_path().collect_tickets(held);
+    if (std::string why = m_mmu.audit(held); !why.empty())
+        throw invariant_violation(std::string(name()) + " MMU", now_ps(), why);
+    for (unsigned p = 0; p < m_egress.size(); ++p) {
+        const auto& loss = m_egress[p]->data_path().lossless_losses();
+        if (!loss.frames) continue;
+        std::string v = std::to_string(loss.frames) + " frame(s) of lossless PG " +
+                        std::to_string(loss.pg) + " dropped, the first from queue " +
+                        std::to_string(loss.queue) + " as " +
+                        std::string(drop_cause_name(loss.cause)) +
+                        " (only headroom_exhausted, the PFC watchdog's drop action and a link "
+                        "going down may drop a lossless class's frames)";
+        if (!m_mmu.queue_lossless(loss.queue))
+            v += "; queue " + std::to_string(loss.queue) +
+                 " is lossy: is it missing from switch.mmu.lossless_queues?";
+        throw invariant_violation(std::string(m_egress[p]->name()), loss.first_at, v);
+    }
 }
 
 void switch_device::report_stats(nlohmann::json& out) const {

@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 #include <systemc>
 
+#include "fabricsim/core/invariants.h"
 #include "fabricsim/core/output_file.h"
 #include "fabricsim/host/flow_table.h"
 #include "fabricsim/host/host.h"
@@ -45,6 +46,12 @@ public:
     void check_outputs() const;
     /// Flushes and closes the time series and pcaps; throws write_error on failure.
     void close_outputs();
+    /// Throws invariant_violation (invariants.h) unless, now: every pending timer is due at or
+    /// after now and where the scheduler will find it; each switch's MMU counters are the sums of
+    /// the cells of the frames it holds and no lossless PG lost a frame but to its headroom; and
+    /// the frames balance (sent = delivered + dropped by cause + in flight, control frames
+    /// included). Reads only: a checked run gives the results of an unchecked one.
+    void check_invariants() const;
     /// Frames put on all wires so far (for the progress line).
     std::uint64_t frames_on_wires() const;
     void write_flows_csv(const std::string& path) const;
@@ -94,7 +101,7 @@ private:
     std::vector<std::unique_ptr<phy::link>> m_links;
     std::vector<std::unique_ptr<host::partition_aggregate>> m_incast;
     std::vector<std::unique_ptr<message_workload>> m_message_workloads;
-    std::map<std::uint32_t, std::map<std::uint32_t, std::vector<std::uint16_t>>> m_routes;
+    route_table m_routes;
     std::vector<int> m_switch_of_node;  ///< node index -> m_switches index or -1
     std::vector<int> m_host_of_node;    ///< node index -> m_hosts index or -1
     std::unique_ptr<output_file> m_timeseries;
@@ -112,6 +119,9 @@ struct run_options {
     bool overwrite = false;
     /// A progress line on stderr, refreshed in place about twice a second.
     bool progress = false;
+    /// Check the model's invariants between slices and at the end (platform::check_invariants):
+    /// on in Debug builds and where FABRICSIM_CHECK_INVARIANTS=1, else off.
+    bool check_invariants = invariant_checks_by_default();
 };
 
 /// Result of one run.

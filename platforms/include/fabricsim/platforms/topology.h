@@ -4,8 +4,11 @@
 /// YAML.
 /// validate() rejects dangling links, ports used twice and unreachable hosts; routes() gives
 /// every switch its shortest-path (ECMP) egress ports towards every host.
+/// Cost: link_at() is a look-up in an index built on first use; routes() is one breadth-first
+/// search per edge switch (a switch with hosts) over the switches, O(edge switches x (switches
+/// + links)), and holds switches x edge switches port sets: hosts behind one edge switch share
+/// every other switch's ports. validate() checks reachability per edge-switch pair.
 #include <cstdint>
-#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -42,6 +45,41 @@ struct link_desc {
     std::optional<double> ber;  ///< this link's BER (WAN links); else phy.ber
 };
 
+struct topology;
+
+/// Shortest-path (ECMP) egress ports of every switch towards every host (topology::routes()).
+class route_table
+{
+public:
+    /// A run of ports inside the table (valid as long as the table).
+    struct port_list {
+        const std::uint16_t* first = nullptr;
+        std::size_t count = 0;
+        const std::uint16_t* begin() const { return first; }
+        const std::uint16_t* end() const { return first + count; }
+        bool empty() const { return count == 0; }
+        std::size_t size() const { return count; }
+        std::uint16_t front() const { return *first; }
+    };
+    /// Egress ports of switch node `sw` on the shortest paths to host node `host`, ascending;
+    /// empty if there are none (not a switch, not a host, unreachable).
+    port_list ports(std::uint32_t sw, std::uint32_t host) const;
+
+private:
+    friend struct topology;
+    static constexpr std::uint32_t NONE = ~std::uint32_t(0);
+    struct group {
+        std::uint32_t first = 0;  ///< in m_ports
+        std::uint16_t count = 0;
+    };
+    std::vector<std::uint32_t> m_switch_index;  ///< node -> 0..switches-1, or NONE
+    std::vector<std::uint32_t> m_edge_of_host;  ///< host node -> index in m_edges, or NONE
+    std::vector<std::uint16_t> m_host_port;     ///< host node -> its port on its edge switch
+    std::vector<std::uint32_t> m_edges;         ///< edge switch nodes
+    std::vector<group> m_groups;                ///< [switch index x edges + edge index]
+    std::vector<std::uint16_t> m_ports;         ///< the groups' ports, equal groups stored once
+};
+
 struct topology {
     std::vector<node_desc> nodes;
     std::vector<link_desc> links;
@@ -56,15 +94,24 @@ struct topology {
     /// Throws config_error for dangling links, reused ports, unlinked or unreachable hosts.
     void validate() const;
 
-    /// routes[switch node][host node] = egress ports on shortest paths.
-    std::map<std::uint32_t, std::map<std::uint32_t, std::vector<std::uint16_t>>> routes() const;
+    /// Every switch's shortest-path egress ports towards every host.
+    route_table routes() const;
 
     std::vector<std::uint32_t> hosts() const;
     std::vector<std::uint32_t> switches() const;
     /// Rate of the link attached to (node, port), 0 if none.
     std::uint64_t port_rate(std::uint32_t node, std::uint32_t port) const;
-    /// The link attached to (node, port), or -1.
+    /// The link attached to (node, port), or -1 (the first, if a port is used twice).
     int link_at(std::uint32_t node, std::uint32_t port) const;
+
+private:
+    /// link_at()'s index: per node its first slot in m_port_links (one per port). Rebuilt when
+    /// the node or link count changed (generators only append).
+    void index_ports() const;
+    mutable std::vector<std::uint32_t> m_port_base;
+    mutable std::vector<int> m_port_links;
+    mutable std::size_t m_indexed_nodes = 0;
+    mutable std::size_t m_indexed_links = ~std::size_t(0);
 };
 
 }  // namespace fabricsim::platforms

@@ -12,6 +12,7 @@
 /// common cases (a wheel slot, the cursor's slot) are inline here, since every frame-hop arms
 /// and fires timers in several libraries.
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include <systemc>
@@ -77,6 +78,9 @@ public:
     std::uint64_t kernel_wakeups() const { return m_wakeups; }
     /// Timers pending now.
     std::size_t pending_timers() const { return m_pending; }
+    /// Between kernel runs: every pending timer expires at or after now and sits where pop_due()
+    /// will find it in time; the counts agree. Empty if so, else what disagrees (invariants.h).
+    std::string audit() const;
 
 private:
     friend class model_timer;

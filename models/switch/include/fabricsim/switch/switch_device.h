@@ -81,6 +81,9 @@ public:
     void report_stats(nlohmann::json& out) const override;
     void add_drops(drop_counters& d) const override;
     std::uint64_t frames_held() const override;
+    /// Throws invariant_violation (invariants.h) if an MMU counter is not the sum of the cells of
+    /// the frames the switch holds, or a lossless PG lost a frame to anything but its headroom.
+    void check_invariants() const;
 
     struct port_rx_stats {
         std::uint64_t frames = 0;

@@ -118,6 +118,19 @@ public:
     }
     const drop_counters& drops_of(unsigned q) const { return m_cold[q].drops; }
     drop_counters drops() const;
+    /// Frames of a lossless PG this port dropped for a cause other than headroom_exhausted, the
+    /// PFC watchdog's drop action or a link going down: a sound lossless set-up has none
+    /// (invariants.h). Counted at the drop; the first one is kept for the report.
+    struct lossless_loss {
+        std::uint64_t frames = 0;
+        ps_t first_at = 0;
+        drop_cause cause{};
+        std::uint8_t pg = 0;
+        std::uint8_t queue = 0;
+    };
+    const lossless_loss& lossless_losses() const { return m_lossless_loss; }
+    /// Appends the MMU tickets of the frames queued here (the invariant check sums them).
+    void collect_tickets(std::vector<mmu_ticket>& out) const;
     using scheduler_type = basic_queue_scheduler<mq_ecn_estimator>;
     const scheduler_type& scheduler() const { return m_sched; }
     /// Current ECN threshold scale of queue q (MQ-ECN / minimum; 1 = the configured threshold).
@@ -174,7 +187,8 @@ private:
     /// queue_scheduler::serve_alone). Always inlined into its two callers, the per-frame paths
     /// of accept() and try_start().
     [[gnu::always_inline]] frame& start(unsigned q, ps_t at, bool alone);
-    void drop(frame& f, unsigned q, drop_cause why);
+    /// Counts and frees a frame dropped from queue q, admitted (or not) at `at` for PG `pg`.
+    void drop(frame& f, unsigned q, drop_cause why, unsigned pg, ps_t at);
     /// Frame and byte counts of queue q, the port and its service pool, in or out.
     [[gnu::always_inline]] void count_backlog(unsigned q, std::uint32_t bytes, bool in) {
         // Always inlined, so that each per-frame call is specialised on `in`.
@@ -243,6 +257,7 @@ private:
     std::vector<egress_gate*> m_gates;
     std::vector<egress_policy*> m_enqueue_policies;   ///< policies without a bound, in order
     drop_cause m_drop_reason = drop_cause::AQM_DROP;  ///< of the chain's last DROP
+    lossless_loss m_lossless_loss;
     std::vector<egress_policy*> m_dequeue_policies;
     std::vector<std::unique_ptr<egress_gate>> m_own_gates;
     std::vector<std::unique_ptr<egress_policy>> m_own_policies;
@@ -306,7 +321,7 @@ inline frame* egress_queues::accept(frame& f, unsigned in_port, unsigned pg, uns
     mmu_ticket ticket;
     drop_cause why{};
     if (!m_mmu.admit(in_port, pg, m_index, q, f.frame_bytes(), ticket, why)) {
-        drop(f, q, why);
+        drop(f, q, why, pg, ready);
         return nullptr;
     }
     queue_state& s = m_queue[q];
@@ -321,7 +336,7 @@ inline frame* egress_queues::accept(frame& f, unsigned in_port, unsigned pg, uns
         if (v == enqueue_verdict::DROP) {
             count_backlog(q, bytes, false);
             m_mmu.release(ticket);
-            drop(f, q, m_drop_reason);
+            drop(f, q, m_drop_reason, pg, ready);
             m_drop_reason = drop_cause::AQM_DROP;
             return nullptr;
         }

@@ -50,8 +50,10 @@ private:
 
     std::uint64_t m_seed;
     std::vector<slot> m_slots;
-    std::vector<std::uint16_t> m_ports;
+    std::vector<std::uint16_t> m_ports;  ///< ECMP groups (2+ ports), consecutive equal ones once
     std::size_t m_size = 0;
+    std::uint32_t m_last_group = 0;  ///< the group add_route() stored last
+    std::size_t m_last_group_size = 0;
 };
 
 }  // namespace fabricsim::sw

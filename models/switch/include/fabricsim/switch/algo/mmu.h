@@ -203,6 +203,13 @@ public:
     void set_watchdog_drop(unsigned port, std::uint8_t pgs) { m_ports[port].watchdog_drop = pgs; }
     /// The XON point of `pg` now (cells of the PG's total, reserve included).
     std::uint64_t pg_xon_cells(unsigned pg) const;
+    bool pg_lossless(unsigned pg) const { return m_pg[pg].lossless; }
+    bool queue_lossless(unsigned queue) const { return m_queue[queue].lossless; }
+
+    /// Recomputes every counter (buffer, ports, queues, PGs with their headroom, pools) from the
+    /// tickets of the frames held: empty if each equals its sum, else the first that does not
+    /// (invariants.h). A counter that went below zero wraps and fails the same way.
+    std::string audit(const std::vector<mmu_ticket>& held) const;
 
 private:
     /// What both admission paths and the limit queries read of one PG or queue: the only copy
