@@ -79,6 +79,19 @@ def test_a_repeated_key_is_refused_naming_both_lines(sim, tmp_path):
         fabricsim.validate({}, overrides=["topology.incast={hosts: 4, hosts: 5}"])
 
 
+@pytest.mark.parametrize("text, message", [
+    ('duration: 1ms\n"": 3\n', "at the top level: a key is empty or null ('' or ~); every key needs a name"),
+    ("duration: 1ms\n~: 3\n", "at the top level: a key is empty or null ('' or ~); every key needs a name"),
+    ('switch:\n  mmu:\n    "": 1\n', "switch.mmu: a key is empty or null ('' or ~); every key needs a name"),
+    ("switch: " + "[" * 600 + "]" * 600 + "\n",
+     "line 1: YAML nested deeper than 500 levels, the parser's limit (no scenario needs that many)"),
+])
+def test_empty_keys_and_deep_nesting_are_named(text, message):
+    with pytest.raises(fabricsim.ConfigError) as ei:
+        fabricsim.validate(text)
+    assert str(ei.value) == message
+
+
 @pytest.mark.parametrize("overrides, message", [
     ({"topology.host_rate": "0x10Gbps"}, "topology.host_rate: '0x10Gbps' is hexadecimal; write a decimal number"),
     ({"seed": "0x10"}, "seed: '0x10' is not a decimal integer"),
