@@ -38,6 +38,32 @@ int fill(mmu& m, unsigned in, unsigned pg, unsigned out, unsigned q, std::uint32
     return n;
 }
 
+/// PG 3 lossless (10 static shared cells, then `headroom` cells of headroom from a pool of
+/// `headroom_pool`) in a 100-cell lossless pool, into lossless queue `queue`.
+void lossless_pg3(mmu_config& c, std::uint64_t headroom, std::uint64_t headroom_pool,
+                  unsigned queue) {
+    c.pg[3].lossless = true;
+    c.pg[3].shared = {false, 0, 10};
+    c.pg[3].headroom_cells = headroom;
+    c.pool_cells[LOSSLESS_POOL] = 100;
+    c.headroom_pool_cells = headroom_pool;
+    c.queue[queue].lossless = true;
+}
+
+/// Offers `n` frames of mixed sizes over 3 ports, every PG and 4 queues; returns the admitted
+/// frames' tickets.
+std::vector<mmu_ticket> admit_mix(mmu& m, int n) {
+    std::vector<mmu_ticket> kept;
+    drop_cause why{};
+    mmu_ticket t;
+    const std::uint32_t sizes[] = {64, 300, 1500, 9000, 700};
+    for (int i = 0; i < n; ++i)
+        if (m.admit(unsigned(i % 3), unsigned(i % 8), unsigned((i + 1) % 3), unsigned(i % 4),
+                    sizes[i % 5], t, why))
+            kept.push_back(t);
+    return kept;
+}
+
 }  // namespace
 
 TEST_CASE("mmu: a frame takes ceil((bytes + overhead) / cell) cells", "[switch][mmu]") {
@@ -179,12 +205,7 @@ TEST_CASE("mmu: static thresholds, ingress PG limit and pool exhaustion name the
 
 TEST_CASE("mmu: a lossless PG overflows into its headroom and the headroom pool", "[switch][mmu]") {
     mmu_config c = small(1000, 2, 1);
-    c.pg[3].lossless = true;
-    c.pg[3].shared = {false, 0, 10};
-    c.pg[3].headroom_cells = 20;
-    c.pool_cells[LOSSLESS_POOL] = 100;
-    c.headroom_pool_cells = 30;
-    c.queue[0].lossless = true;
+    lossless_pg3(c, 20, 30, 0);
     mmu m(c);
     drop_cause why{};
     std::vector<mmu_ticket> a;
@@ -210,14 +231,7 @@ TEST_CASE("mmu: release returns every counter to zero and keeps the watermarks",
     c.queue[2].min_cells = 4;
     c.pg[1].min_cells = 3;
     mmu m(c);
-    drop_cause why{};
-    std::vector<mmu_ticket> kept;
-    mmu_ticket t;
-    const std::uint32_t sizes[] = {64, 300, 1500, 9000, 700};
-    for (int i = 0; i < 200; ++i)
-        if (m.admit(unsigned(i % 3), unsigned(i % 8), unsigned((i + 1) % 3), unsigned(i % 4),
-                    sizes[i % 5], t, why))
-            kept.push_back(t);
+    const std::vector<mmu_ticket> kept = admit_mix(m, 200);
     REQUIRE(kept.size() > 50);
     const std::uint64_t peak = m.peak_cells();
     for (const auto& k : kept) m.release(k);
@@ -463,21 +477,9 @@ TEST_CASE("mmu: audit recomputes every counter from the held frames and names a 
     mmu_config c = small(2000, 3, 4);
     c.queue[2].min_cells = 4;
     c.pg[1].min_cells = 3;
-    c.pg[3].lossless = true;
-    c.pg[3].shared = {false, 0, 10};
-    c.pg[3].headroom_cells = 40;
-    c.pool_cells[LOSSLESS_POOL] = 100;
-    c.headroom_pool_cells = 60;
-    c.queue[3].lossless = true;
+    lossless_pg3(c, 40, 60, 3);
     mmu m(c);
-    drop_cause why{};
-    std::vector<mmu_ticket> held;
-    mmu_ticket t;
-    const std::uint32_t sizes[] = {64, 300, 1500, 9000, 700};
-    for (int i = 0; i < 300; ++i)
-        if (m.admit(unsigned(i % 3), unsigned(i % 8), unsigned((i + 1) % 3), unsigned(i % 4),
-                    sizes[i % 5], t, why))
-            held.push_back(t);
+    std::vector<mmu_ticket> held = admit_mix(m, 300);
     REQUIRE(held.size() > 50);
     CHECK(m.pg_headroom(0, 3).cells + m.pg_headroom(1, 3).cells + m.pg_headroom(2, 3).cells > 0);
     CHECK(m.audit(held).empty());
@@ -517,6 +519,8 @@ TEST_CASE("mmu: audit recomputes every counter from the held frames and names a 
     SECTION("the plain MMU (no reserve, nothing lossless) is audited too") {
         mmu p(small(1000, 2, 2));
         std::vector<mmu_ticket> ph;
+        mmu_ticket t;
+        drop_cause why{};
         for (int i = 0; i < 20; ++i)
             if (p.admit(unsigned(i % 2), 0, unsigned((i + 1) % 2), unsigned(i % 2), 1500, t, why))
                 ph.push_back(t);
