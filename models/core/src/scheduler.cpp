@@ -22,9 +22,76 @@ scheduler::scheduler(const sc_core::sc_module_name& name)
     m_far.reserve(256);
 }
 
-void scheduler::insert_far(model_timer& t) {
-    m_far.push_back({t.m_at, &t});
-    std::push_heap(m_far.begin(), m_far.end());
+void scheduler::insert_slow(model_timer& t) {
+    const std::uint64_t tick = t.m_at >> TICK_BITS;
+    if (tick != m_cursor) {
+        sc_assert(tick >= m_cursor + SLOTS);  // arms are at >= now, never before the cursor
+        m_far.push_back({t.m_at, &t});
+        std::push_heap(m_far.begin(), m_far.end());
+        return;
+    }
+    // Before the first timer of the same or a later expiry: the latest link fires first
+    // among equals, as if pushed at the head of an unsorted slot.
+    const std::uint64_t slot = m_cursor & MASK;
+    model_timer** pos = &m_slot[slot];
+    while (*pos && (*pos)->m_at < t.m_at) pos = &(*pos)->m_next;
+    t.m_next = *pos;
+    if (t.m_next) t.m_next->m_pprev = &t.m_next;
+    t.m_pprev = pos;
+    *pos = &t;
+    m_occupied[slot >> 6] |= std::uint64_t(1) << (slot & 63);
+    ++m_in_wheel;
+}
+
+void scheduler::sort_slot(model_timer*& head) {
+    if (!head || !head->m_next) return;
+    constexpr std::size_t SHORT = 16;
+    std::size_t n = 0;
+    for (const model_timer* p = head; p && n <= SHORT; p = p->m_next) ++n;
+    model_timer* list = head;
+    if (n <= SHORT) {
+        // Insertion sort, each timer after the equal ones before it in list order. An arm
+        // order that follows time (the usual one) leaves the slot reversed: O(1) per timer.
+        model_timer* out = nullptr;
+        for (model_timer* p = list; p;) {
+            model_timer* const next = p->m_next;
+            model_timer** pos = &out;
+            while (*pos && (*pos)->m_at <= p->m_at) pos = &(*pos)->m_next;
+            p->m_next = *pos;
+            *pos = p;
+            p = next;
+        }
+        list = out;
+    } else {
+        // LSD radix sort on the expiry's offset within the tick (all share the tick), two
+        // digits; each pass appends to its bucket in list order, so it is stable.
+        constexpr unsigned DIGIT = TICK_BITS / 2;
+        constexpr std::size_t BUCKETS = std::size_t(1) << DIGIT;
+        static_assert(2 * DIGIT == TICK_BITS);
+        model_timer* first[BUCKETS];
+        model_timer** last[BUCKETS];
+        for (unsigned shift = 0; shift < TICK_BITS; shift += DIGIT) {
+            for (std::size_t b = 0; b < BUCKETS; ++b) last[b] = &first[b];
+            for (model_timer* p = list; p; p = p->m_next) {
+                const std::size_t b = (p->m_at >> shift) & (BUCKETS - 1);
+                *last[b] = p;
+                last[b] = &p->m_next;
+            }
+            model_timer** out = &list;
+            for (std::size_t b = 0; b < BUCKETS; ++b)
+                if (last[b] != &first[b]) {
+                    *out = first[b];
+                    out = last[b];
+                }
+            *out = nullptr;
+        }
+    }
+    head = list;
+    model_timer** pprev = &head;
+    for (model_timer* p = list; p; p = p->m_next) {
+        p->m_pprev = pprev;
+        pprev = &p->m_next;
+    }
 }
 
 void scheduler::wake_for(const model_timer& t) {
@@ -73,13 +140,17 @@ model_timer* scheduler::advance(ps_t horizon) {
         link(t);
         drop_stale_far();
     }
+    // Sorted after the pulls: timers pulled into this slot were pushed at its head.
+    sort_slot(m_slot[m_cursor & MASK]);
     return m_slot[m_cursor & MASK];
 }
 
 ps_t scheduler::next_expiry() {
     ps_t at = NO_TICK;
     const std::uint64_t tick = next_wheel_tick();
-    if (tick != NO_TICK)
+    if (tick == m_cursor)
+        at = m_slot[tick & MASK]->m_at;  // sorted
+    else if (tick != NO_TICK)
         for (const model_timer* p = m_slot[tick & MASK]; p; p = p->m_next)
             at = std::min(at, p->m_at);
     drop_stale_far();
