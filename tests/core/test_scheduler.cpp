@@ -127,7 +127,7 @@ void run_sliced_workload() {
 }
 
 /// The scheduler's firing order as a plain model (what a linear search of the cursor's slot
-/// gave before the slot was kept sorted): the earliest expiry fires first, and equal expiries
+/// gives; a crowded slot is sorted instead): the earliest expiry fires first, and equal expiries
 /// the most recently linked first. An arm within the wheel's span (4096 ticks of 4096 ps from
 /// the cursor's tick) links at once; a later one links when the cursor's move brings it into
 /// the span, in expiry order (the test gives such timers distinct expiries, so the heap's order

@@ -30,8 +30,12 @@ void scheduler::insert_slow(model_timer& t) {
         std::push_heap(m_far.begin(), m_far.end());
         return;
     }
-    // Before the first timer of the same or a later expiry: the latest link fires first
-    // among equals, as if pushed at the head of an unsorted slot.
+    if (!m_cursor_sorted) {
+        link(t);
+        return;
+    }
+    // Before the first timer of the same or a later expiry: the order a push at the head
+    // gives (the latest link first among equals), and the slot stays sorted.
     const std::uint64_t slot = m_cursor & MASK;
     model_timer** pos = &m_slot[slot];
     while (*pos && (*pos)->m_at < t.m_at) pos = &(*pos)->m_next;
@@ -44,54 +48,74 @@ void scheduler::insert_slow(model_timer& t) {
 }
 
 void scheduler::sort_slot(model_timer*& head) {
-    if (!head || !head->m_next) return;
+    // Insertion sort, each timer after the equal ones before it in list order; a timer not
+    // before the last one sorted is appended, so a slot in or against time order (arms
+    // usually follow time) costs O(1) per timer. Past SHORT timers, a bucket sort takes the
+    // sorted part and the rest, in list order still among equal expiries.
     constexpr std::size_t SHORT = 16;
-    std::size_t n = 0;
-    for (const model_timer* p = head; p && n <= SHORT; p = p->m_next) ++n;
     model_timer* list = head;
-    if (n <= SHORT) {
-        // Insertion sort, each timer after the equal ones before it in list order. An arm
-        // order that follows time (the usual one) leaves the slot reversed: O(1) per timer.
-        model_timer* out = nullptr;
-        for (model_timer* p = list; p;) {
-            model_timer* const next = p->m_next;
-            model_timer** pos = &out;
-            while (*pos && (*pos)->m_at <= p->m_at) pos = &(*pos)->m_next;
+    model_timer* last = head;
+    model_timer* p = head->m_next;
+    for (std::size_t n = 1; p; ++n) {
+        if (n == SHORT) {
+            last->m_next = p;
+            bucket_sort(list);
+            break;
+        }
+        model_timer* const next = p->m_next;
+        if (p->m_at >= last->m_at) {
+            last->m_next = p;
+            last = p;
+        } else {
+            model_timer** pos = &list;
+            while ((*pos)->m_at <= p->m_at) pos = &(*pos)->m_next;
             p->m_next = *pos;
             *pos = p;
-            p = next;
         }
-        list = out;
-    } else {
-        // LSD radix sort on the expiry's offset within the tick (all share the tick), two
-        // digits; each pass appends to its bucket in list order, so it is stable.
-        constexpr unsigned DIGIT = TICK_BITS / 2;
-        constexpr std::size_t BUCKETS = std::size_t(1) << DIGIT;
-        static_assert(2 * DIGIT == TICK_BITS);
-        model_timer* first[BUCKETS];
-        model_timer** last[BUCKETS];
-        for (unsigned shift = 0; shift < TICK_BITS; shift += DIGIT) {
-            for (std::size_t b = 0; b < BUCKETS; ++b) last[b] = &first[b];
-            for (model_timer* p = list; p; p = p->m_next) {
-                const std::size_t b = (p->m_at >> shift) & (BUCKETS - 1);
-                *last[b] = p;
-                last[b] = &p->m_next;
-            }
-            model_timer** out = &list;
-            for (std::size_t b = 0; b < BUCKETS; ++b)
-                if (last[b] != &first[b]) {
-                    *out = first[b];
-                    out = last[b];
-                }
-            *out = nullptr;
-        }
+        p = next;
     }
+    if (!p) last->m_next = nullptr;
     head = list;
     model_timer** pprev = &head;
-    for (model_timer* p = list; p; p = p->m_next) {
-        p->m_pprev = pprev;
-        pprev = &p->m_next;
+    for (model_timer* q = list; q; q = q->m_next) {
+        q->m_pprev = pprev;
+        pprev = &q->m_next;
     }
+}
+
+void scheduler::bucket_sort(model_timer*& list) {
+    // All share the tick: 64 buckets by the top bits of the offset within it (64 ps each),
+    // each sorted by insertion as above (in list order, so stable), then joined in order.
+    constexpr unsigned BUCKET_BITS = 6;
+    constexpr unsigned SHIFT = TICK_BITS - BUCKET_BITS;
+    constexpr std::size_t BUCKETS = std::size_t(1) << BUCKET_BITS;
+    static_assert(BUCKETS == 64);  // `used` is one word
+    model_timer* first[BUCKETS];
+    model_timer* last[BUCKETS];
+    std::uint64_t used = 0;
+    for (model_timer *p = list, *next; p; p = next) {
+        next = p->m_next;
+        const std::size_t b = (p->m_at >> SHIFT) & (BUCKETS - 1);
+        if (!(used & (std::uint64_t(1) << b))) {
+            used |= std::uint64_t(1) << b;
+            first[b] = last[b] = p;
+        } else if (p->m_at >= last[b]->m_at) {
+            last[b]->m_next = p;
+            last[b] = p;
+        } else {
+            model_timer** pos = &first[b];
+            while ((*pos)->m_at <= p->m_at) pos = &(*pos)->m_next;
+            p->m_next = *pos;
+            *pos = p;
+        }
+    }
+    model_timer** out = &list;
+    for (; used; used &= used - 1) {
+        const auto b = static_cast<std::size_t>(__builtin_ctzll(used));
+        *out = first[b];
+        out = &last[b]->m_next;
+    }
+    *out = nullptr;
 }
 
 void scheduler::wake_for(const model_timer& t) {
@@ -140,17 +164,23 @@ model_timer* scheduler::advance(ps_t horizon) {
         link(t);
         drop_stale_far();
     }
-    // Sorted after the pulls: timers pulled into this slot were pushed at its head.
-    sort_slot(m_slot[m_cursor & MASK]);
+    m_cursor_sorted = false;
     return m_slot[m_cursor & MASK];
+}
+
+model_timer* scheduler::crowded_head() {
+    model_timer*& head = m_slot[m_cursor & MASK];
+    if (!m_cursor_sorted) {
+        sort_slot(head);
+        m_cursor_sorted = true;
+    }
+    return head;
 }
 
 ps_t scheduler::next_expiry() {
     ps_t at = NO_TICK;
     const std::uint64_t tick = next_wheel_tick();
-    if (tick == m_cursor)
-        at = m_slot[tick & MASK]->m_at;  // sorted
-    else if (tick != NO_TICK)
+    if (tick != NO_TICK)
         for (const model_timer* p = m_slot[tick & MASK]; p; p = p->m_next)
             at = std::min(at, p->m_at);
     drop_stale_far();
