@@ -2,8 +2,9 @@
 # Instructions per frame-hop of a fabricsim-sim binary (callgrind counts instructions, which
 # machine load does not move): each scenario runs for 4 ms and 2 ms and the difference of the
 # instruction totals is divided by the difference of the frame-hops, so set-up cost cancels.
-#   usage: bench/instructions_per_hop.sh FABRICSIM_SIM [SCENARIO.yaml ...]
+#   usage: [DURATIONS="80us 40us"] bench/instructions_per_hop.sh FABRICSIM_SIM [SCENARIO.yaml ...]
 # Default scenarios: the four of bench/README.md's instruction tables. Needs valgrind.
+# DURATIONS replaces 4 ms and 2 ms (the 1024-host bench takes minutes per ms under callgrind).
 set -euo pipefail
 sim=$(realpath "$1"); shift
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -22,9 +23,10 @@ run() {  # scenario duration -> "instructions frame_hops"
         "$work/res/summary.json")
     echo "$ir $hops"
 }
+read -r long short <<<"${DURATIONS:-4ms 2ms}"
 for f in "$@"; do
-    read -r i4 h4 < <(run "$f" 4ms)
-    read -r i2 h2 < <(run "$f" 2ms)
+    read -r i4 h4 < <(run "$f" "$long")
+    read -r i2 h2 < <(run "$f" "$short")
     python3 -c "import sys; i4,h4,i2,h2=map(int,sys.argv[2:]); print(f'{sys.argv[1]}: {(i4-i2)/(h4-h2):.1f} instructions per frame-hop')" \
         "$(basename "$f" .yaml)" "$i4" "$h4" "$i2" "$h2"
 done

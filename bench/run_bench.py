@@ -4,7 +4,8 @@ SystemC kernel wake-ups per frame-hop, and peak memory for (a) a line-rate dumbb
 4x8x16 leaf-spine at 70% Poisson load (also in lock-step, and with 8 queues per port, DWRR
 and MQ-ECN marking), (c) the same leaf-spine with open-loop web-search DCTCP flows at 60% load
 (ACKs count as frames), (d) that workload at 100G over RoCEv2 with PFC and DCQCN, (e) at 100G with the ideal NIC, the
-PCIe/DMA model with LSO, and the realistic host receive path, against the SystemC kernel floor
+PCIe/DMA model with LSO, and the realistic host receive path, (f) two data centres over WAN
+links, (g) a 1024-host leaf-spine at 100G/400G with 50% Poisson load, against the SystemC kernel floor
 measured in the same run. Prints JSON (stdlib only)."""
 import argparse
 import json
@@ -60,7 +61,10 @@ SCENARIOS = [("dumbbell_line_rate", "dumbbell_line_rate.yaml", ()),
              ("leaf_spine_websearch_dctcp_100g_nic_rx", "leaf_spine_websearch_dctcp.yaml",
               WEB_100G + NIC_TX + NIC_RX_100G),
              # (f) two DCs of (b)'s shape over 100G WAN links of 10 ms, ~320 MB in flight.
-             ("multi_dc_wan_40", "multi_dc_wan.yaml", ())]
+             ("multi_dc_wan_40", "multi_dc_wan.yaml", ()),
+             # (g) issue 17: (b)'s traffic at 50% on a 1024-host leaf-spine, 100G hosts / 400G
+             # fabric, 200 us (~100 timers share each 4 ns slot of the model scheduler).
+             ("leaf_spine_1024_poisson_50", "leaf_spine_1024_poisson.yaml", ())]
 
 
 def main():

@@ -127,6 +127,209 @@ void run_sliced_workload() {
     CHECK(s.kernel_wakeups() == 1);
 }
 
+/// The scheduler's firing order as a plain model (what a linear search of the cursor's slot
+/// gives; a crowded slot is sorted instead): the earliest expiry fires first, and equal expiries
+/// the most recently linked first. An arm within the wheel's span (4096 ticks of 4096 ps from
+/// the cursor's tick) links at once; a later one links when the cursor's move brings it into
+/// the span, in expiry order (the test gives such timers distinct expiries, so the heap's order
+/// among equal ones does not matter); the cursor moves, to the earliest tick pending, only when
+/// its own tick has nothing left.
+struct order_model {
+    static constexpr ps_t TICK = 4096;
+    static constexpr std::uint64_t SPAN = 4096;
+    struct entry {
+        bool pending = false;
+        ps_t at = 0;
+        std::uint64_t link = 0;  // 0 while beyond the span
+        bool pulled = false;     // linked by a pull from beyond the span
+    };
+    std::vector<entry> timers;  // by id
+    std::uint64_t cursor = 0, links = 0;
+    std::size_t most_in_slot = 0;  // the most timers the cursor's tick held at a pop
+    int ties = 0, far_ties = 0;    // pops that chose among equal expiries (one from the heap)
+
+    explicit order_model(std::size_t n) : timers(n) {}
+    std::uint64_t tick(const entry& e) const { return std::uint64_t(e.at / TICK); }
+    bool in_wheel(int id) const {
+        const entry& e = timers[std::size_t(id)];
+        return e.pending && e.link != 0;
+    }
+    void arm(int id, ps_t at) {
+        entry& e = timers[std::size_t(id)];
+        if (e.pending && e.at <= at) return;
+        e = {true, at, 0, false};
+        if (tick(e) < cursor + SPAN) e.link = ++links;
+    }
+    void cancel(int id) { timers[std::size_t(id)].pending = false; }
+    int pop() {
+        const auto in_cursor = [this](const entry& e) {
+            return e.pending && e.link != 0 && tick(e) == cursor;
+        };
+        if (std::none_of(timers.begin(), timers.end(), in_cursor)) {
+            cursor = ~std::uint64_t(0);
+            for (const entry& e : timers)
+                if (e.pending) cursor = std::min(cursor, tick(e));
+            std::vector<entry*> pulled;
+            for (entry& e : timers)
+                if (e.pending && e.link == 0 && tick(e) < cursor + SPAN) pulled.push_back(&e);
+            std::sort(pulled.begin(), pulled.end(),
+                      [](const entry* x, const entry* y) { return x->at < y->at; });
+            for (entry* e : pulled) {
+                e->link = ++links;
+                e->pulled = true;
+            }
+        }
+        entry* best = nullptr;
+        std::size_t in_slot = 0;
+        bool tie = false, far_tie = false;
+        for (entry& e : timers) {
+            if (!in_cursor(e)) continue;
+            ++in_slot;
+            if (!best || e.at < best->at) {
+                best = &e;
+                tie = far_tie = false;
+            } else if (e.at == best->at) {
+                tie = true;
+                far_tie = far_tie || e.pulled || best->pulled;
+                if (e.link > best->link) best = &e;
+            }
+        }
+        most_in_slot = std::max(most_in_slot, in_slot);
+        ties += tie;
+        far_ties += far_tie;
+        best->pending = false;
+        return int(best - timers.data());
+    }
+};
+
+struct tie_rig;
+struct tie_timer {
+    tie_rig* rig;
+    int id;
+    model_timer timer = model_timer::bind<tie_timer, &tie_timer::on_timer>(this);
+    tie_timer(tie_rig* r, int i) : rig(r), id(i) {}
+    void on_timer();
+};
+
+/// Timers whose callbacks arm (many into the slot being drained, many at equal times, some at
+/// another pending timer's exact expiry), re-arm earlier, cancel and arm beyond the wheel,
+/// driven by an LCG, for a while, most of them gathering on every 64th tick; every call goes to the
+/// scheduler and to order_model alike. The first quarter of the timers are only ever armed beyond
+/// the wheel (a near arm would soon pull them back), so near ones can tie with them once they are
+/// pulled; after that only they are left, and the cursor jumps onto ticks that several of them
+/// share.
+struct tie_rig {
+    static constexpr ps_t BEAT = 64 * order_model::TICK;
+    order_model model;
+    std::vector<std::unique_ptr<tie_timer>> timers;
+    std::vector<int> fired, expected;
+    std::uint64_t state = 0x2545F4914F6CDD1Dull;
+    ps_t far_seq = 0;
+    bool exact = true;
+
+    ps_t active;
+
+    tie_rig(int n, ps_t active_for) : model(std::size_t(n)), active(active_for) {
+        for (int i = 0; i < n; ++i) timers.push_back(std::make_unique<tie_timer>(this, i));
+    }
+    std::uint64_t draw(std::uint64_t n) {
+        state = state * 6364136223846793005ull + 1442695040888963407ull;
+        return (state >> 33) % n;
+    }
+    int any() { return int(draw(timers.size())); }
+    int far_only() const { return int(timers.size() / 4); }
+    int any_near() { return far_only() + int(draw(timers.size() - std::size_t(far_only()))); }
+    void arm(int id, ps_t at) {
+        timers[std::size_t(id)]->timer.arm_at(at);
+        model.arm(id, at);
+    }
+    void cancel(int id) {
+        timers[std::size_t(id)]->timer.cancel();
+        model.cancel(id);
+    }
+    /// Just beyond the wheel's span, each at its own time (3 ps apart: many share a tick).
+    void arm_far(int id, ps_t now) { arm(id, now + 16'790'000 + 3 * ++far_seq); }
+    /// The expiry of a timer (from the heap if one is due within 3 ticks) to tie with.
+    ps_t tie_target(ps_t now) {
+        for (int k = 0; k < far_only(); ++k) {
+            const model_timer& t = timers[std::size_t(k)]->timer;
+            if (model.in_wheel(k) && t.expiry() < now + 3 * order_model::TICK) return t.expiry();
+        }
+        const int k = any();
+        if (model.in_wheel(k)) return timers[std::size_t(k)]->timer.expiry();
+        return now + ps_t(draw(4096));
+    }
+    void arm_near(int id, ps_t now) {
+        const ps_t tick_end = now / order_model::TICK * order_model::TICK + order_model::TICK - 1;
+        const ps_t beat = (now / BEAT + 1) * BEAT;  // most timers gather on every 64th tick
+        const std::uint64_t kind = draw(8);
+        if (kind == 0) arm(id, now);
+        if (kind == 1) arm(id, now + ps_t(draw(64)));
+        if (kind == 2) arm(id, std::max(now, tick_end - ps_t(draw(8))));
+        if (kind == 3) arm(id, now + ps_t(draw(3)) * order_model::TICK + ps_t(draw(16)) * 7);
+        if (kind == 4) arm(id, tie_target(now));
+        if (kind == 5) arm(id, beat + ps_t(draw(64)));
+        if (kind == 6) arm(id, beat + ps_t(draw(4096)));
+        if (kind == 7) arm(id, beat + ps_t(draw(32)) * 128);
+    }
+    /// Timer `self` fired at `now`: it re-arms, then makes up to two more calls.
+    void act(int self, ps_t now) {
+        if (now >= active) return;
+        if (self < far_only() || draw(32) == 0)
+            arm_far(self, now);
+        else
+            arm_near(self, now);
+        for (int n = int(draw(3)); n > 0; --n) {
+            const std::uint64_t r = draw(20);
+            if (r < 5)
+                cancel(any_near());
+            else if (r < 6)
+                arm_far(any(), now);
+            else
+                arm_near(any_near(), now);
+        }
+    }
+    void seed() {
+        for (std::size_t i = 0; i < timers.size(); ++i)
+            if (int(i) < far_only())
+                arm_far(int(i), 0);
+            else
+                arm(int(i), ps_t(draw(3 * 4096)));
+    }
+};
+
+void tie_timer::on_timer() {
+    if (now_ps() != timer.expiry()) rig->exact = false;
+    rig->fired.push_back(id);
+    rig->expected.push_back(rig->model.pop());
+    rig->act(id, now_ps());
+}
+
+/// Runs the rig to its end; the scheduler's firing order must equal the model's.
+void run_tie_rig(int timers, ps_t active, bool run_ahead, std::size_t crowd, int ties,
+                 int far_ties) {
+    tie_rig rig(timers, active);
+    rig.seed();
+    if (run_ahead) scheduler::instance().run_ahead_until(1'000'000'000'000);
+    sc_core::sc_start(sc_core::sc_time(1, sc_core::SC_SEC));
+    CHECK(rig.exact);
+    CHECK(scheduler::instance().pending_timers() == 0);
+    CHECK(std::none_of(rig.model.timers.begin(), rig.model.timers.end(),
+                       [](const order_model::entry& e) { return e.pending; }));
+    REQUIRE(rig.fired.size() == rig.expected.size());
+    std::size_t same = 0;
+    while (same < rig.fired.size() && rig.fired[same] == rig.expected[same]) ++same;
+    INFO("first difference at firing " << same << " of " << rig.fired.size());
+    CHECK(same == rig.fired.size());
+    // The rig made what it is for: crowded slots, ties, ties with timers from the heap.
+    INFO("most timers in the cursor's tick " << rig.model.most_in_slot << ", ties "
+                                             << rig.model.ties << ", with heap timers "
+                                             << rig.model.far_ties);
+    CHECK(rig.model.most_in_slot >= crowd);
+    CHECK(rig.model.ties >= ties);
+    CHECK(rig.model.far_ties >= far_ties);
+}
+
 struct recorder {
     std::vector<ps_t> at;
     model_timer timer = model_timer::bind<recorder, &recorder::on_timer>(this);
@@ -210,4 +413,19 @@ TEST_CASE("scheduler: audit finds a timer armed in the past, which would fire la
     const std::string why = s.audit();
     CHECK(why.find("a timer due at 1000000 ps") == 0);
 #endif
+}
+
+TEST_CASE("scheduler: a crowded slot fires by expiry, equal expiries the latest linked first",
+          "[core][scheduler]") {
+    run_tie_rig(400, 20'000'000, false, 100, 10'000, 100);
+}
+
+TEST_CASE("scheduler: a few timers per slot fire by expiry, ties to the latest linked",
+          "[core][scheduler]") {
+    run_tie_rig(12, 400'000'000, false, 4, 1'000, 20);
+}
+
+TEST_CASE("scheduler: crowded slots fire in the same order when running ahead",
+          "[core][scheduler]") {
+    run_tie_rig(400, 20'000'000, true, 100, 10'000, 100);
 }

@@ -22,9 +22,100 @@ scheduler::scheduler(const sc_core::sc_module_name& name)
     m_far.reserve(256);
 }
 
-void scheduler::insert_far(model_timer& t) {
-    m_far.push_back({t.m_at, &t});
-    std::push_heap(m_far.begin(), m_far.end());
+void scheduler::insert_slow(model_timer& t) {
+    const std::uint64_t tick = t.m_at >> TICK_BITS;
+    if (tick != m_cursor) {
+        sc_assert(tick >= m_cursor + SLOTS);  // arms are at >= now, never before the cursor
+        m_far.push_back({t.m_at, &t});
+        std::push_heap(m_far.begin(), m_far.end());
+        return;
+    }
+    if (!m_cursor_sorted) {
+        link(t);
+        return;
+    }
+    // Before the first timer of the same or a later expiry: the order a push at the head
+    // gives (the latest link first among equals), and the slot stays sorted.
+    const std::uint64_t slot = m_cursor & MASK;
+    model_timer** pos = &m_slot[slot];
+    while (*pos && (*pos)->m_at < t.m_at) pos = &(*pos)->m_next;
+    t.m_next = *pos;
+    if (t.m_next) t.m_next->m_pprev = &t.m_next;
+    t.m_pprev = pos;
+    *pos = &t;
+    m_occupied[slot >> 6] |= std::uint64_t(1) << (slot & 63);
+    ++m_in_wheel;
+}
+
+void scheduler::sort_slot(model_timer*& head) {
+    // Insertion sort, each timer after the equal ones before it in list order; a timer not
+    // before the last one sorted is appended, so a slot in or against time order (arms
+    // usually follow time) costs O(1) per timer. Past SHORT timers, a bucket sort takes the
+    // sorted part and the rest, in list order still among equal expiries.
+    constexpr std::size_t SHORT = 16;
+    model_timer* list = head;
+    model_timer* last = head;
+    model_timer* p = head->m_next;
+    for (std::size_t n = 1; p; ++n) {
+        if (n == SHORT) {
+            last->m_next = p;
+            bucket_sort(list);
+            break;
+        }
+        model_timer* const next = p->m_next;
+        if (p->m_at >= last->m_at) {
+            last->m_next = p;
+            last = p;
+        } else {
+            model_timer** pos = &list;
+            while ((*pos)->m_at <= p->m_at) pos = &(*pos)->m_next;
+            p->m_next = *pos;
+            *pos = p;
+        }
+        p = next;
+    }
+    if (!p) last->m_next = nullptr;
+    head = list;
+    model_timer** pprev = &head;
+    for (model_timer* q = list; q; q = q->m_next) {
+        q->m_pprev = pprev;
+        pprev = &q->m_next;
+    }
+}
+
+void scheduler::bucket_sort(model_timer*& list) {
+    // All share the tick: 64 buckets by the top bits of the offset within it (64 ps each),
+    // each sorted by insertion as above (in list order, so stable), then joined in order.
+    constexpr unsigned BUCKET_BITS = 6;
+    constexpr unsigned SHIFT = TICK_BITS - BUCKET_BITS;
+    constexpr std::size_t BUCKETS = std::size_t(1) << BUCKET_BITS;
+    static_assert(BUCKETS == 64);  // `used` is one word
+    model_timer* first[BUCKETS];
+    model_timer* last[BUCKETS];
+    std::uint64_t used = 0;
+    for (model_timer *p = list, *next; p; p = next) {
+        next = p->m_next;
+        const std::size_t b = (p->m_at >> SHIFT) & (BUCKETS - 1);
+        if (!(used & (std::uint64_t(1) << b))) {
+            used |= std::uint64_t(1) << b;
+            first[b] = last[b] = p;
+        } else if (p->m_at >= last[b]->m_at) {
+            last[b]->m_next = p;
+            last[b] = p;
+        } else {
+            model_timer** pos = &first[b];
+            while ((*pos)->m_at <= p->m_at) pos = &(*pos)->m_next;
+            p->m_next = *pos;
+            *pos = p;
+        }
+    }
+    model_timer** out = &list;
+    for (; used; used &= used - 1) {
+        const auto b = static_cast<std::size_t>(__builtin_ctzll(used));
+        *out = first[b];
+        out = &last[b]->m_next;
+    }
+    *out = nullptr;
 }
 
 void scheduler::wake_for(const model_timer& t) {
@@ -73,7 +164,17 @@ model_timer* scheduler::advance(ps_t horizon) {
         link(t);
         drop_stale_far();
     }
+    m_cursor_sorted = false;
     return m_slot[m_cursor & MASK];
+}
+
+model_timer* scheduler::crowded_head() {
+    model_timer*& head = m_slot[m_cursor & MASK];
+    if (!m_cursor_sorted) {
+        sort_slot(head);
+        m_cursor_sorted = true;
+    }
+    return head;
 }
 
 ps_t scheduler::next_expiry() {
