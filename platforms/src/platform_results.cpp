@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
+#include <functional>
 #include <initializer_list>
 #include <limits>
 #include <sstream>
@@ -17,6 +18,7 @@
 #include "fabricsim/core/frame_pool.h"
 #include "fabricsim/core/kernel.h"
 #include "fabricsim/core/scheduler.h"
+#include "fabricsim/platforms/json_table.h"
 #include "fabricsim/platforms/platform.h"
 
 namespace fabricsim::platforms {
@@ -217,6 +219,105 @@ std::uint64_t report_devices(const std::vector<std::unique_ptr<sw::switch_device
     s["hosts"] = std::move(host_json);
     s["links"] = std::move(link_json);
     return hops;
+}
+
+}  // namespace
+
+/// Per-device and per-flow statistics of a run whose detail goes to CSV (results.detail).
+struct platform::detail_tables {
+    json_table ports{{"switch", "port"}};
+    json_table queues{{"switch", "port", "queue"}};
+    json_table pgs{{"switch", "port", "pg"}};
+    json_table nics{{"nic"}};
+    json_table hosts{{"host"}};
+    json_table links{{"link", "direction"}};
+    json_table flows{{"id", "src", "dst"}};
+    /// File name and table, in the order they are written and listed.
+    std::vector<std::pair<const char*, const json_table*>> files() const {
+        return {{"switch_ports.csv", &ports}, {"switch_queues.csv", &queues},
+                {"switch_pgs.csv", &pgs},     {"nics.csv", &nics},
+                {"hosts.csv", &hosts},        {"links.csv", &links},
+                {"summary_flows.csv", &flows}};
+    }
+};
+
+namespace {
+
+/// report_devices for results.detail: csv. Switches keep their switch-wide figures in `s`; their
+/// ports, queues and PGs, the NICs, hosts and link directions become rows of `t`. Returns the
+/// frame-hops.
+std::uint64_t report_device_tables(const std::vector<std::unique_ptr<sw::switch_device>>& switches,
+                                   const std::vector<std::unique_ptr<nic::nic_device>>& nics,
+                                   const std::vector<std::unique_ptr<host::host>>& hosts,
+                                   const std::vector<std::unique_ptr<phy::link>>& links, json& s,
+                                   platform::detail_tables& t,
+                                   const std::function<json(const nic::nic_device&)>& nic_profile) {
+    json sw_json = json::object();
+    for (const auto& sw : switches) {
+        json j;
+        sw->report_stats(j);
+        const json name = sw->basename();
+        for (const json& p : j["ports"]) {
+            for (const json& q : p["queues"])
+                t.queues.add({name, p["port"], q["queue"]}, q, {"queue"});
+            for (const json& g : p["ingress_pgs"]) t.pgs.add({name, p["port"], g["pg"]}, g, {"pg"});
+            t.ports.add({name, p["port"]}, p, {"port", "queues", "ingress_pgs"});
+        }
+        j["ports"] = j["ports"].size();  // the count; the ports are rows of switch_ports.csv
+        sw_json[sw->basename()] = std::move(j);
+    }
+    for (const auto& n : nics) {
+        json j;
+        n->report_stats(j);
+        if (json profile = nic_profile(*n); !profile.is_null()) j["profile"] = std::move(profile);
+        t.nics.add({n->basename()}, j);
+    }
+    for (const auto& h : hosts) {
+        h->export_flow_results();
+        json j;
+        h->report_stats(j);
+        t.hosts.add({h->basename()}, j);
+    }
+    std::uint64_t hops = 0;
+    for_each_direction(links, [&](const phy::link& l, const phy::link_direction& d) {
+        hops += d.get_stats().frames - d.get_stats().drops.total() - d.frames_held();
+        json j;
+        d.report_stats(j);
+        t.links.add({l.basename(), d.basename()}, j);
+    });
+    s["switches"] = std::move(sw_json);
+    return hops;
+}
+
+/// The summary's part of the detail tables: each one's aggregate, the busiest rows, the files.
+void summarise_tables(const platform::detail_tables& t, std::size_t n, json& s) {
+    json agg = json::object(), files = json::array();
+    for (const auto& [file, table] : t.files()) {
+        if (table->rows() == 0) continue;
+        std::string key = file;
+        key.resize(key.size() - 4);  // without ".csv"
+        if (key == "summary_flows") key = "flows";
+        agg[key] = table->aggregate();
+        files.push_back(file);
+    }
+    json top = json::object();
+    auto add = [&](const char* key, const json_table& table, const char* column,
+                   const std::vector<std::string>& also) {
+        if (json rows = table.top(column, n, also); !rows.empty()) top[key] = std::move(rows);
+    };
+    const std::vector<std::string> port_cols = {"tx_frames", "queue_peak_cell_bytes",
+                                                "drops.total"};
+    add("switch_ports_by_queue_peak_cell_bytes", t.ports, "queue_peak_cell_bytes", port_cols);
+    add("switch_ports_by_drops", t.ports, "drops.total", port_cols);
+    add("links_by_utilization", t.links, "utilization", {"frames", "drops.total"});
+    add("links_by_drops", t.links, "drops.total", {"frames", "utilization"});
+    add("nics_by_drops", t.nics, "drops.total", {"tx_frames", "rx_frames"});
+    add("flows_by_latency_max_us", t.flows, "latency_max_us", {"delivered_frames"});
+    add("flows_by_fct_us", t.flows, "fct_us", {"size_bytes"});
+    s["detail"] = "csv";
+    s["detail_files"] = std::move(files);
+    s["aggregate"] = std::move(agg);
+    s["top"] = std::move(top);
 }
 
 json frames_json(const frame_totals& t) {
@@ -689,13 +790,26 @@ nlohmann::json platform::summary(double wall_seconds, double cpu_seconds) const 
     s["scenario"] = m_sc.name;
     s["seed"] = m_sc.seed;
     s["sim_time_s"] = seconds(now_ps());
-    const std::uint64_t hops = report_devices(m_switches, m_nics, m_hosts, m_links, s);
-    if (m_sc.has_profiles()) {  // only then, so that summaries without profiles stay as they were
+    const bool csv_detail = m_sc.detail_in_csv();
+    if (csv_detail) m_detail = std::make_shared<detail_tables>();
+    // Profiles only when the scenario has them, so that summaries without stay as they were.
+    const auto nic_profile = [this](const nic::nic_device& n) -> json {
+        if (!m_sc.has_profiles()) return nullptr;
+        std::string host = n.basename();
+        host.resize(host.size() - 4);  // "<host>_nic"
+        return m_sc.profile_name_of(static_cast<std::uint32_t>(m_sc.topo.find(host)), false);
+    };
+    const std::uint64_t hops = csv_detail ? report_device_tables(m_switches, m_nics, m_hosts,
+                                                                 m_links, s, *m_detail, nic_profile)
+                                          : report_devices(m_switches, m_nics, m_hosts, m_links, s);
+    if (m_sc.has_profiles()) {
         for (const auto& sw : m_switches)
             s["switches"][sw->basename()]["profile"] = m_sc.profile_name_of(
                 static_cast<std::uint32_t>(m_sc.topo.find(sw->basename())), true);
-        for (const std::uint32_t h : m_sc.topo.hosts())
-            s["nics"][m_sc.topo.nodes[h].name + "_nic"]["profile"] = m_sc.profile_name_of(h, false);
+        if (!csv_detail)
+            for (const std::uint32_t h : m_sc.topo.hosts())
+                s["nics"][m_sc.topo.nodes[h].name + "_nic"]["profile"] =
+                    m_sc.profile_name_of(h, false);
     }
     frame_totals totals;
     add_device_totals(m_switches, m_nics, m_hosts, m_links, totals);
@@ -712,7 +826,13 @@ nlohmann::json platform::summary(double wall_seconds, double cpu_seconds) const 
     if (json f = fct_json(); !f.is_null()) s["fct"] = std::move(f);
     if (!m_incast.empty()) s["incast"] = incast_json(m_incast, m_sc.topo);
     if (!m_message_workloads.empty()) s["messages"] = messages_json(m_message_workloads);
-    s["flows"] = flows_json(m_flows, m_sc.topo);
+    if (csv_detail) {
+        for (const json& f : flows_json(m_flows, m_sc.topo))
+            m_detail->flows.add({f["id"], f["src"], f["dst"]}, f, {"id", "src", "dst"});
+        summarise_tables(*m_detail, m_sc.top_n, s);
+    } else {
+        s["flows"] = flows_json(m_flows, m_sc.topo);
+    }
     s["config"] = echo_json(scenario_schema(), m_sc.echo);
     s["host_perf"] = host_perf_json(wall_seconds, cpu_seconds, hops);
     return s;
@@ -764,6 +884,12 @@ nlohmann::json platform::fct_json() const {
     for (std::size_t i = 0; i < SIZE_BINS; ++i)
         if (count[i]) bins.push_back(bin_json(i));
     return {{"all", bin_json(ALL_BIN)}, {"by_size", std::move(bins)}};
+}
+
+void platform::write_detail_csv(const std::string& out_dir) const {
+    if (!m_detail) return;
+    for (const auto& [file, table] : m_detail->files())
+        if (table->rows()) table->write(out_dir + "/" + file);
 }
 
 void platform::write_flows_csv(const std::string& path) const {

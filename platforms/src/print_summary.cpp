@@ -73,8 +73,9 @@ void print_summary(const nlohmann::json& s, std::ostream& os) {
         os << line;
         for (const auto& [swn, sw] : s["switches"].items()) {
             std::uint64_t d = 0;
-            for (const auto& p : sw["ports"])
-                for (const auto& [k, v] : p["drops"].items()) d += v.get<std::uint64_t>();
+            if (sw["ports"].is_array())  // else results.detail: csv, ports in switch_ports.csv
+                for (const auto& p : sw["ports"])
+                    for (const auto& [k, v] : p["drops"].items()) d += v.get<std::uint64_t>();
             std::snprintf(line, sizeof line, "  %-14s %-20s %14llu %12llu\n", swn.c_str(),
                           sw["profile"].get<std::string>().c_str(),
                           (unsigned long long)sw["buffer_bytes"].get<std::uint64_t>(),
@@ -89,8 +90,16 @@ void print_summary(const nlohmann::json& s, std::ostream& os) {
         std::uint64_t drops;
     };
     std::vector<port_row> ports;
+    if (const auto top = s.find("top"); top != s.end()) {  // results.detail: csv
+        for (const auto& p :
+             top->value("switch_ports_by_queue_peak_cell_bytes", nlohmann::json::array()))
+            ports.push_back(
+                {p["switch"].get<std::string>() + ":" + std::to_string(p["port"].get<int>()),
+                 p["queue_peak_cell_bytes"].get<double>(), p["tx_frames"].get<double>(),
+                 p["drops.total"].get<std::uint64_t>()});
+    }
     for (const auto& [swn, sw] : s["switches"].items())
-        for (const auto& p : sw["ports"]) {
+        for (const auto& p : sw["ports"].is_array() ? sw["ports"] : nlohmann::json::array()) {
             std::uint64_t d = 0;
             for (const auto& [k, v] : p["drops"].items()) d += v.get<std::uint64_t>();
             ports.push_back({swn + ":" + std::to_string(p["port"].get<int>()),
@@ -108,22 +117,28 @@ void print_summary(const nlohmann::json& s, std::ostream& os) {
                       ports[i].peak, ports[i].tx, (unsigned long long)ports[i].drops);
         os << line;
     }
-    const auto& flows = s["flows"];
-    os << "\n  flows (" << flows.size() << ")\n";
-    std::snprintf(line, sizeof line, "  %-5s %-8s %-8s %12s %12s %12s\n", "id", "src", "dst",
-                  "sent", "delivered", "mean lat us");
-    os << line;
-    for (std::size_t i = 0; i < std::min<std::size_t>(8, flows.size()); ++i) {
-        const auto& f = flows[i];
-        std::snprintf(line, sizeof line, "  %-5d %-8s %-8s %12llu %12llu %12.2f\n",
-                      f["id"].get<int>(), f["src"].get<std::string>().c_str(),
-                      f["dst"].get<std::string>().c_str(),
-                      (unsigned long long)f["sent_frames"].get<std::uint64_t>(),
-                      (unsigned long long)f["delivered_frames"].get<std::uint64_t>(),
-                      f["latency_mean_us"].get<double>());
+    if (const auto agg = s.find("aggregate"); agg != s.end()) {  // results.detail: csv
+        const auto f = agg->find("flows");
+        os << "\n  flows (" << (f == agg->end() ? 0 : (*f)["count"].get<std::uint64_t>())
+           << "): per-flow detail in flows.csv and summary_flows.csv\n";
+    } else {
+        const auto& flows = s["flows"];
+        os << "\n  flows (" << flows.size() << ")\n";
+        std::snprintf(line, sizeof line, "  %-5s %-8s %-8s %12s %12s %12s\n", "id", "src", "dst",
+                      "sent", "delivered", "mean lat us");
         os << line;
+        for (std::size_t i = 0; i < std::min<std::size_t>(8, flows.size()); ++i) {
+            const auto& f = flows[i];
+            std::snprintf(line, sizeof line, "  %-5d %-8s %-8s %12llu %12llu %12.2f\n",
+                          f["id"].get<int>(), f["src"].get<std::string>().c_str(),
+                          f["dst"].get<std::string>().c_str(),
+                          (unsigned long long)f["sent_frames"].get<std::uint64_t>(),
+                          (unsigned long long)f["delivered_frames"].get<std::uint64_t>(),
+                          f["latency_mean_us"].get<double>());
+            os << line;
+        }
+        if (flows.size() > 8) os << "  ... " << flows.size() - 8 << " more in flows.csv\n";
     }
-    if (flows.size() > 8) os << "  ... " << flows.size() - 8 << " more in flows.csv\n";
 
     if (s.contains("tcp")) {
         const auto& t = s["tcp"];

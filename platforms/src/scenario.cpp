@@ -963,6 +963,19 @@ const param_table<scenario>& scenario_params() {
             .min = 1048576;  // below 1 MiB even a short run's tables would not fit
         t.add("results.flows_csv", value_kind::BOOL, "true", "Write flows.csv",
               &scenario::flows_csv);
+        t.choice<scenario::detail_mode>(
+            "results.detail", "auto",
+            "Per-device and per-flow statistics: in summary.json (summary), or in CSV tables "
+            "with aggregates and the top-N in the summary (csv); auto = csv above 1024 hosts",
+            {{"auto", scenario::detail_mode::AUTO},
+             {"summary", scenario::detail_mode::SUMMARY},
+             {"csv", scenario::detail_mode::CSV}},
+            &scenario::detail);
+        auto& top_n = t.add("results.top_n", value_kind::INT, "10",
+                            "Rows of each top-N list in summary.json with results.detail: csv",
+                            &scenario::top_n);
+        top_n.min = 1;
+        top_n.max = 100000;
         // Read by the Python front end, which converts the tables after the run.
         t.add("results.format", value_kind::CHOICE, "csv",
               "Tables as csv, or parquet (converted from CSV by the Python front end after the "

@@ -41,15 +41,23 @@ def summary_metrics(summary):
     for i, g in enumerate(groups):  # partition/aggregate groups: QCT percentiles, timeouts
         _flatten(g, "incast." if len(groups) == 1 else f"incast[{i}].", m)
     switches = summary.get("switches") or {}
-    ports = [p for sw in switches.values() for p in sw.get("ports", [])]
+    agg = summary.get("aggregate") or {}  # results.detail: csv: the ports and flows are in CSVs
+    ports = [p for sw in switches.values() for p in (sw.get("ports") if isinstance(sw.get("ports"), list) else [])]
     if switches:
         m["switch.buffer_peak_cell_bytes"] = max(sw.get("buffer_peak_cell_bytes", 0) for sw in switches.values())
-        m["switch.queue_peak_cell_bytes"] = max((p.get("queue_peak_cell_bytes", 0) for p in ports), default=0)
-        m["switch.ce_marked"] = sum(p.get("ce_marked", 0) for p in ports)
+        if "switch_ports" in agg:
+            m["switch.queue_peak_cell_bytes"] = agg["switch_ports"]["max"].get("queue_peak_cell_bytes", 0)
+            m["switch.ce_marked"] = agg["switch_ports"]["sum"].get("ce_marked", 0)
+        else:
+            m["switch.queue_peak_cell_bytes"] = max((p.get("queue_peak_cell_bytes", 0) for p in ports), default=0)
+            m["switch.ce_marked"] = sum(p.get("ce_marked", 0) for p in ports)
     flows = summary.get("flows") or []
     if flows:
         m["flows.ce_frames"] = sum(f.get("ce_frames", 0) for f in flows)
         m["flows.latency_max_us"] = max(f.get("latency_max_us", 0) for f in flows)
+    elif agg.get("flows", {}).get("count"):
+        m["flows.ce_frames"] = agg["flows"]["sum"].get("ce_frames", 0)
+        m["flows.latency_max_us"] = agg["flows"]["max"].get("latency_max_us", 0)
     return m
 
 
@@ -186,6 +194,11 @@ class Result:
 
     def _switch_table(self, key):
         import pandas as pd
+        if self.summary.get("detail") == "csv":  # switch_ports.csv / switch_queues.csv
+            t = self._csv(f"switch_{key}.csv").copy()
+            if "drops.total" in t:
+                t.insert(2 if key == "ports" else 3, "drops", t.pop("drops.total"))
+            return t
         rows = []
         for sw_name, sw in (self.summary.get("switches") or {}).items():
             for p in sw.get("ports", []):
@@ -241,6 +254,9 @@ class Result:
             import pandas as pd
             rows = []
             s = self.summary
+            if s.get("detail") == "csv":
+                self._cache["drops"] = self._drops_from_tables()
+                return self._cache["drops"]
             for sw_name, sw in (s.get("switches") or {}).items():
                 for p in sw.get("ports", []):
                     left = dict(p.get("drops", {}))
@@ -262,6 +278,36 @@ class Result:
                         rows.append(("link", link, 0, -1, cause, n))
             self._cache["drops"] = pd.DataFrame(rows, columns=["kind", "node", "port", "queue", "cause", "frames"])
         return self._cache["drops"]
+
+    def _drops_from_tables(self):
+        """drops for results.detail: csv, from switch_ports/queues.csv, nics.csv and links.csv."""
+        import pandas as pd
+        rows = []
+
+        def causes(t):
+            return [c for c in t.columns if c.startswith("drops.") and c != "drops.total"]
+        ports, queues = self._csv("switch_ports.csv"), self._csv("switch_queues.csv")
+        per_queue = {}
+        for _, r in queues.iterrows():
+            for c in causes(queues):
+                n = int(r[c])
+                if n:
+                    at = (r["switch"], int(r["port"]), c)
+                    rows.append(("switch", at[0], at[1], int(r["queue"]), c[6:], n))
+                    per_queue[at] = per_queue.get(at, 0) + n
+        for _, r in ports.iterrows():
+            for c in causes(ports):
+                n = int(r[c]) - per_queue.get((r["switch"], int(r["port"]), c), 0)
+                if n > 0:
+                    rows.append(("switch", r["switch"], int(r["port"]), -1, c[6:], n))
+        for kind, name, table, key in (("nic", "nic", "nics.csv", None), ("link", "link", "links.csv", "direction")):
+            t = self._csv(table)
+            for _, r in t.iterrows():
+                for c in causes(t):
+                    if int(r[c]):
+                        node = r[name] if key is None else f"{r[name]}.{r[key]}"
+                        rows.append((kind, node, 0, -1, c[6:], int(r[c])))
+        return pd.DataFrame(rows, columns=["kind", "node", "port", "queue", "cause", "frames"])
 
 
 def load_result(path):

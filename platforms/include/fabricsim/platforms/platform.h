@@ -55,6 +55,10 @@ public:
     /// Frames put on all wires so far (for the progress line).
     std::uint64_t frames_on_wires() const;
     void write_flows_csv(const std::string& path) const;
+    /// With results.detail: csv, the per-device and per-flow tables that summary() filled
+    /// (switch_ports.csv, nics.csv, links.csv, ...) into `out_dir`; nothing otherwise.
+    void write_detail_csv(const std::string& out_dir) const;
+    struct detail_tables;
     /// queries.csv: one row per partition/aggregate query (start, QCT, timeouts).
     void write_queries_csv(const std::string& path) const;
     /// messages.csv: one row per message of the workloads over persistent connections.
@@ -108,6 +112,7 @@ private:
     std::string m_row;                                  ///< one time-series row, reused
     std::vector<const nic::nic_device*> m_series_nics;  ///< NICs with time-series columns
     sc_core::sc_event m_sample_tick{"sample_tick"};
+    mutable std::shared_ptr<detail_tables> m_detail;  ///< results.detail: csv, from summary()
 };
 
 /// How a run is carried out; nothing here changes its results.

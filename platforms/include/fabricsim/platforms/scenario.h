@@ -56,6 +56,16 @@ struct scenario {
     ps_t sample_interval = 0;
     bool per_queue_series = true;
     bool flows_csv = true;
+    /// results.detail: per-device and per-flow statistics in summary.json, or in CSV tables with
+    /// aggregates and the top-N in the summary (auto: CSV above AUTO_CSV_DETAIL_HOSTS hosts).
+    enum class detail_mode { AUTO, SUMMARY, CSV };
+    static constexpr std::size_t AUTO_CSV_DETAIL_HOSTS = 1024;
+    detail_mode detail = detail_mode::AUTO;
+    std::uint32_t top_n = 10;  ///< rows of each top-N list (results.top_n)
+    bool detail_in_csv() const {
+        return detail == detail_mode::CSV ||
+               (detail == detail_mode::AUTO && topo.hosts().size() > AUTO_CSV_DETAIL_HOSTS);
+    }
     std::vector<pcap_request> pcap;
     pcap_options pcap_bounds;            ///< snap length, time window and size cap of each pcap
     std::uint64_t max_output_bytes = 0;  ///< refuse a run whose results would exceed this
