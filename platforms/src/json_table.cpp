@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cstdio>
 #include <utility>
 
 #include "fabricsim/core/csv.h"
@@ -62,32 +63,55 @@ void json_table::cell(row& r, const std::string& name, const json& v) {
     r.values.push_back(value);
 }
 
-void json_table::flatten(row& r, const std::string& prefix, const json& v) {
-    const auto name = [&prefix](const std::string& key) {
-        return prefix.empty() ? key : prefix + "." + key;
+void json_table::flatten(row& r, std::string& path, const json& v) {
+    // `path` is one buffer extended and cut back, not a string per cell (10^6 cells at 10k hosts).
+    const std::size_t len = path.size();
+    const auto enter = [&path, len](std::string_view key) {
+        path.resize(len);
+        if (len) path += '.';
+        path += key;
     };
     if (v.is_object()) {
-        for (const auto& [key, item] : v.items()) flatten(r, name(key), item);
-        if (prefix == "drops" ||
-            (prefix.size() > 6 && prefix.compare(prefix.size() - 6, 6, ".drops") == 0)) {
-            std::uint64_t total = 0;
-            for (const auto& [key, item] : v.items())
-                if (is_count(item)) total += item.get<std::uint64_t>();
-            cell(r, name("total"), total);
+        const bool drops = path == "drops" || (len > 6 && path.compare(len - 6, 6, ".drops") == 0);
+        std::uint64_t total = 0;
+        for (const auto& [key, item] : v.items()) {
+            enter(key);
+            flatten(r, path, item);
+            if (drops && is_count(item)) total += item.get<std::uint64_t>();
+        }
+        if (drops) {
+            enter("total");
+            cell(r, path, total);
         }
     } else if (v.is_array()) {
-        for (std::size_t i = 0; i < v.size(); ++i) flatten(r, name(std::to_string(i)), v[i]);
+        char index[24];
+        for (std::size_t i = 0; i < v.size(); ++i) {
+            const int n = std::snprintf(index, sizeof index, "%zu", i);
+            enter(std::string_view(index, std::size_t(n)));
+            flatten(r, path, v[i]);
+        }
     } else {
-        cell(r, prefix, v);
+        cell(r, path, v);
     }
+    path.resize(len);
 }
 
 void json_table::add(const std::vector<json>& keys, const json& stats,
                      const std::vector<std::string_view>& skip) {
     row r;
     r.keys = keys;
-    for (const auto& [key, item] : stats.items())
-        if (std::find(skip.begin(), skip.end(), key) == skip.end()) flatten(r, key, item);
+    if (!m_rows.empty()) {  // rows of a table are alike: one allocation each, not a growth series
+        r.columns.reserve(m_rows.back().columns.size());
+        r.values.reserve(m_rows.back().values.size());
+        r.text.reserve(m_rows.back().text.size());
+    }
+    std::string path;
+    path.reserve(64);
+    for (const auto& [key, item] : stats.items()) {
+        if (std::find(skip.begin(), skip.end(), key) != skip.end()) continue;
+        path = key;
+        flatten(r, path, item);
+    }
     m_rows.push_back(std::move(r));
 }
 

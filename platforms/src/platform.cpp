@@ -471,7 +471,10 @@ run_result run_scenario(const scenario& sc, const std::string& out_dir, const ru
         prepare_results_folder(out_dir, opt.overwrite);
         write_file(out_dir + "/config.yaml", echo_yaml(scenario_schema(), sc.echo) + "\n");
     }
+    const auto e0 = std::chrono::steady_clock::now();
     auto top = std::make_unique<platform>("top", sc, out_dir);
+    const double elaboration =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - e0).count();
     scheduler& sched = scheduler::instance();
     if (opt.run_ahead) sched.run_ahead_until(sc.duration);
     const stop_signals signals;
@@ -504,6 +507,7 @@ run_result run_scenario(const scenario& sc, const std::string& out_dir, const ru
     run_result r;
     r.out_dir = out_dir;
     r.summary = top->summary(wall, cpu);
+    r.summary["host_perf"]["elaboration_s"] = elaboration;
     const bool complete = now_ps() >= sc.duration;
     r.summary["complete"] = complete;
     if (!complete) {

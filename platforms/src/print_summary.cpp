@@ -27,6 +27,7 @@ void print_summary(const nlohmann::json& s, std::ostream& os) {
     if (s.contains("stop_reason"))
         sim += " (stopped early by " + s["stop_reason"].get<std::string>() + ")";
     row("simulated time", sim);
+    row("elaboration", num(s["host_perf"].value("elaboration_s", 0.0), "%.3f s"));
     row("wall time", num(s["host_perf"]["wall_time_s"].get<double>(), "%.3f s"));
     row("frame-hops / wall second",
         num(s["host_perf"]["frame_hops_per_s"].get<double>() / 1e6, "%.2f M"));

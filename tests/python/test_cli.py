@@ -40,6 +40,7 @@ def test_default_scenario_runs_and_writes_results(sim, scenarios, tmp_path):
     assert max(int(r.split(",")[1]) for r in ts[1:]) > 100_000
     perf = s["host_perf"]
     assert 0 < perf["cpu_time_s"] <= perf["wall_time_s"] * 1.01
+    assert 0 < perf["elaboration_s"] < 60  # building the platform, before the first slice
     assert perf["frame_hops_per_cpu_s"] == pytest.approx(s["kernel"]["frame_hops"] / perf["cpu_time_s"])
 
 

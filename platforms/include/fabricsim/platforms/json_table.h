@@ -55,7 +55,7 @@ private:
     std::uint32_t column(const std::string& name);
     static std::string_view cell_text(const row& r, std::size_t i);
     nlohmann::json value_of(const row& r, const std::string& column) const;
-    void flatten(row& r, const std::string& prefix, const nlohmann::json& v);
+    void flatten(row& r, std::string& path, const nlohmann::json& v);
     void cell(row& r, const std::string& name, const nlohmann::json& v);
 
     std::vector<std::string> m_keys;
