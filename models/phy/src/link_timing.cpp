@@ -75,8 +75,11 @@ void link_config::validate(const std::string& key) const {
 
 link_timing::link_timing(const link_config& cfg, std::uint64_t seed, const std::string& name,
                          unsigned direction)
-    : m_cfg(cfg), m_serialize(cfg.rate_bps), m_rng(seed, name) {
-    if (cfg.ber > 0) m_log1m_ber = std::log1p(-cfg.ber);
+    : m_cfg(cfg), m_serialize(cfg.rate_bps) {
+    if (cfg.ber > 0) {
+        m_log1m_ber = std::log1p(-cfg.ber);
+        m_rng = std::make_unique<rng>(seed, name);
+    }
     for (const rate_step& s : cfg.rate_steps)
         if (s.directions & (1u << direction)) m_steps.push_back(s);
     if (!m_steps.empty()) m_next_step_at = m_steps.front().at;
@@ -114,7 +117,7 @@ tx_result link_timing::transmit_at_rate(frame& f, ps_t start) {
     if (m_cfg.ber > 0) {
         const double bits = 8.0 * f.frame_bytes();
         const double p_bad = -std::expm1(bits * m_log1m_ber);
-        if (m_rng.uniform() < p_bad) f.fcs_error = true;
+        if (m_rng->uniform() < p_bad) f.fcs_error = true;
     }
     return r;
 }

@@ -10,6 +10,7 @@
 /// changes the serialisation rate of the frames that start at or after it; a frame on the wire
 /// at the step finishes at the rate it started with.
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -100,7 +101,8 @@ private:
     std::size_t m_step = 0;          ///< the next one
     ps_t m_next_step_at = ~ps_t(0);  // never
     std::uint32_t m_deliver_after = 0;
-    rng m_rng;
+    /// Only with a bit error rate: an mt19937_64 is 2.5 KB, per direction of every link.
+    std::unique_ptr<rng> m_rng;
     double m_log1m_ber = 0;
 };
 
