@@ -1,9 +1,10 @@
 # ctest install_vp_example: installs this build tree into a fresh prefix (a plain
 # `cmake --install`), then configures, builds and runs examples/vp against it in a fresh build
-# directory, as a virtual platform's own project would; the example is built without LTO, so
-# archives that hold only LTO bytecode fail here. Also: the prefix holds no Python-wheel files,
+# directory, as a virtual platform's own project would; the example is built without LTO and
+# (GCC) without the linker plugin, as clang or another GCC would link, so archives that hold
+# only LTO bytecode fail here. Also: the prefix holds no Python-wheel files,
 # and `vp 1ns` is refused with the time-resolution message.
-foreach(v BUILD_DIR SOURCE_DIR WORK_DIR GENERATOR CXX CONFIG)
+foreach(v BUILD_DIR SOURCE_DIR WORK_DIR GENERATOR CXX CONFIG LINK_FLAGS)
     if(NOT DEFINED ${v})
         message(FATAL_ERROR "vp_example.cmake: -D${v}= missing")
     endif()
@@ -25,7 +26,7 @@ if(EXISTS "${prefix}/fabricsim")
 endif()
 run("${CMAKE_COMMAND}" -S "${SOURCE_DIR}/examples/vp" -B "${WORK_DIR}/build" -G "${GENERATOR}"
     "-DCMAKE_CXX_COMPILER=${CXX}" -DCMAKE_BUILD_TYPE=Debug "-DCMAKE_CXX_FLAGS=-Wall -Wextra -Werror"
-    "-DCMAKE_PREFIX_PATH=${prefix}"
+    "-DCMAKE_EXE_LINKER_FLAGS=${LINK_FLAGS}" "-DCMAKE_PREFIX_PATH=${prefix}"
     -DCMAKE_FIND_USE_PACKAGE_REGISTRY=OFF)
 run("${CMAKE_COMMAND}" --build "${WORK_DIR}/build")
 run("${WORK_DIR}/build/vp")
