@@ -5,6 +5,9 @@
 #define CATCH_CONFIG_RUNNER
 #include <catch2/catch.hpp>
 
+#include <stdexcept>
+#include <string>
+
 #include <systemc>
 
 #include "fabricsim/nic/nic_device.h"
@@ -44,6 +47,18 @@ TEST_CASE("time resolution: sc_time objects built before the models (1 ps defaul
     CHECK(sink.got[0].at == 1'220'800u + 1'000'000u);  // 1518 B at 10G, then 1 us of cable
 }
 
+namespace {
+/// As sc_main_catch.cpp's: any SystemC warning or error fails the test (or is the expected throw).
+void fail_on_report(const sc_core::sc_report& r, const sc_core::sc_actions& actions) {
+    if (r.get_severity() >= sc_core::SC_WARNING)
+        throw std::runtime_error(std::string("SystemC report: ") + r.get_msg_type() + ": " +
+                                 r.get_msg());
+    sc_core::sc_report_handler::default_handler(r, actions);
+}
+}  // namespace
+
 int sc_main(int argc, char* argv[]) {
+    // Unlike sc_main_catch.cpp, no init_kernel_time() here: each case chooses the resolution.
+    sc_core::sc_report_handler::set_handler(fail_on_report);
     return Catch::Session().run(argc, argv);
 }
