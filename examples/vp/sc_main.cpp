@@ -111,7 +111,7 @@ int sc_main(int argc, char* argv[]) {
     sc_core::sc_start();
     bool ok = true;
     for (int n = 0; n < 2; ++n) {
-        std::printf("nic%d: %llu frames sent, %llu delivered (expected %u)\n", n,
+        std::printf("nic%d: %llu frames sent, %llu received (expected %u each)\n", n,
                     static_cast<unsigned long long>(cpu0.tx[n]),
                     static_cast<unsigned long long>(cpu0.rx[n]), FRAMES);
         ok = ok && cpu0.tx[n] == FRAMES && cpu0.rx[n] == FRAMES;
