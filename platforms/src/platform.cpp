@@ -43,6 +43,11 @@ platform::platform(const sc_core::sc_module_name& name, const scenario& sc,
                    const std::string& out_dir)
     : sc_core::sc_module(name), m_sc(sc) {
     SC_HAS_PROCESS(platform);
+    // The blocks built below arm their timers on this platform's scheduler and take their
+    // frames from its pool: a second platform in the process shares neither.
+    m_scheduler = std::make_unique<scheduler>("fabricsim_scheduler");
+    const scheduler::scope use_scheduler(*m_scheduler);
+    const frame_pool::scope use_frames(m_frames);
     for (const auto& f : m_sc.flows) m_flows.add(f);
     build_devices();
     build_links(out_dir);
@@ -466,7 +471,7 @@ void prepare_results_folder(const std::string& dir, bool overwrite) {
 }  // namespace
 
 run_result run_scenario(const scenario& sc, const std::string& out_dir, const run_options& opt) {
-    init_kernel_time();
+    require_ps_time_resolution();
     if (!out_dir.empty()) {
         prepare_results_folder(out_dir, opt.overwrite);
         write_file(out_dir + "/config.yaml", echo_yaml(scenario_schema(), sc.echo) + "\n");
@@ -475,7 +480,7 @@ run_result run_scenario(const scenario& sc, const std::string& out_dir, const ru
     auto top = std::make_unique<platform>("top", sc, out_dir);
     const double elaboration =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - e0).count();
-    scheduler& sched = scheduler::instance();
+    scheduler& sched = top->model_scheduler();
     if (opt.run_ahead) sched.run_ahead_until(sc.duration);
     const stop_signals signals;
     progress_line progress(opt.progress, sc.duration);

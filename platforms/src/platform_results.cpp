@@ -320,13 +320,13 @@ void summarise_tables(const platform::detail_tables& t, std::size_t n, json& s) 
     s["top"] = std::move(top);
 }
 
-json frames_json(const frame_totals& t) {
+json frames_json(const frame_totals& t, const frame_pool& pool) {
     json j = {{"sent", t.sent},
               {"delivered", t.delivered},
               {"dropped", t.drops.total()},
               {"dropped_by_cause", drops_to_json(t.drops)},
               {"in_flight", t.held},
-              {"pool_outstanding", frame_pool::global().outstanding()},
+              {"pool_outstanding", pool.outstanding()},
               {"tcp_acks_sent", t.acks_sent},
               {"conserved", balances(t)}};
     if (t.control_sent) {  // else as before
@@ -336,12 +336,12 @@ json frames_json(const frame_totals& t) {
     return j;
 }
 
-json kernel_json(std::uint64_t hops) {
-    const std::uint64_t acts = counters().activations;
+json kernel_json(const scheduler& sched, std::uint64_t hops) {
+    const std::uint64_t acts = sched.activations();
     return {{"activations", acts},
             {"frame_hops", hops},
             {"activations_per_frame_hop", hops ? double(acts) / double(hops) : 0.0},
-            {"systemc_wakeups", scheduler::instance().kernel_wakeups()}};
+            {"systemc_wakeups", sched.kernel_wakeups()}};
 }
 
 double goodput_bps(const host::flow_table& flows) {
@@ -763,7 +763,7 @@ const char* process_name(host::arrival_process p) {
 }  // namespace
 
 void platform::check_invariants() const {
-    if (const std::string why = scheduler::instance().audit(); !why.empty())
+    if (const std::string why = m_scheduler->audit(); !why.empty())
         throw invariant_violation("the model scheduler", now_ps(), why);
     for (const auto& sw : m_switches) sw->check_invariants();
     frame_totals t;
@@ -777,7 +777,7 @@ void platform::check_invariants() const {
         throw invariant_violation(name(), now_ps(), v.str());
     }
     // Every frame taken from the pool is somewhere in flight: none leaked, none freed twice.
-    if (const std::size_t pooled = frame_pool::global().outstanding(); pooled != t.held)
+    if (const std::size_t pooled = m_frames.outstanding(); pooled != t.held)
         throw invariant_violation(name(), now_ps(),
                                   std::to_string(pooled) + " frames taken from the pool, " +
                                       std::to_string(t.held) + " in flight");
@@ -814,8 +814,8 @@ nlohmann::json platform::summary(double wall_seconds, double cpu_seconds) const 
     frame_totals totals;
     add_device_totals(m_switches, m_nics, m_hosts, m_links, totals);
     add_flow_totals(m_flows, totals);
-    s["frames"] = frames_json(totals);
-    s["kernel"] = kernel_json(hops);
+    s["frames"] = frames_json(totals, m_frames);
+    s["kernel"] = kernel_json(*m_scheduler, hops);
     s["goodput_bps"] = goodput_bps(m_flows);
     s["latency_us"] = latency_json(m_flows);
     if (json p = pcap_json(m_links); !p.empty()) s["pcap"] = std::move(p);

@@ -2,6 +2,8 @@
 
 namespace fabricsim {
 
+frame_pool* frame_pool::s_current = nullptr;
+
 void frame_pool::grow() {
     m_chunks.emplace_back(new frame[m_chunk]);
     frame* c = m_chunks.back().get();
@@ -12,7 +14,7 @@ void frame_pool::grow() {
 }
 
 frame_pool& frame_pool::global() {
-    static frame_pool pool;
+    static frame_pool pool;  // blocks built outside any platform
     return pool;
 }
 

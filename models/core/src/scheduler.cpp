@@ -6,7 +6,10 @@
 
 namespace fabricsim {
 
+// Process-wide on purpose: the default scheduler for blocks built outside any platform, and
+// the scope a platform's constructor sets (elaboration is single-threaded).
 scheduler* scheduler::s_instance = nullptr;
+scheduler* scheduler::s_current = nullptr;
 
 scheduler& scheduler::create() {
     s_instance = new scheduler("fabricsim_scheduler");  // lives as long as the kernel
@@ -15,6 +18,7 @@ scheduler& scheduler::create() {
 
 scheduler::scheduler(const sc_core::sc_module_name& name)
     : sc_core::sc_module(name), m_slot(SLOTS, nullptr), m_occupied(WORDS, 0) {
+    require_ps_time_resolution();
     SC_HAS_PROCESS(scheduler);
     SC_METHOD(run);
     sensitive << m_wake;
@@ -259,6 +263,7 @@ void scheduler::run() {
     while (model_timer* t = pop_due(horizon)) {
         detail::g_model_now = t->m_at;
         count_activation();
+        ++m_activations;
         t->m_fn(t->m_obj);
     }
     detail::g_model_time_ahead = false;

@@ -807,7 +807,7 @@ void nic_device::post_dma(frame& f, ps_t at, std::uint32_t mss) {
     const unsigned r = priority_of(f) % m_dma->config().rings;
     if (!m_dma->post(r, f, mss, at)) {
         m_stats.drops.add(drop_cause::NIC_TX_QUEUE_FULL);
-        frame_pool::global().release(f);
+        m_pool.release(f);
         return;
     }
     if (m_dma->descriptors() > m_stats.tx_queue_peak) m_stats.tx_queue_peak = m_dma->descriptors();
@@ -890,7 +890,7 @@ void nic_device::on_pacer() {
             case pacer_verdict::FIFO_FULL:
                 if (m_dma) m_dma->mac_took(bytes);  // its TX buffer space is free again
                 m_stats.drops.add(drop_cause::PACER_FIFO_FULL);
-                frame_pool::global().release(f);
+                m_pool.release(f);
                 break;
         }
     }
@@ -909,7 +909,7 @@ void nic_device::receive_cnm(frame& f) {
     m_stats.rx_cnms++;
     m_stats.rx_control_frames++;  // a control frame taken in (the run's frame balance)
     m_qcn->on_cnm(now, f.flow_id, f.cnm_fb);
-    frame_pool::global().release(f);
+    m_pool.release(f);
     arm_qcn(now);
 }
 
@@ -1060,7 +1060,7 @@ void nic_device::receive_bcn(frame& f) {
         m_bcn->on_stop(now, f.flow_id, cpid);
     else if (f.bcn_fb != 0)
         m_bcn->on_message(now, f.flow_id, cpid, f.bcn_feedback());
-    frame_pool::global().release(f);
+    m_pool.release(f);
     arm_bcn(now);
 }
 
@@ -1078,12 +1078,12 @@ void nic_device::receive_fera_tag(frame& f) {
     const ps_t now = now_ps();
     m_stats.rx_control_frames++;  // a control frame taken in (the run's frame balance)
     m_fera->on_tag_returned(f.flow_id, f.fera_rate_bps, now);
-    frame_pool::global().release(f);
+    m_pool.release(f);
     if (m_fera_held) arm_fera(now);  // the held frames' gaps follow the new rate
 }
 
 void nic_device::reflect_fera(const frame& f) {
-    frame& t = frame_pool::global().acquire();
+    frame& t = m_pool.acquire();
     t.set_fera_return(f, f.dst_mac);
     t.created = now_ps();
     m_stats.fera_reflected++;
@@ -1377,11 +1377,11 @@ ps_t nic_device::rx_slow(const frame& f, ps_t now) {
 }
 
 frame& nic_device::dma_sink::dma_new_frame() {
-    return frame_pool::global().acquire();
+    return nic.m_pool.acquire();
 }
 
 void nic_device::dma_sink::dma_release(frame& f) {
-    frame_pool::global().release(f);
+    nic.m_pool.release(f);
 }
 
 ps_t nic_config::idle_tx_latency(std::uint32_t l2_bytes) const {
@@ -1426,7 +1426,7 @@ dcqcn_params nic_config::dcqcn_config::params(std::uint64_t line_rate_bps) const
 void nic_device::on_storm() {
     const ps_t now = now_ps();
     if (now >= m_cfg.pfc_storm.stop) return;
-    frame& f = frame_pool::global().acquire();
+    frame& f = m_pool.acquire();
     std::array<std::uint16_t, 8> quanta{};
     for (unsigned p = 0; p < 8; ++p)
         if (m_cfg.pfc_storm.priorities >> p & 1) quanta[p] = 0xffff;
@@ -1452,7 +1452,7 @@ void nic_device::post(frame& f, ps_t at) {
     }
     if (m_queue.size() >= m_cfg.tx_queue_frames) {
         m_stats.drops.add(drop_cause::NIC_TX_QUEUE_FULL);
-        frame_pool::global().release(f);
+        m_pool.release(f);
         return;
     }
     if (m_queue.empty()) m_wire_free.arm_at(std::max(m_busy_until, ready));
@@ -1465,7 +1465,7 @@ void nic_device::post_slow(frame& f, ps_t at) {
     if (m_pacer || m_qcn || m_bcn || m_fera) {
         if (queued() >= m_cfg.tx_queue_frames) {
             m_stats.drops.add(drop_cause::NIC_TX_QUEUE_FULL);
-            frame_pool::global().release(f);
+            m_pool.release(f);
             return;
         }
         tx_stage(f, at + m_cfg.tx_latency);
@@ -1514,7 +1514,7 @@ void nic_device::tell_host_if_drained() {
 void nic_device::post_class(frame& f, ps_t ready) {
     if (m_class_frames >= m_cfg.tx_queue_frames) {
         m_stats.drops.add(drop_cause::NIC_TX_QUEUE_FULL);
-        frame_pool::global().release(f);
+        m_pool.release(f);
         return;
     }
     push_class(f, ready);
@@ -1560,7 +1560,7 @@ void nic_device::deliver(frame& f) {
     if (m_host)
         m_host->nic_rx(f, at);
     else
-        frame_pool::global().release(f);
+        m_pool.release(f);
 }
 
 void nic_device::receive_control(frame& f) {
@@ -1577,7 +1577,7 @@ void nic_device::receive_control(frame& f) {
             m_pause_due.arm_at(m_reaction->next_apply());
         if (queued()) m_wire_free.arm_at(now);  // re-plan the heads (XON: at once)
     }
-    frame_pool::global().release(f);
+    m_pool.release(f);
 }
 
 void nic_device::on_pause_due() {
@@ -1591,7 +1591,7 @@ void nic_device::on_pause_due() {
 void nic_device::receive(unsigned, frame& f) {
     if (f.fcs_error) {
         m_stats.drops.add(drop_cause::FCS_ERROR);
-        frame_pool::global().release(f);
+        m_pool.release(f);
         return;
     }
     // The control path: MAC control (EtherType 0x8808) ends at the MAC, and so does a CNM with

@@ -355,7 +355,7 @@ void nic_registers::ring_doorbell(ps_t at) {
         m_stats.bad_descriptors++;
         return;
     }
-    frame& f = frame_pool::global().acquire();
+    frame& f = m_pool.acquire();
     f.src_mac = m_mac;
     f.src_ip = m_ip;
     f.dst_ip = m_txd_dst_ip;

@@ -32,7 +32,7 @@ ps_t link_direction::transmit_at(frame& f, ps_t start) {
     m_stats.busy_ps += r.wire_free - start;
     if (r.lost) {
         m_stats.drops.add(drop_cause::LINK_DOWN);
-        frame_pool::global().release(f);
+        m_pool.release(f);
     } else {
         if (f.fcs_error) m_stats.corrupted++;
         f.rx_last_bit = r.last_bit;

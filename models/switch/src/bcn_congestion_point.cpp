@@ -43,7 +43,7 @@ enqueue_verdict bcn_congestion_point::on_enqueue(const egress_queues& port, unsi
         if (fb.fb < 0) m_fb_neg_abs_sum[q] -= fb.fb;
     }
     if (emitter()) {
-        frame& msg = frame_pool::global().acquire();
+        frame& msg = m_pool.acquire();
         msg.set_bcn(f, m_mac, id, fb.q_off, fb.q_delta, fb.fb, fb.message == bcn_message::STOP,
                     m_port.message_priority, m_port.msdu_octets);
         msg.created = now;

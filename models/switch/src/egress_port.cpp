@@ -61,7 +61,7 @@ void egress_port::receive_control(frame& f) {
         if (m_watchdog) watch_pauses(now);
         if (released) gates_changed();
     }
-    frame_pool::global().release(f);
+    m_pool.release(f);
 }
 
 void egress_port::watch_pauses(ps_t now) {

@@ -31,7 +31,7 @@ enqueue_verdict qcn_congestion_point::on_enqueue(const egress_queues& port, unsi
     if (!f.is_data()) return enqueue_verdict::PASS;
     const auto fb = m_cp[q]->on_enqueue(port.queue_bytes(q), f.frame_bytes(), m_rng.next());
     if (fb && emitter()) {
-        frame& cnm = frame_pool::global().acquire();
+        frame& cnm = m_pool.acquire();
         cnm.set_cnm(f, m_mac, cpid(q), static_cast<std::uint8_t>(fb->qfb), fb->cnm_qoff,
                     fb->cnm_qdelta, m_port.cnm_priority, m_port.msdu_octets);
         cnm.created = now;

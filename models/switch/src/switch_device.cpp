@@ -115,7 +115,7 @@ void switch_device::on_control_due() {
         if (!m_control_pending[p]) continue;
         m_control_pending[p] = 0;
         if (!m_generators[p].change_pending()) continue;  // undone in the same instant
-        frame& f = frame_pool::global().acquire();
+        frame& f = m_pool.acquire();
         m_generators[p].fill(f, now);
         m_egress[p]->send_control(f);
     }
@@ -126,7 +126,7 @@ void switch_device::on_refresh_due() {
     const ps_t now = now_ps();
     for (unsigned p = 0; p < m_generators.size(); ++p) {
         if (m_generators[p].refresh_due() > now) continue;
-        frame& f = frame_pool::global().acquire();
+        frame& f = m_pool.acquire();
         m_generators[p].fill(f, now);
         m_egress[p]->send_control(f);
     }
@@ -142,7 +142,7 @@ void switch_device::arm_refresh() {
 
 void switch_device::drop(unsigned in_port, frame& f, drop_cause why) {
     m_rx_stats[in_port].drops.add(why);
-    frame_pool::global().release(f);
+    m_pool.release(f);
 }
 
 unsigned switch_device::traffic_class(const frame& f) const {

@@ -11,8 +11,10 @@
 #include <nlohmann/json.hpp>
 #include <systemc>
 
+#include "fabricsim/core/frame_pool.h"
 #include "fabricsim/core/invariants.h"
 #include "fabricsim/core/output_file.h"
+#include "fabricsim/core/scheduler.h"
 #include "fabricsim/host/flow_table.h"
 #include "fabricsim/host/host.h"
 #include "fabricsim/host/partition_aggregate.h"
@@ -34,6 +36,12 @@ public:
     platform(const sc_core::sc_module_name& name, const scenario& sc, const std::string& out_dir);
 
     const scenario& config() const { return m_sc; }
+    /// The platform's own model scheduler: its blocks' timers, counts and run-ahead window
+    /// (two platforms in one process do not share one).
+    scheduler& model_scheduler() { return *m_scheduler; }
+    const scheduler& model_scheduler() const { return *m_scheduler; }
+    /// The platform's own frame pool (frames in flight in it, nothing else).
+    const frame_pool& frames() const { return m_frames; }
     const host::flow_table& flows() const { return m_flows; }
     sw::switch_device& switch_named(const std::string& name);
     const std::vector<std::unique_ptr<sw::switch_device>>& switches() const { return m_switches; }
@@ -98,6 +106,9 @@ private:
     void sample();
 
     scenario m_sc;
+    // First: they outlive the blocks whose timers and frames they hold.
+    std::unique_ptr<scheduler> m_scheduler;
+    frame_pool m_frames;
     host::flow_table m_flows;
     std::vector<std::unique_ptr<sw::switch_device>> m_switches;
     std::vector<std::unique_ptr<nic::nic_device>> m_nics;

@@ -1,6 +1,8 @@
 #pragma once
 /// Free-list pool of frames. Grows in chunks; in steady state acquire/release never allocate.
-/// One pool per simulation process (the SystemC kernel elaborates once per process).
+/// Each platform has its own (its blocks take frame_pool::current() when built, under the
+/// platform's scope), so its outstanding() counts only its frames; blocks built outside any
+/// platform (testbenches, a virtual platform's own sc_main) share global().
 #include <cstddef>
 #include <memory>
 #include <vector>
@@ -35,12 +37,27 @@ public:
     std::size_t outstanding() const { return m_outstanding; }
     std::size_t capacity() const { return m_chunks.size() * m_chunk; }
 
-    /// The process-wide pool used by all models.
+    /// The process's default pool.
     static frame_pool& global();
+    /// The pool blocks built now take: the innermost scope's, else global().
+    static frame_pool& current() { return s_current ? *s_current : global(); }
+    /// Makes `p` current while it lives (a platform builds its blocks under one).
+    class scope
+    {
+    public:
+        explicit scope(frame_pool& p) : m_prev(s_current) { s_current = &p; }
+        ~scope() { s_current = m_prev; }
+        scope(const scope&) = delete;
+        scope& operator=(const scope&) = delete;
+
+    private:
+        frame_pool* m_prev;
+    };
 
 private:
     void grow();
 
+    static frame_pool* s_current;  // set by scope, during elaboration only
     std::size_t m_chunk;
     std::vector<std::unique_ptr<frame[]>> m_chunks;
     frame* m_free = nullptr;

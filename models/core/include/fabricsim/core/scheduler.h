@@ -22,6 +22,10 @@
 /// head, so a pop is O(1) amortised however many timers share the 4 ns slot (a 1024-host
 /// fabric puts ~100 there). An arm into a sorted slot is inserted before its first timer of
 /// the same or a later expiry, which gives the order a push at the head gives.
+///
+/// One scheduler per platform: a timer belongs to the scheduler that was current when it was
+/// built (scheduler::scope; else the process's default one), so two platforms in one process
+/// keep their own timers, firing order and counts, as each would alone.
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -57,9 +61,10 @@ public:
 
 private:
     friend class scheduler;
-    model_timer(void* obj, void (*fn)(void*)) : m_obj(obj), m_fn(fn) {}
+    inline model_timer(void* obj, void (*fn)(void*));
     void* m_obj;
     void (*m_fn)(void*);
+    scheduler* m_sched;  // the scheduler current when the timer was built
     ps_t m_at = 0;
     model_timer* m_next = nullptr;    // wheel slot list (stale once unlinked)
     model_timer** m_pprev = nullptr;  // null unless linked into the wheel
@@ -69,8 +74,26 @@ private:
 class scheduler : public sc_core::sc_module
 {
 public:
-    /// The simulation's scheduler; created on first use (init_kernel_time creates it at top level).
+    /// The process's default scheduler; created on first use (init_kernel_time creates it at
+    /// top level). Timers built outside any scope() use it.
     static scheduler& instance() { return s_instance ? *s_instance : create(); }
+    /// The scheduler timers built now belong to: the innermost scope's, else instance().
+    static scheduler& current() { return s_current ? *s_current : instance(); }
+    /// Makes `s` current while it lives (a platform builds its blocks under one).
+    class scope
+    {
+    public:
+        explicit scope(scheduler& s) : m_prev(s_current) { s_current = &s; }
+        ~scope() { s_current = m_prev; }
+        scope(const scope&) = delete;
+        scope& operator=(const scope&) = delete;
+
+    private:
+        scheduler* m_prev;
+    };
+    /// A scheduler of its own (a platform's). Refuses a SystemC time resolution other than 1 ps
+    /// (require_ps_time_resolution, kernel.h).
+    explicit scheduler(const sc_core::sc_module_name& name);
 
     /// Let the scheduler run timers ahead of the kernel, up to (not including) `end`, while no
     /// other SystemC process has anything due earlier (TLM-2.0 temporal decoupling with
@@ -87,6 +110,8 @@ public:
 
     /// Times the SystemC kernel woke the scheduler.
     std::uint64_t kernel_wakeups() const { return m_wakeups; }
+    /// Timers this scheduler has fired (counters() counts those of all schedulers).
+    std::uint64_t activations() const { return m_activations; }
     /// Timers pending now.
     std::size_t pending_timers() const { return m_pending; }
     /// Between kernel runs: every pending timer expires at or after now and sits where pop_due()
@@ -95,9 +120,9 @@ public:
 
 private:
     friend class model_timer;
-    explicit scheduler(const sc_core::sc_module_name& name);
     static scheduler& create();
-    static scheduler* s_instance;  // inline access: every arm and cancel needs it
+    static scheduler* s_instance;
+    static scheduler* s_current;  // set by scope, during elaboration only
     void run();
 
     static constexpr unsigned TICK_BITS = 12;  // one slot = 4.096 ns
@@ -212,6 +237,7 @@ private:
 
     std::size_t m_pending = 0;
     std::uint64_t m_wakeups = 0;
+    std::uint64_t m_activations = 0;
     ps_t m_run_ahead_end = 0;
     ps_t m_pause_at = 0;
     ps_t m_resume_before = 0;  ///< a wake-up before this resumes a paused window
@@ -223,9 +249,12 @@ private:
 
 namespace fabricsim {
 
+inline model_timer::model_timer(void* obj, void (*fn)(void*))
+    : m_obj(obj), m_fn(fn), m_sched(&scheduler::current()) {}
+
 inline void model_timer::arm_at(ps_t at) {
     sc_assert(at >= now_ps());
-    scheduler& s = scheduler::instance();
+    scheduler& s = *m_sched;
     if (m_pending) {
         if (m_at <= at) return;
         s.remove(*this);
@@ -236,7 +265,7 @@ inline void model_timer::arm_at(ps_t at) {
 }
 
 inline void model_timer::cancel() {
-    if (m_pending) scheduler::instance().remove(*this);
+    if (m_pending) m_sched->remove(*this);
 }
 
 }  // namespace fabricsim

@@ -208,7 +208,7 @@ private:
     std::uint64_t m_seed;
     ps_t m_lookahead;
     std::size_t m_data_reserve;  ///< free NIC TX slots kept for ACKs: data waits below it
-    frame_pool& m_pool = frame_pool::global();
+    frame_pool& m_pool = frame_pool::current();            // the platform's (frame_pool::scope)
     std::vector<std::unique_ptr<transport>> m_transports;  ///< index = transport_kind
     std::array<transport*, TRANSPORT_KINDS> m_by_kind{};   ///< m_transports, for dispatch
     std::vector<transport*> m_waiting;  ///< transports waiting for NIC space, in order

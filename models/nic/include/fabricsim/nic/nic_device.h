@@ -49,6 +49,7 @@
 
 #include "fabricsim/core/config.h"
 #include "fabricsim/core/eth_protocol.h"
+#include "fabricsim/core/frame_pool.h"
 #include "fabricsim/core/pause_reaction.h"
 #include "fabricsim/core/ring.h"
 #include "fabricsim/core/scheduler.h"
@@ -340,6 +341,7 @@ public:
     void append_series(std::string& row) const;
 
 private:
+    frame_pool& m_pool = frame_pool::current();  // the platform's (frame_pool::scope)
     [[gnu::cold, gnu::noinline]] void post_slow(frame& f, ps_t at);
     void on_wire_free();
     /// Starts the FIFO's head when it may go; DMA: the TX buffer frees and the engine runs.

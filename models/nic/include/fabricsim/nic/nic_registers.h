@@ -19,6 +19,7 @@
 #include <tlm>
 
 #include "fabricsim/core/frame.h"
+#include "fabricsim/core/frame_pool.h"
 #include "fabricsim/core/units.h"
 
 namespace fabricsim::nic {
@@ -101,6 +102,7 @@ public:
     const stats& get_stats() const { return m_stats; }
 
 private:
+    frame_pool& m_pool = frame_pool::current();  // the platform's (frame_pool::scope)
     void b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay);
     unsigned transport_dbg(tlm::tlm_generic_payload& gp);
     bool get_direct_mem_ptr(tlm::tlm_generic_payload& gp, tlm::tlm_dmi& dmi);

@@ -10,6 +10,7 @@
 #include <systemc>
 
 #include "fabricsim/core/eth_protocol.h"
+#include "fabricsim/core/frame_pool.h"
 #include "fabricsim/core/pcap_writer.h"
 #include "fabricsim/core/ring.h"
 #include "fabricsim/core/scheduler.h"
@@ -71,6 +72,7 @@ public:
     void invalidate_direct_mem_ptr(sc_dt::uint64, sc_dt::uint64) override {}
 
 private:
+    frame_pool& m_pool = frame_pool::current();  // the platform's (frame_pool::scope)
     /// Finds the device port behind `out` (frames then skip the TLM call) and asks it how many
     /// bytes it needs before it acts (a cut-through switch port: its cut_through_bytes).
     void end_of_elaboration() override;

@@ -21,6 +21,7 @@
 #include <systemc>
 
 #include "fabricsim/core/eth_protocol.h"
+#include "fabricsim/core/frame_pool.h"
 #include "fabricsim/core/kernel.h"
 #include "fabricsim/core/pause_reaction.h"
 #include "fabricsim/core/scheduler.h"
@@ -77,6 +78,7 @@ public:
     void report_stats(nlohmann::json& out) const;
 
 private:
+    frame_pool& m_pool = frame_pool::current();  // the platform's (frame_pool::scope)
     void send(frame& f, ps_t at, ps_t now) { m_queues.set_busy_until(tx.send_at(f, at, now)); }
     void on_wake();
     void arm_next(ps_t now);

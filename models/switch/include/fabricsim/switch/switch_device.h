@@ -23,6 +23,7 @@
 #include <systemc>
 
 #include "fabricsim/core/eth_protocol.h"
+#include "fabricsim/core/frame_pool.h"
 #include "fabricsim/core/ring.h"
 #include "fabricsim/core/scheduler.h"
 #include "fabricsim/core/stats.h"
@@ -92,6 +93,7 @@ public:
     };
 
 private:
+    frame_pool& m_pool = frame_pool::current();  // the platform's (frame_pool::scope)
     void drop(unsigned in_port, frame& f, drop_cause why);
     /// The egress port of `f` (TTL decremented, ingress port noted), or nullptr after dropping
     /// it (TTL expired, no route). Inlined into receive().

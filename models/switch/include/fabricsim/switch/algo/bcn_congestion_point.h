@@ -15,6 +15,7 @@
 #include <string>
 
 #include "fabricsim/core/frame.h"
+#include "fabricsim/core/frame_pool.h"
 #include "fabricsim/switch/algo/bcn_cp.h"
 #include "fabricsim/switch/algo/egress_policy.h"
 
@@ -53,6 +54,7 @@ public:
     double fb_negative_abs_sum(unsigned q) const { return m_fb_neg_abs_sum[q]; }
 
 private:
+    frame_pool& m_pool = frame_pool::current();  // the platform's (frame_pool::scope)
     std::array<std::optional<bcn_cp>, 8> m_cp;
     std::array<std::array<std::uint64_t, FB_BINS>, 8> m_fb_hist{};
     std::array<double, 8> m_fb_abs_sum{};

@@ -141,6 +141,7 @@ public:
     void report_stats(nlohmann::json& out, ps_t now) const;
 
 private:
+    frame_pool& m_pool = frame_pool::current();  // the platform's (frame_pool::scope)
     struct entry {
         frame* f;
         ps_t ready;

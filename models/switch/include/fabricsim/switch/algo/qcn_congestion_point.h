@@ -15,6 +15,7 @@
 #include <string>
 
 #include "fabricsim/core/frame.h"
+#include "fabricsim/core/frame_pool.h"
 #include "fabricsim/core/rng.h"
 #include "fabricsim/switch/algo/egress_policy.h"
 #include "fabricsim/switch/algo/qcn_cp.h"
@@ -42,6 +43,7 @@ public:
     std::uint64_t cpid(unsigned q) const;
 
 private:
+    frame_pool& m_pool = frame_pool::current();  // the platform's (frame_pool::scope)
     std::array<std::optional<qcn_cp>, 8> m_cp;
     qcn_port_params m_port;
     mac_addr m_mac{};
