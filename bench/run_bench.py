@@ -39,6 +39,7 @@ NIC_TX = ("--set", "nic.pcie.model=gen3_x16", "--set", "nic.lso.enabled=true")
 NIC_RX_100G = ("--set", "nic.rx.napi=true", "--set", "nic.rx.coalescing=adaptive", "--set", "nic.rx.cores=8",
                "--set", "nic.rx.packet_cost=50ns", "--set", "nic.rx.irq_cost=1us",
                "--set", "nic.rx.poll_cost=1us", "--set", "tcp.abc_limit=64")
+SAMPLE_10US = ("--set", "results.sample_interval=10us")
 SCENARIOS = [("dumbbell_line_rate", "dumbbell_line_rate.yaml", ()),
              ("leaf_spine_poisson_70", "leaf_spine_poisson.yaml", ()),
              ("leaf_spine_8q_dwrr_ecn_70", "leaf_spine_8q_dwrr_ecn.yaml", ()),
@@ -64,7 +65,14 @@ SCENARIOS = [("dumbbell_line_rate", "dumbbell_line_rate.yaml", ()),
              ("multi_dc_wan_40", "multi_dc_wan.yaml", ()),
              # (g) issue 17: (b)'s traffic at 50% on a 1024-host leaf-spine, 100G hosts / 400G
              # fabric, 200 us (~100 timers share each 4 ns slot of the model scheduler).
-             ("leaf_spine_1024_poisson_50", "leaf_spine_1024_poisson.yaml", ())]
+             ("leaf_spine_1024_poisson_50", "leaf_spine_1024_poisson.yaml", ()),
+             # Issue 17, "observation costs little": (a) and (b) with the time series sampled
+             # every 10 us (every port and pool of every switch), and (b) also tracing all of its
+             # columns to trace.vcd; sampling_cost_* compare them with the unsampled runs.
+             ("dumbbell_line_rate_sample_10us", "dumbbell_line_rate.yaml", SAMPLE_10US),
+             ("leaf_spine_poisson_70_sample_10us", "leaf_spine_poisson.yaml", SAMPLE_10US),
+             ("leaf_spine_poisson_70_sample_10us_vcd", "leaf_spine_poisson.yaml",
+              SAMPLE_10US + ("--set", "results.vcd=['*']"))]
 
 
 def main():
@@ -154,6 +162,13 @@ def ratios(report, sc, rounds, best_cpu):
     if have("leaf_spine_websearch_dctcp_100g", "leaf_spine_websearch_dctcp_100g_nic",
             "leaf_spine_websearch_dctcp_100g_nic_rx"):
         nic_ratios(report, sc)
+    for base in ("dumbbell_line_rate", "leaf_spine_poisson_70"):
+        # Issue 17: the cost of 10 us sampling (and of the VCD) as the fraction of frame-hops/s
+        # lost, as the median over rounds of back-to-back runs (target <= 0.10 on the leaf-spine).
+        for suffix in ("_sample_10us", "_sample_10us_vcd"):
+            if have(base, base + suffix):
+                report["sampling_cost" + suffix + "_" + base] = round(
+                    1 - statistics.median(r[base + suffix][1] / r[base][1] for r in rounds), 3)
     if have("multi_dc_wan_40", "leaf_spine_poisson_70"):
         # Issue 16: the WAN run at >= 50% of the leaf-spine run's frame-hops/s.
         report["multi_dc_wan_vs_leaf_spine"] = round(

@@ -238,6 +238,32 @@ std::string scheduler::audit() const {
     return {};
 }
 
+void scheduler::observe_every(ps_t first, ps_t interval, void (*fn)(void*), void* obj) {
+    sc_assert(interval > 0 && first >= now_ps() && !m_observe_fn);
+    m_observe_at = first;
+    m_observe_every = interval;
+    m_observe_fn = fn;
+    m_observe_obj = obj;
+    m_wake.notify(to_sc_time(first - now_ps()));
+}
+
+[[gnu::always_inline]] inline void scheduler::fire_due(ps_t horizon) {
+    while (model_timer* t = pop_due(horizon)) {
+        detail::g_model_now = t->m_at;
+        count_activation();
+        t->m_fn(t->m_obj);
+    }
+}
+
+void scheduler::observe_until(ps_t horizon) {
+    while (m_observe_at < horizon) {
+        fire_due(m_observe_at);
+        detail::g_model_now = m_observe_at;
+        m_observe_fn(m_observe_obj);
+        m_observe_at += m_observe_every;
+    }
+}
+
 void scheduler::run() {
     const ps_t kernel_now = sc_core::sc_time_stamp().value();
     if (kernel_now >= m_resume_before) ++m_wakeups;
@@ -256,14 +282,11 @@ void scheduler::run() {
     }
     detail::g_model_now = kernel_now;
     detail::g_model_time_ahead = true;
-    while (model_timer* t = pop_due(horizon)) {
-        detail::g_model_now = t->m_at;
-        count_activation();
-        t->m_fn(t->m_obj);
-    }
+    if (m_observe_at < horizon) observe_until(horizon);
+    fire_due(horizon);
     detail::g_model_time_ahead = false;
     m_running = false;
-    const ps_t next = next_expiry();
+    const ps_t next = std::min(next_expiry(), m_observe_at);
     if (next == NO_TICK) return;
     if (next < reach) m_resume_before = reach;  // only the pause stopped this window short
     m_wake.notify(to_sc_time(next - kernel_now));

@@ -55,6 +55,7 @@ struct scenario {
     std::vector<message_workload_spec> message_workloads;
     ps_t sample_interval = 0;
     bool per_queue_series = true;
+    std::vector<std::string> vcd;  ///< results.vcd: time-series columns (globs) to trace.vcd
     bool flows_csv = true;
     std::vector<pcap_request> pcap;
     pcap_options pcap_bounds;            ///< snap length, time window and size cap of each pcap
