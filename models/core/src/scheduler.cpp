@@ -247,21 +247,10 @@ void scheduler::observe_every(ps_t first, ps_t interval, void (*fn)(void*), void
     m_wake.notify(to_sc_time(first - now_ps()));
 }
 
-[[gnu::always_inline]] inline void scheduler::fire_due(ps_t horizon) {
-    while (model_timer* t = pop_due(horizon)) {
-        detail::g_model_now = t->m_at;
-        count_activation();
-        t->m_fn(t->m_obj);
-    }
-}
-
-void scheduler::observe_until(ps_t horizon) {
-    while (m_observe_at < horizon) {
-        fire_due(m_observe_at);
-        detail::g_model_now = m_observe_at;
-        m_observe_fn(m_observe_obj);
-        m_observe_at += m_observe_every;
-    }
+void scheduler::observe_now() {
+    detail::g_model_now = m_observe_at;
+    m_observe_fn(m_observe_obj);
+    m_observe_at += m_observe_every;
 }
 
 void scheduler::run() {
@@ -282,8 +271,19 @@ void scheduler::run() {
     }
     detail::g_model_now = kernel_now;
     detail::g_model_time_ahead = true;
-    if (m_observe_at < horizon) observe_until(horizon);
-    fire_due(horizon);
+    // One loop (a second copy of it kept the compiler from inlining advance(): +13 instructions
+    // per frame-hop): up to the next observation in the window and it, else to the horizon.
+    for (;;) {
+        const bool observe = m_observe_at < horizon;
+        const ps_t until = observe ? m_observe_at : horizon;
+        while (model_timer* t = pop_due(until)) {
+            detail::g_model_now = t->m_at;
+            count_activation();
+            t->m_fn(t->m_obj);
+        }
+        if (!observe) break;
+        observe_now();
+    }
     detail::g_model_time_ahead = false;
     m_running = false;
     const ps_t next = std::min(next_expiry(), m_observe_at);

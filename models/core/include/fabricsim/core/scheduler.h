@@ -107,10 +107,8 @@ private:
     static scheduler& create();
     static scheduler* s_instance;  // inline access: every arm and cancel needs it
     void run();
-    /// Fires every timer due before `horizon` (run()'s loop).
-    void fire_due(ps_t horizon);
-    /// The observations due before `horizon`, each after the timers due before it.
-    [[gnu::cold, gnu::noinline]] void observe_until(ps_t horizon);
+    /// The observation due now (run() has fired every timer due before it), and the next one.
+    [[gnu::cold, gnu::noinline]] void observe_now();
 
     static constexpr unsigned TICK_BITS = 12;  // one slot = 4.096 ns
     static constexpr unsigned SLOT_BITS = 12;  // 4096 slots = 16.8 us
