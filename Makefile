@@ -31,7 +31,7 @@ deps:
 	fi
 	@$(MAKE) --no-print-directory $(VENV)/.requirements.stamp
 
-# Python packages (pybind11, scikit-build-core, numpy, pandas, matplotlib, tqdm, pyarrow, dask, pytest, pyyaml),
+# Python packages (pybind11, scikit-build-core, numpy, pandas, matplotlib, tqdm, pyarrow, dask, pytest, pyvcd, pyyaml),
 # installed again only when requirements-dev.txt changes.
 $(VENV)/.requirements.stamp: requirements-dev.txt
 	@if [ ! -x $(PY) ]; then python3 -m venv $(VENV); fi

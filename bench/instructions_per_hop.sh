@@ -5,6 +5,7 @@
 #   usage: [DURATIONS="80us 40us"] bench/instructions_per_hop.sh FABRICSIM_SIM [SCENARIO.yaml ...]
 # Default scenarios: the four of bench/README.md's instruction tables. Needs valgrind.
 # DURATIONS replaces 4 ms and 2 ms (the 1024-host bench takes minutes per ms under callgrind).
+# SETS adds --set overrides to every run, e.g. SETS="results.sample_interval=10us".
 set -euo pipefail
 sim=$(realpath "$1"); shift
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -15,8 +16,10 @@ export SYSTEMC_DISABLE_COPYRIGHT_MESSAGE=1
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 run() {  # scenario duration -> "instructions frame_hops"
+    local sets=()
+    for s in ${SETS:-}; do sets+=(--set "$s"); done
     valgrind --tool=callgrind --callgrind-out-file="$work/cg.out" "$sim" "$1" --set "duration=$2" \
-        --out "$work/res" --overwrite >/dev/null 2>"$work/vg.log"
+        "${sets[@]}" --out "$work/res" --overwrite >/dev/null 2>"$work/vg.log"
     local ir hops
     ir=$(grep -E '^(summary|totals):' "$work/cg.out" | head -1 | awk '{print $2}')
     hops=$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['kernel']['frame_hops'])" \

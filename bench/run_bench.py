@@ -43,6 +43,7 @@ WEB_1024 = ("--set", "topology.leaf_spine.leaves=32", "--set", "topology.leaf_sp
             "--set", "topology.leaf_spine.hosts_per_leaf=32", "--set", "duration=300us")
 WEB_9984 = ("--set", "topology.leaf_spine.leaves=312", "--set", "topology.leaf_spine.spines=8",
             "--set", "topology.leaf_spine.hosts_per_leaf=32", "--set", "duration=100us")
+SAMPLE_10US = ("--set", "results.sample_interval=10us")
 SCENARIOS = [("dumbbell_line_rate", "dumbbell_line_rate.yaml", ()),
              ("leaf_spine_poisson_70", "leaf_spine_poisson.yaml", ()),
              ("leaf_spine_8q_dwrr_ecn_70", "leaf_spine_8q_dwrr_ecn.yaml", ()),
@@ -73,7 +74,14 @@ SCENARIOS = [("dumbbell_line_rate", "dumbbell_line_rate.yaml", ()),
              # (1:1 at the leaves); the two larger ones against the 128-host one of the same run.
              ("websearch_100g_128_50", "leaf_spine_websearch_100g.yaml", ()),
              ("websearch_100g_1024_50", "leaf_spine_websearch_100g.yaml", WEB_1024),
-             ("websearch_100g_9984_50", "leaf_spine_websearch_100g.yaml", WEB_9984)]
+             ("websearch_100g_9984_50", "leaf_spine_websearch_100g.yaml", WEB_9984),
+             # Issue 17, "observation costs little": (a) and (b) with the time series sampled
+             # every 10 us (every port and pool of every switch), and (b) also tracing all of its
+             # columns to trace.vcd; sampling_cost_* compare them with the unsampled runs.
+             ("dumbbell_line_rate_sample_10us", "dumbbell_line_rate.yaml", SAMPLE_10US),
+             ("leaf_spine_poisson_70_sample_10us", "leaf_spine_poisson.yaml", SAMPLE_10US),
+             ("leaf_spine_poisson_70_sample_10us_vcd", "leaf_spine_poisson.yaml",
+              SAMPLE_10US + ("--set", "results.vcd=['*']"))]
 
 
 def link_directions(summary):
@@ -177,6 +185,13 @@ def ratios(report, sc, rounds, best_cpu):
             report[f"websearch_100g_{size}_vs_128"] = round(
                 sc[big]["frame_hops_per_s"] / sc[small]["frame_hops_per_s"], 3)
             report[f"websearch_100g_{size}_vs_128_cpu"] = round(best_cpu[big] / best_cpu[small], 3)
+    for base in ("dumbbell_line_rate", "leaf_spine_poisson_70"):
+        # Issue 17: the cost of 10 us sampling (and of the VCD) as the fraction of frame-hops/s
+        # lost, as the median over rounds of back-to-back runs (target <= 0.10 on the leaf-spine).
+        for suffix in ("_sample_10us", "_sample_10us_vcd"):
+            if have(base, base + suffix):
+                report["sampling_cost" + suffix + "_" + base] = round(
+                    1 - statistics.median(r[base + suffix][1] / r[base][1] for r in rounds), 3)
     if have("multi_dc_wan_40", "leaf_spine_poisson_70"):
         # Issue 16: the WAN run at >= 50% of the leaf-spine run's frame-hops/s.
         report["multi_dc_wan_vs_leaf_spine"] = round(

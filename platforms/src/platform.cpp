@@ -1,5 +1,6 @@
 #include "fabricsim/platforms/platform.h"
 
+#include <fnmatch.h>
 #include <time.h>
 
 #include <algorithm>
@@ -15,6 +16,7 @@
 #include "fabricsim/core/frame_pool.h"
 #include "fabricsim/core/kernel.h"
 #include "fabricsim/core/scheduler.h"
+#include "fabricsim/core/vcd_writer.h"
 #include "fabricsim/switch/algo/egress_queues.h"
 #include "fabricsim/switch/algo/fera_congestion_point.h"
 
@@ -57,9 +59,16 @@ platform::platform(const sc_core::sc_module_name& name, const scenario& sc,
     start_message_workloads();
     if (m_sc.sample_interval > 0 && !out_dir.empty()) {
         open_timeseries(out_dir);
-        SC_METHOD(sample);
-        sensitive << m_sample_tick;
+        // The row at 0 is taken in start_of_simulation (the state before any timer fires);
+        // the others by the model scheduler, so sampling cuts no run-ahead window.
+        m_scheduler->observe_every(
+            m_sc.sample_interval, m_sc.sample_interval,
+            [](void* p) { static_cast<platform*>(p)->sample(); }, this);
     }
+}
+
+void platform::start_of_simulation() {
+    if (m_timeseries) sample();
 }
 
 void platform::build_devices() {
@@ -217,13 +226,9 @@ void platform::start_message_workloads() {
     }
 }
 
-void platform::open_timeseries(const std::string& out_dir) {
-    m_timeseries = std::make_unique<output_file>(out_dir + "/timeseries.csv");
-    std::string h = "time_us";
-    auto column = [&](const std::string& name) {
-        h += ',';
-        csv::append_field(h, name);
-    };
+std::vector<vcd_writer::signal> platform::series_columns() {
+    std::vector<vcd_writer::signal> cols;
+    auto column = [&](const std::string& name, bool real = false) { cols.push_back({name, real}); };
     for (const auto& s : m_switches) {
         const std::string n = s->basename();
         for (const char* c : {".buffer_cell_bytes", ".lossy_pool_cell_bytes",
@@ -247,25 +252,65 @@ void platform::open_timeseries(const std::string& out_dir) {
             if (const auto* f = s->port(p).data_path().fera()) {
                 column(port + ".fera_rate_bps");  // FERA: r, rho and q of the last close
                 if (f->rcp()) {                   // RCP: R now, Fb and y of the last close
-                    column(port + ".rcp_fb");
+                    column(port + ".rcp_fb", true);
                     column(port + ".rcp_y_bps");
                 } else {
-                    column(port + ".fera_rho");
+                    column(port + ".fera_rho", true);
                 }
                 column(port + ".fera_q_bytes");
             }
         }
     }
     // NICs with a pacer or a rate-limiter bank; no column for the others.
+    m_series_nics.clear();
     for (const auto& n : m_nics) {
-        const std::vector<std::string> cols = n->series_columns();
-        if (cols.empty()) continue;
+        if (n->series_columns().empty()) continue;
         m_series_nics.push_back(n.get());
-        for (const std::string& c : cols) column(std::string(n->basename()) + '.' + c);
+        for (const std::string& c : n->series_columns())
+            column(std::string(n->basename()) + '.' + c);
+    }
+    return cols;
+}
+
+void platform::open_timeseries(const std::string& out_dir) {
+    std::vector<vcd_writer::signal> cols = series_columns();
+    // results.vcd[i] selects columns by glob; each must select one at least.
+    std::vector<vcd_writer::signal> traced;
+    if (!m_sc.vcd.empty()) {
+        std::vector<bool> chosen(cols.size());
+        for (std::size_t i = 0; i < m_sc.vcd.size(); ++i) {
+            bool any = false;
+            for (std::size_t c = 0; c < cols.size(); ++c)
+                if (fnmatch(m_sc.vcd[i].c_str(), cols[c].path.c_str(), 0) == 0)
+                    chosen[c] = any = true;
+            if (!any)
+                throw config_error(
+                    "results.vcd[" + std::to_string(i) + "]",
+                    "'" + m_sc.vcd[i] +
+                        "' matches no time-series column of this platform (names "
+                        "as in timeseries.csv's header, e.g. '" +
+                        (cols.empty() ? std::string("leaf0.p3_frame_bytes") : cols.front().path) +
+                        "'; globs * ? [...])");
+        }
+        for (std::size_t c = 0; c < cols.size(); ++c)
+            if (chosen[c]) {
+                m_vcd_columns.push_back(c + 1);  // + 1: the row starts with time_us
+                traced.push_back(cols[c]);
+            }
+    }
+    m_timeseries = std::make_unique<output_file>(out_dir + "/timeseries.csv");
+    std::string h = "time_us";
+    for (const auto& c : cols) {
+        h += ',';
+        csv::append_field(h, c.path);
     }
     h += '\n';
     m_timeseries->write(h);
     m_row.reserve(h.size());
+    if (!traced.empty()) {
+        m_vcd_fields.resize(traced.size());
+        m_vcd = std::make_unique<vcd_writer>(out_dir + "/trace.vcd", basename(), std::move(traced));
+    }
 }
 
 sw::switch_device& platform::switch_named(const std::string& name) {
@@ -327,11 +372,24 @@ void platform::sample() {
     for (const nic::nic_device* n : m_series_nics) n->append_series(row);
     row += '\n';
     m_timeseries->write(row);
-    m_sample_tick.notify(to_sc_time(m_sc.sample_interval));
+    if (m_vcd) [[unlikely]]
+        trace_row();
+}
+
+void platform::trace_row() {
+    // The traced fields of the row just written (ascending column indices).
+    std::size_t col = 0, pos = 0, next = 0;
+    for (std::size_t i = 0; i < m_vcd_columns.size(); ++i) {
+        for (; col < m_vcd_columns[i]; ++col) pos = m_row.find(',', pos) + 1;
+        next = m_row.find_first_of(",\n", pos);
+        m_vcd_fields[i] = std::string_view(m_row).substr(pos, next - pos);
+    }
+    m_vcd->sample(now_ps(), m_vcd_fields);
 }
 
 void platform::check_outputs() const {
     if (m_timeseries) m_timeseries->check();
+    if (m_vcd) m_vcd->file().check();
     for (const auto& l : m_links)
         for (const phy::link_direction* d : {&l->ab, &l->ba})
             if (d->capture_file()) d->capture_file()->check();
@@ -339,6 +397,7 @@ void platform::check_outputs() const {
 
 void platform::close_outputs() {
     if (m_timeseries) m_timeseries->close();
+    if (m_vcd) m_vcd->file().close();
     for (const auto& l : m_links)
         for (const phy::link_direction* d : {&l->ab, &l->ba})
             if (d->capture_file()) d->capture_file()->close();

@@ -982,6 +982,19 @@ const param_table<scenario>& scenario_params() {
               "run)",
               [](scenario&, const config_value&) {})
             .choices = {"csv", "parquet"};
+        t.add("results.vcd", value_kind::STRING_LIST, "",
+              "Time-series columns (names as in timeseries.csv's header, globs * ? [...]) also "
+              "written to trace.vcd, an IEEE 1364 VCD sampled with the time series",
+              [](scenario& sc, const config_value& v) {
+                  const std::vector<std::string> l = v.str_list();
+                  for (std::size_t i = 0; i < l.size(); ++i)
+                      if (l[i].empty() || l[i].find_first_not_of(' ') == std::string::npos)
+                          throw config_error(
+                              "results.vcd[" + std::to_string(i) + "]",
+                              "is empty: name a time-series column, e.g. 'leaf0.p3_frame_bytes'");
+                  sc.vcd = l;
+              })
+            .optional = true;
         t.add("results.per_queue_series", value_kind::BOOL, "true",
               "timeseries.csv also has one column per egress queue (when switch.queues > 1)",
               &scenario::per_queue_series);
@@ -991,6 +1004,10 @@ const param_table<scenario>& scenario_params() {
 }
 
 void resolve_pcap(scenario& sc) {
+    if (!sc.vcd.empty() && sc.sample_interval == 0)
+        throw config_error("results.vcd",
+                           "needs results.sample_interval > 0: trace.vcd is sampled with the time "
+                           "series");
     for (auto& p : sc.pcap) {
         p.at = sc.topo.parse_endpoint(p.name, "results.pcap");
         if (sc.topo.link_at(p.at.node, p.at.port) < 0)

@@ -429,3 +429,73 @@ TEST_CASE("scheduler: crowded slots fire in the same order when running ahead",
           "[core][scheduler]") {
     run_tie_rig(400, 20'000'000, true, 100, 10'000, 100);
 }
+
+namespace {
+
+/// A timer every 2.5 us from 0 that, at multiples of 5 us, also arms `echo` at the same time
+/// (a zero-delay arm from inside a firing), and an observer every 5 us that records how many
+/// firings it saw. Each observation must see every timer due before its time and none due at
+/// it or later (the echo armed at its time neither).
+struct observed_rig {
+    int fired = 0;
+    std::vector<std::pair<ps_t, int>> seen;
+    model_timer step = model_timer::bind<observed_rig, &observed_rig::on_step>(this);
+    model_timer echo = model_timer::bind<observed_rig, &observed_rig::on_echo>(this);
+    void on_step() {
+        ++fired;
+        if (now_ps() % 5'000'000 == 0) echo.arm_at(now_ps());
+        step.arm_at(now_ps() + 2'500'000);
+    }
+    void on_echo() { ++fired; }
+    static void observe(void* p) {
+        auto* r = static_cast<observed_rig*>(p);
+        r->seen.push_back({now_ps(), r->fired});
+    }
+};
+
+void run_observed(bool run_ahead, bool paused) {
+    observed_rig r;
+    r.step.arm_at(0);
+    scheduler& s = scheduler::instance();
+    s.observe_every(5'000'000, 5'000'000, &observed_rig::observe, &r);
+    if (run_ahead) s.run_ahead_until(21'000'000);
+    for (ps_t t = 0; t < 21'000'000;) {
+        const ps_t next = paused ? std::min<ps_t>(21'000'000, t + 1'700'000) : 21'000'000;
+        s.pause_at(next);
+        sc_core::sc_start(to_sc_time(next - t));
+        t = next;
+    }
+    // At 5 us: the steps at 0 and 2.5 and the echo at 0 (3 firings); then 3 more per 5 us.
+    CHECK(r.seen == std::vector<std::pair<ps_t, int>>{
+                        {5'000'000, 3}, {10'000'000, 6}, {15'000'000, 9}, {20'000'000, 12}});
+    CHECK(counters().activations == 14u);  // the firings to 21 us; observations not counted
+    // Run ahead, the observations cut no window: one kernel wake-up for the whole run.
+    if (run_ahead) CHECK(s.kernel_wakeups() == 1u);
+}
+
+}  // namespace
+
+TEST_CASE("scheduler: observations follow every timer due by their time, lock-step",
+          "[core][scheduler]") {
+    run_observed(false, false);
+}
+
+TEST_CASE("scheduler: observations follow every timer due by their time, run ahead",
+          "[core][scheduler]") {
+    run_observed(true, false);
+}
+
+TEST_CASE("scheduler: observations follow every timer due by their time, paused slices",
+          "[core][scheduler]") {
+    run_observed(true, true);
+}
+
+TEST_CASE("scheduler: observations go on with no timer pending", "[core][scheduler]") {
+    std::vector<ps_t> seen;
+    scheduler::instance().observe_every(
+        3'000'000, 4'000'000,
+        [](void* p) { static_cast<std::vector<ps_t>*>(p)->push_back(now_ps()); }, &seen);
+    sc_core::sc_start(sc_core::sc_time(16'000'000, sc_core::SC_PS));
+    CHECK(seen == std::vector<ps_t>{3'000'000, 7'000'000, 11'000'000, 15'000'000});
+    CHECK(counters().activations == 0u);
+}

@@ -73,6 +73,20 @@ def test_running_ahead_of_the_kernel_changes_nothing(sim, scenarios, tmp_path):
         assert (tmp_path / "ahead" / name).read_bytes() == (tmp_path / "lock" / name).read_bytes()
 
 
+def test_sampling_does_not_wake_the_kernel(sim, scenarios, tmp_path):
+    """The time series is sampled by the model scheduler: a run sampled every 10 us wakes the
+    SystemC kernel as often as an unsampled one (an sc_event per sample cut every run-ahead
+    window: one wake-up per sample at least), and simulates the same."""
+    args = [scenarios / "default.yaml", "--set", "duration=2ms", "--quiet"]
+    sim(*args, "--set", "results.sample_interval=10us", "--out", tmp_path / "on")
+    sim(*args, "--set", "results.sample_interval=0s", "--out", tmp_path / "off")
+    on = json.loads((tmp_path / "on" / "summary.json").read_text())
+    off = json.loads((tmp_path / "off" / "summary.json").read_text())
+    assert len((tmp_path / "on" / "timeseries.csv").read_text().splitlines()) == 1 + 200
+    assert on["kernel"]["systemc_wakeups"] == off["kernel"]["systemc_wakeups"] < 200
+    assert on["kernel"]["activations"] == off["kernel"]["activations"]
+
+
 def test_pcap_dissects_without_malformed_packets(sim, scenarios, tmp_path, tshark):
     out = tmp_path / "p"
     sim(scenarios / "default.yaml", "--set", "duration=1100us", "--set", "results.pcap=[h0, 's0:4', h5]",

@@ -1,7 +1,7 @@
 #pragma once
 /// A platform top-level elaborated from a scenario's topology: switches, NICs, hosts and
 /// links bound over the Ethernet TLM protocol, routes installed, sources attached, plus one
-/// periodic sampler for the time series (a single SC_METHOD, off when the interval is 0).
+/// periodic sampler for the time series (run by the model scheduler, off when the interval is 0).
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -15,6 +15,7 @@
 #include "fabricsim/core/invariants.h"
 #include "fabricsim/core/output_file.h"
 #include "fabricsim/core/scheduler.h"
+#include "fabricsim/core/vcd_writer.h"
 #include "fabricsim/host/flow_table.h"
 #include "fabricsim/host/host.h"
 #include "fabricsim/host/partition_aggregate.h"
@@ -103,7 +104,11 @@ private:
     /// Idle-network completion time of message `m` of workload `w` from its arrival: the
     /// request's (if any), then the message's.
     ps_t ideal_message_fct(const message_workload& w, std::size_t m) const;
+    /// The time series' columns after time_us (reals: rcp_fb, fera_rho); also the VCD signals.
+    std::vector<vcd_writer::signal> series_columns();
+    void start_of_simulation() override;
     void sample();
+    void trace_row();  ///< the traced columns of m_row to trace.vcd
 
     scenario m_sc;
     // First: they outlive the blocks whose timers and frames they hold.
@@ -122,7 +127,9 @@ private:
     std::unique_ptr<output_file> m_timeseries;
     std::string m_row;                                  ///< one time-series row, reused
     std::vector<const nic::nic_device*> m_series_nics;  ///< NICs with time-series columns
-    sc_core::sc_event m_sample_tick{"sample_tick"};
+    std::unique_ptr<vcd_writer> m_vcd;                  ///< trace.vcd (results.vcd), or null
+    std::vector<std::size_t> m_vcd_columns;             ///< its fields' indices in a row
+    std::vector<std::string_view> m_vcd_fields;         ///< their text in the row, reused
     mutable std::shared_ptr<detail_tables> m_detail;  ///< results.detail: csv, from summary()
 };
 

@@ -55,6 +55,7 @@ struct scenario {
     std::vector<message_workload_spec> message_workloads;
     ps_t sample_interval = 0;
     bool per_queue_series = true;
+    std::vector<std::string> vcd;  ///< results.vcd: time-series columns (globs) to trace.vcd
     bool flows_csv = true;
     /// results.detail: per-device and per-flow statistics in summary.json, or in CSV tables with
     /// aggregates and the top-N in the summary (auto: CSV above AUTO_CSV_DETAIL_HOSTS hosts).

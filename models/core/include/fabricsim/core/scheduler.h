@@ -108,6 +108,14 @@ public:
     /// kernel_wakeups() stays that of an unpaused run. 0 = no pause.
     void pause_at(ps_t t) { m_pause_at = t; }
 
+    /// Calls `fn(obj)` at `first`, `first + interval`, ... (now_ps() = that time), each after
+    /// every timer due before that time has fired and before any due at it: the state the
+    /// platform's SC_METHOD sampler saw (timeseries.csv stays byte-identical). Not a timer (no
+    /// activation counted) and no sc_event: it cuts no run-ahead window (the kernel wakes the
+    /// scheduler for it only when nothing else is due by then). Call at elaboration, once; off (the
+    /// default) costs one test per kernel wake-up.
+    void observe_every(ps_t first, ps_t interval, void (*fn)(void*), void* obj);
+
     /// Times the SystemC kernel woke the scheduler.
     std::uint64_t kernel_wakeups() const { return m_wakeups; }
     /// Timers this scheduler has fired (counters() counts those of all schedulers).
@@ -124,6 +132,8 @@ private:
     static scheduler* s_instance;
     static scheduler* s_current;  // set by scope, during elaboration only
     void run();
+    /// The observation due now (run() has fired every timer due before it), and the next one.
+    [[gnu::cold, gnu::noinline]] void observe_now();
 
     static constexpr unsigned TICK_BITS = 12;  // one slot = 4.096 ns
     static constexpr unsigned SLOT_BITS = 12;  // 4096 slots = 16.8 us
@@ -243,6 +253,10 @@ private:
     ps_t m_resume_before = 0;  ///< a wake-up before this resumes a paused window
     bool m_running = false;
     sc_core::sc_event m_wake{"wake"};
+    ps_t m_observe_at = NO_TICK;  ///< the next observation (NO_TICK: none)
+    ps_t m_observe_every = 0;
+    void (*m_observe_fn)(void*) = nullptr;
+    void* m_observe_obj = nullptr;
 };
 
 }  // namespace fabricsim
