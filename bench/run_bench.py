@@ -43,6 +43,9 @@ WEB_1024 = ("--set", "topology.leaf_spine.leaves=32", "--set", "topology.leaf_sp
             "--set", "topology.leaf_spine.hosts_per_leaf=32", "--set", "duration=300us")
 WEB_9984 = ("--set", "topology.leaf_spine.leaves=312", "--set", "topology.leaf_spine.spines=8",
             "--set", "topology.leaf_spine.hosts_per_leaf=32", "--set", "duration=100us")
+# The same traffic on a k = 32 fat-tree (8192 hosts, 1280 switches, 100G everywhere).
+WEB_FT32 = ("--set", "topology.kind=fat_tree", "--set", "topology.fat_tree.k=32",
+            "--set", "topology.fat_tree.fabric_rate=100Gbps", "--set", "duration=100us")
 SAMPLE_10US = ("--set", "results.sample_interval=10us")
 SCENARIOS = [("dumbbell_line_rate", "dumbbell_line_rate.yaml", ()),
              ("leaf_spine_poisson_70", "leaf_spine_poisson.yaml", ()),
@@ -75,6 +78,7 @@ SCENARIOS = [("dumbbell_line_rate", "dumbbell_line_rate.yaml", ()),
              ("websearch_100g_128_50", "leaf_spine_websearch_100g.yaml", ()),
              ("websearch_100g_1024_50", "leaf_spine_websearch_100g.yaml", WEB_1024),
              ("websearch_100g_9984_50", "leaf_spine_websearch_100g.yaml", WEB_9984),
+             ("websearch_100g_fat_tree_k32_50", "leaf_spine_websearch_100g.yaml", WEB_FT32),
              # Issue 17, "observation costs little": (a) and (b) with the time series sampled
              # every 10 us (every port and pool of every switch), and (b) also tracing all of its
              # columns to trace.vcd; sampling_cost_* compare them with the unsampled runs.
@@ -178,7 +182,7 @@ def ratios(report, sc, rounds, best_cpu):
     if have("leaf_spine_websearch_dctcp_100g", "leaf_spine_websearch_dctcp_100g_nic",
             "leaf_spine_websearch_dctcp_100g_nic_rx"):
         nic_ratios(report, sc)
-    for size in ("1024", "9984"):
+    for size in ("1024", "9984", "fat_tree_k32"):
         # Issue 17: frame-hops/s of the larger fabric >= 50% of the 128-host one, same run.
         big, small = f"websearch_100g_{size}_50", "websearch_100g_128_50"
         if have(big, small):
