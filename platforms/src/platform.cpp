@@ -44,7 +44,6 @@ std::string pcap_path(const std::string& out_dir, const std::string& port) {
 platform::platform(const sc_core::sc_module_name& name, const scenario& sc,
                    const std::string& out_dir)
     : sc_core::sc_module(name), m_sc(sc) {
-    SC_HAS_PROCESS(platform);
     // The blocks built below arm their timers on this platform's scheduler and take their
     // frames from its pool: a second platform in the process shares neither.
     m_scheduler = std::make_unique<scheduler>("fabricsim_scheduler");
@@ -372,8 +371,7 @@ void platform::sample() {
     for (const nic::nic_device* n : m_series_nics) n->append_series(row);
     row += '\n';
     m_timeseries->write(row);
-    if (m_vcd) [[unlikely]]
-        trace_row();
+    if (m_vcd) trace_row();
 }
 
 void platform::trace_row() {
