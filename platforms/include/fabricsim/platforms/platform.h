@@ -130,7 +130,7 @@ private:
     std::unique_ptr<vcd_writer> m_vcd;                  ///< trace.vcd (results.vcd), or null
     std::vector<std::size_t> m_vcd_columns;             ///< its fields' indices in a row
     std::vector<std::string_view> m_vcd_fields;         ///< their text in the row, reused
-    mutable std::shared_ptr<detail_tables> m_detail;  ///< results.detail: csv, from summary()
+    mutable std::shared_ptr<detail_tables> m_detail;    ///< results.detail: csv, from summary()
 };
 
 /// How a run is carried out; nothing here changes its results.
