@@ -792,18 +792,6 @@ const param_table<profile_rules>& profile_rules::params() {
     return table;
 }
 
-/// `base` (a map or null) with the keys of `over` laid on it: maps merge, the rest replaces.
-YAML::Node overlay(const YAML::Node& base, const YAML::Node& over) {
-    YAML::Node out = base && base.IsMap() ? YAML::Clone(base) : YAML::Node(YAML::NodeType::Map);
-    for (const auto& kv : over) {
-        const std::string key = kv.first.Scalar();
-        const YAML::Node mine = out[key];
-        out[key] = mine && mine.IsMap() && kv.second.IsMap() ? overlay(mine, kv.second)
-                                                             : YAML::Clone(kv.second);
-    }
-    return out;
-}
-
 /// A profile rule at `at` whose `nodes` pattern matches no `dev` ("switch", "host").
 config_error no_match(const std::string& at, const std::string& pattern, const std::string& dev) {
     return config_error(at + ".nodes", "'" + pattern + "' matches no " + dev);
@@ -874,11 +862,13 @@ void assign_profiles(scenario& sc, const std::vector<profile_rule>& rules, node_
 
 /// Loads the default section `section` and one configuration per rule (the rule's keys over
 /// the default section), checking names.
-template <class CONFIG, class LOAD>
+/// `raw`: the section as written (a switch: section before its chip preset was laid under it),
+/// so that a rule naming another chip starts from that chip (`expand`).
+template <class CONFIG, class LOAD, class EXPAND>
 std::vector<device_profile<CONFIG>> load_profiles(const config_node& top,
-                                                  const std::string& section,
-                                                  const std::vector<profile_rule>& rules,
-                                                  LOAD load) {
+                                                  const std::string& section, const YAML::Node& raw,
+                                                  const std::vector<profile_rule>& rules, LOAD load,
+                                                  EXPAND expand) {
     std::vector<device_profile<CONFIG>> out;
     out.push_back({"default", load(top.child(section))});
     for (const auto& r : rules) {
@@ -888,7 +878,7 @@ std::vector<device_profile<CONFIG>> load_profiles(const config_node& top,
                                    p.name == "default"
                                        ? "'default' names the `" + section + ":` section"
                                        : "a profile named '" + r.name + "' is defined before");
-        const YAML::Node merged = overlay(top.yaml()[section], r.body);
+        const YAML::Node merged = expand(overlay(raw, r.body));
         out.push_back({r.name, load(config_node(scenario_schema(), merged, section, r.at))});
     }
     return out;
@@ -2386,6 +2376,17 @@ scenario load_scenario(const YAML::Node& root_in, const std::string& name,
     const config_schema& schema = scenario_schema();
     YAML::Node root = root_in && !root_in.IsNull() ? root_in : YAML::Node(YAML::NodeType::Map);
     schema.validate(root);
+    // A chip preset lies under the user's switch: keys (for the loads and the echo alike).
+    const YAML::Node& given = root;  // const: a missing section must not be inserted
+    auto section_copy = [&given](const char* key) {
+        const YAML::Node n = given[key];
+        return n.IsDefined() ? YAML::Clone(n) : YAML::Node();
+    };
+    const YAML::Node raw_switch = section_copy("switch"), raw_nic = section_copy("nic");
+    if (const YAML::Node chip = raw_switch["chip"]; chip && chip.IsScalar()) {
+        root = YAML::Clone(root);
+        root["switch"] = sw::switch_config::expand_chip(raw_switch);
+    }
     config_node top(schema, root, "", "");
     scenario sc = scenario_params().load(top);
     sc.echo = with_defaults(schema, root);
@@ -2398,11 +2399,13 @@ scenario load_scenario(const YAML::Node& root_in, const std::string& name,
     }
     const profile_rules rules = profile_rules::params().load(top);
     sc.switch_profiles = load_profiles<sw::switch_config>(
-        top, "switch", rules.switches,
-        [](const config_node& n) { return sw::switch_config::load(n); });
+        top, "switch", raw_switch, rules.switches,
+        [](const config_node& n) { return sw::switch_config::load(n); },
+        [](const YAML::Node& n) { return sw::switch_config::expand_chip(n); });
     sc.nic_profiles = load_profiles<nic::nic_config>(
-        top, "nic", rules.nics,
-        [](const config_node& n) { return nic::nic_config::params().load(n); });
+        top, "nic", raw_nic, rules.nics,
+        [](const config_node& n) { return nic::nic_config::params().load(n); },
+        [](const YAML::Node& n) { return n; });
     sc.sw = sc.switch_profiles[0].cfg;
     sc.nic = sc.nic_profiles[0].cfg;
     const topology_params tp = topology_params::params().load(top.child("topology"));

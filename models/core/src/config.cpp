@@ -686,6 +686,17 @@ void fill_defaults(const config_schema& schema, YAML::Node out, const std::strin
 }
 }  // namespace
 
+YAML::Node overlay(const YAML::Node& base, const YAML::Node& over) {
+    YAML::Node out = base && base.IsMap() ? YAML::Clone(base) : YAML::Node(YAML::NodeType::Map);
+    for (const auto& kv : over) {
+        const std::string key = kv.first.Scalar();
+        const YAML::Node mine = out[key];
+        out[key] = mine && mine.IsMap() && kv.second.IsMap() ? overlay(mine, kv.second)
+                                                             : YAML::Clone(kv.second);
+    }
+    return out;
+}
+
 YAML::Node with_defaults(const config_schema& schema, const YAML::Node& root) {
     YAML::Node out = root && root.IsMap() ? YAML::Clone(root) : YAML::Node(YAML::NodeType::Map);
     fill_defaults(schema, out, "");

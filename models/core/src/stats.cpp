@@ -44,6 +44,8 @@ std::string_view drop_cause_name(drop_cause c) {
             return "pacer_fifo_full";
         case drop_cause::CREDIT_DROPPED:
             return "credit_dropped";
+        case drop_cause::PIPELINE_OVERFLOW:
+            return "pipeline_overflow";
         case drop_cause::COUNT:
             break;
     }

@@ -95,7 +95,43 @@ const param_table<queue_shaper_entry>& queue_shaper_params() {
     return table;
 }
 
+/// Chip presets (docs/models/switch.md "Chip presets" cites each figure): switch.* keys laid
+/// under the user's section by expand_chip().
+struct chip_preset {
+    const char* name;
+    const char* yaml;
+};
+constexpr chip_preset CHIP_PRESETS[] = {
+    // Trident3-X7 (BCM56870): TD3 config.bcm core clock; 256 B cells, 129,024 usable.
+    {"trident3_32x100g",
+     "core_clock: 1525MHz\n"
+     "pipeline: {count: 2, depth: 915, packets_per_cycle: 1}\n"
+     "buffer: 33030144B\n"
+     "cell: 256B\n"},
+    // Tomahawk (BCM56960): 4 pipes of 8x100G, 4 XPEs of 20,165 usable 208 B cells.
+    {"tomahawk_32x100g",
+     "core_clock: 850MHz\n"
+     "pipeline: {count: 4, depth: 383, packets_per_cycle: 1}\n"
+     "buffer: 16777280B\n"
+     "cell: 208B\n"
+     "cell_overhead: 64B\n"},
+    // Tomahawk4-class 25.6 Tb/s: TH3's architecture (8 pipes per 12.8 Tb/s, 254 B cells, 40 B
+    // header) doubled.
+    {"tomahawk4_64x400g",
+     "core_clock: 1325MHz\n"
+     "pipeline: {count: 16, depth: 596, packets_per_cycle: 1}\n"
+     "buffer: 113MB\n"
+     "cell: 254B\n"
+     "cell_overhead: 40B\n"},
+};
+
 void add_pipeline(param_table<switch_config>& t) {
+    auto& chip = t.add("chip", value_kind::CHOICE, "generic",
+                       "Chip preset whose clock, pipelines, buffer and cells the other "
+                       "switch.* keys start from (generic: the defaults listed here)",
+                       [](switch_config& c, const config_value& v) { c.chip = v.str(); });
+    chip.choices = {"generic"};
+    for (const chip_preset& p : CHIP_PRESETS) chip.choices.push_back(p.name);
     t.add("core_clock", value_kind::FREQUENCY, "1GHz",
           "Switch core clock; pipeline exit times are rounded up to its edges",
           &switch_config::core_clock_hz)
@@ -123,7 +159,71 @@ void add_pipeline(param_table<switch_config>& t) {
         t.add("queues", value_kind::INT, "8", "Egress queues per port", &switch_config::queues);
     q.min = 1;
     q.max = 8;
+    // Cycle-approximate pipelines (docs/models/switch.md "Pipelines"); all absent: one pipeline
+    // with no rate limit, the flat pipeline_latency.
+    auto& pc = t.add("pipeline.count", value_kind::INT, "1",
+                     "Ingress pipelines of the chip; each serves a block of ports",
+                     [](switch_config& c, const config_value& v) {
+                         c.pipeline.count = static_cast<unsigned>(v.integer());
+                     });
+    pc.min = 1;
+    pc.max = 64;
+    t.add("pipeline.port_map", value_kind::STRING_LIST, "",
+          "Pipeline of each port (element p: port p's); absent: contiguous blocks, "
+          "port * count / ports",
+          [](switch_config& c, const config_value& v) {
+              if (!v.present()) return;
+              for (const std::string& s : v.section().str_list(v.key()))
+                  c.pipeline.port_map.push_back(static_cast<std::uint16_t>(
+                      parse_index(v.section(), v.key(), s, 0, c.pipeline.count - 1)));
+          })
+        .optional = true;
+    auto& depth = t.add("pipeline.depth", value_kind::INT, "",
+                        "Pipeline depth in core cycles: the latency is depth x clock period "
+                        "(replaces pipeline_latency)",
+                        [](switch_config& c, const config_value& v) {
+                            if (v.present())
+                                c.pipeline.depth_cycles = static_cast<std::uint32_t>(v.integer());
+                        });
+    depth.optional = true;
+    depth.min = 1;
+    depth.max = 1e6;
+    auto& ppc = t.add(
+        "pipeline.packets_per_cycle", value_kind::REAL, "0",
+        "Frames one pipeline takes per core cycle (0: no packet-rate limit)",
+        [](switch_config& c, const config_value& v) { c.pipeline.packets_per_cycle = v.real(); });
+    ppc.min = 0;
+    ppc.max = 64;
+    auto& bpc = t.add("pipeline.bytes_per_cycle", value_kind::INT, "0",
+                      "Frame bytes one pipeline takes per core cycle (0: no byte-rate limit)",
+                      [](switch_config& c, const config_value& v) {
+                          c.pipeline.bytes_per_cycle = static_cast<std::uint32_t>(v.integer());
+                      });
+    bpc.min = 0;
+    bpc.max = 1 << 20;
+    t.add(
+        "pipeline.input_buffer", value_kind::BYTES, "64KiB",
+        "Frames waiting for a busy pipeline, per pipeline; an arrival that does not fit is "
+        "dropped (pipeline_overflow)",
+        [](switch_config& c, const config_value& v) { c.pipeline.input_buffer_bytes = v.bytes(); });
 }
+
+}  // namespace
+
+const char* switch_config::chip_yaml(const std::string& chip) {
+    for (const chip_preset& p : CHIP_PRESETS)
+        if (chip == p.name) return p.yaml;
+    return nullptr;
+}
+
+YAML::Node switch_config::expand_chip(const YAML::Node& section) {
+    if (!section || !section.IsMap() || !section["chip"] || !section["chip"].IsScalar())
+        return section;
+    const char* preset = chip_yaml(section["chip"].Scalar());
+    return preset ? overlay(load_yaml_string(preset), section) : section;
+}
+
+namespace {
 
 void add_mmu(param_table<switch_config>& t) {
     auto& cell = t.add("cell", value_kind::BYTES, "208B",
@@ -1426,6 +1526,13 @@ void switch_config::validate_flow_control(const config_node& n) const {
 
 switch_config switch_config::load(const config_node& n) {
     switch_config c = params().load(n);
+    if (c.pipeline.depth_cycles) {
+        if (n.has("pipeline_latency"))
+            n.fail("pipeline_latency",
+                   "is set together with pipeline.depth; give the latency one way (depth: "
+                   "cycles of the core clock)");
+        c.pipeline_latency = ps_t(c.pipeline.depth_cycles) * c.clock_period();
+    }
     c.validate(n);
     return c;
 }

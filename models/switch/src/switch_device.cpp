@@ -31,6 +31,14 @@ switch_device::switch_device(const sc_core::sc_module_name& name, const switch_c
       m_routes(splitmix64(seed ^ hash_name(std::string(this->name()) + ".ecmp"))),
       m_rx_stats(port_rates.size()) {
     m_cfg.ports = static_cast<std::uint32_t>(port_rates.size());
+    if (cfg.pipeline.limited()) {
+        try {
+            m_pipes = std::make_unique<ingress_pipelines>(
+                cfg.pipeline, static_cast<unsigned>(port_rates.size()), cfg.clock_period());
+        } catch (const std::invalid_argument& e) {
+            throw std::invalid_argument(std::string(this->name()) + ": switch." + e.what());
+        }
+    }
     for (unsigned p = 0; p < port_rates.size(); ++p) {
         const std::string pn = "p" + std::to_string(p);
         m_rx.push_back(std::make_unique<eth_rx_port>((pn + "_rx").c_str(), *this, p));
@@ -174,10 +182,36 @@ inline void switch_device::enqueue(egress_port& eg, unsigned in_port, frame& f, 
 }
 
 void switch_device::receive(unsigned in_port, frame& f) {
-    const ps_t now = now_ps();
     port_rx_stats& rs = m_rx_stats[in_port];
     rs.frames++;
     rs.bytes += f.frame_bytes();
+    if (m_pipes && !enter_pipeline(in_port, f, now_ps())) return;
+    forward(in_port, f);
+}
+
+bool switch_device::enter_pipeline(unsigned in_port, frame& f, ps_t now) {
+    switch (m_pipes->offer(f, in_port, now)) {
+        case ingress_pipelines::verdict::START:
+            return true;
+        case ingress_pipelines::verdict::WAIT:
+            m_pipe_timer.arm_at(m_pipes->next_start());
+            return false;
+        case ingress_pipelines::verdict::OVERFLOW:
+            drop(in_port, f, drop_cause::PIPELINE_OVERFLOW);
+            return false;
+    }
+    return false;
+}
+
+void switch_device::on_pipeline_due() {
+    const ps_t now = now_ps();
+    unsigned in_port = 0;
+    while (frame* f = m_pipes->pop(now, in_port)) forward(in_port, *f);
+    if (m_pipes->held_frames()) m_pipe_timer.arm_at(m_pipes->next_start());
+}
+
+inline void switch_device::forward(unsigned in_port, frame& f) {
+    const ps_t now = now_ps();
     const bool whole_frame = now >= f.rx_last_bit;
     if (f.fcs_error && whole_frame) return drop(in_port, f, drop_cause::FCS_ERROR);
     egress_port* const out = route(in_port, f);
@@ -247,6 +281,7 @@ void switch_device::add_drops(drop_counters& d) const {
 
 std::uint64_t switch_device::frames_held() const {
     std::uint64_t n = m_emitted.size();  // built, not yet forwarded
+    if (m_pipes) n += m_pipes->held_frames();
     for (const auto& e : m_egress) n += e->queued_frames();
     return n;
 }
@@ -300,6 +335,24 @@ void switch_device::report_stats(nlohmann::json& out) const {
     // Pools 2 and 3 only when configured (a PG or queue in an empty pool is a config error).
     for (unsigned p = 2; p < SERVICE_POOLS; ++p)
         if (m_mmu.pool_cells(p)) out["pools"]["pool" + std::to_string(p)] = pool_json(p);
+    if (m_pipes) {
+        // Utilisation: service time over the run so far (a saturated pipeline reads 1).
+        const double elapsed = double(now_ps());
+        nlohmann::json pipes = nlohmann::json::array();
+        for (unsigned i = 0; i < m_pipes->count(); ++i) {
+            const ingress_pipelines::stats& st = m_pipes->lane_stats(i);
+            pipes.push_back(
+                {{"frames", st.frames},
+                 {"bytes", st.bytes},
+                 {"waited", st.waited},
+                 {"overflow_drops", st.overflow},
+                 {"input_buffer_bytes", m_pipes->held_bytes(i)},
+                 {"input_buffer_peak_bytes", st.peak_buffer_bytes},
+                 {"utilisation",
+                  elapsed > 0 ? double(m_pipes->busy_time(i, now_ps())) / elapsed : 0.0}});
+        }
+        out["pipelines"] = std::move(pipes);
+    }
     nlohmann::json ports = nlohmann::json::array();
     for (unsigned p = 0; p < m_egress.size(); ++p) {
         const egress_port& e = *m_egress[p];

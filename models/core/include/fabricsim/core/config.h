@@ -469,6 +469,9 @@ YAML::Node load_yaml_string(const std::string& text);
 
 /// Deep copy with defaults of `schema` filled in for every absent scalar (for the config echo).
 YAML::Node with_defaults(const config_schema& schema, const YAML::Node& root);
+/// `base` (a map or null) with the keys of `over` laid on it: maps merge, the rest replaces
+/// (switch profiles over the switch: section, a section over its chip preset).
+YAML::Node overlay(const YAML::Node& base, const YAML::Node& over);
 
 /// A validated tree as JSON typed by the schema: BOOL a boolean, INT an integer, REAL a number,
 /// every other kind (choices, unit strings, names) a string. The config echo: it runs again.

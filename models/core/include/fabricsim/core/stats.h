@@ -31,6 +31,7 @@ enum class drop_cause : std::uint8_t {
     RX_RING_FULL,        ///< host RX ring had no free descriptor (the NIC's out-of-buffer)
     PACER_FIFO_FULL,     ///< NIC pacer's FIFO had no room for the frame
     CREDIT_DROPPED,      ///< switch credit queue full (credit-based transports)
+    PIPELINE_OVERFLOW,   ///< switch ingress pipeline busy and its input buffer full
     COUNT
 };
 

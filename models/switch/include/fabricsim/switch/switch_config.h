@@ -16,6 +16,7 @@
 #include "fabricsim/switch/algo/credit_queue.h"
 #include "fabricsim/switch/algo/egress_policy.h"
 #include "fabricsim/switch/algo/fera.h"
+#include "fabricsim/switch/algo/ingress_pipeline.h"
 #include "fabricsim/switch/algo/mmu.h"
 #include "fabricsim/switch/algo/pause_generator.h"
 #include "fabricsim/switch/algo/pfc_watchdog.h"
@@ -163,8 +164,10 @@ struct headroom_sizing {
 };
 
 struct switch_config {
+    std::string chip = "generic";  ///< preset the section started from (expand_chip)
     double core_clock_hz = 1e9;
     ps_t pipeline_latency = 300 * PS_PER_NS;  ///< ingress pipeline + MMU + egress pipeline
+    pipeline_config pipeline;  ///< pipelines and their rate limits (depth sets the latency)
     forwarding_mode mode = forwarding_mode::STORE_AND_FORWARD;
     std::uint32_t cut_through_bytes = 64;     ///< header bytes needed before forwarding
     std::uint64_t buffer_bytes = 4ull << 20;  ///< shared buffer
@@ -193,6 +196,12 @@ struct switch_config {
     ps_t pipeline_exit(ps_t now) const {
         return ceil_to_period(now + pipeline_latency, clock_period());
     }
+    /// The switch.* keys (YAML) of chip preset `chip`; nullptr for "generic" or an unknown name.
+    static const char* chip_yaml(const std::string& chip);
+    /// `section` (a switch: map) with the keys of its `chip` preset laid under it: the user's
+    /// keys win, maps merge. Unchanged without a chip or for generic.
+    static YAML::Node expand_chip(const YAML::Node& section);
+
     /// MMU parameters for a chip with `ports` ports.
     mmu_config mmu_for(unsigned ports) const;
 

@@ -8,14 +8,17 @@
 /// forwards from the header only when the egress is idle and not faster than the ingress; otherwise
 /// it falls back to store-and-forward (waits for the last bit). Corrupted frames are dropped (FCS)
 /// when the whole frame was received; cut-through forwards them, as real cut-through switches do.
-/// TTL is decremented per hop. Frames the egress policies build (congestion notifications) enter
-/// the forwarding path at their emission time as if received then, on the emitting port: one
-/// timer for all of them, in emission order.
-/// PAUSE/PFC generation (switch.flow_control.generate): the MMU reports a lossless PG's XOFF and
-/// XON points from admission and release (or an egress queue its Q_on/Q_off crossings); the
-/// port's pause_generator turns them into frames, which the switch sends on that port at the
-/// same time in the next delta cycle (one timer for all ports; so a decision inside a port's
-/// start never touches the wire it is deciding for) and refreshes with one more timer.
+/// With rate-limited pipelines (switch.pipeline, algo/ingress_pipeline.h) a frame first takes
+/// its ingress pipeline's next slot: it is routed, admitted and handed to its port when it
+/// starts (at once when the pipeline is free, else from one timer for all pipelines), and
+/// leaves at ceil_clock(start + pipeline_latency). TTL is decremented per hop. Frames the egress
+/// policies build (congestion notifications) enter the forwarding path at their emission time as if
+/// received then, on the emitting port: one timer for all of them, in emission order. PAUSE/PFC
+/// generation (switch.flow_control.generate): the MMU reports a lossless PG's XOFF and XON points
+/// from admission and release (or an egress queue its Q_on/Q_off crossings); the port's
+/// pause_generator turns them into frames, which the switch sends on that port at the same time in
+/// the next delta cycle (one timer for all ports; so a decision inside a port's start never touches
+/// the wire it is deciding for) and refreshes with one more timer.
 #include <cstdint>
 #include <memory>
 #include <vector>
@@ -28,6 +31,7 @@
 #include "fabricsim/core/scheduler.h"
 #include "fabricsim/core/stats.h"
 #include "fabricsim/switch/algo/forwarding_table.h"
+#include "fabricsim/switch/algo/ingress_pipeline.h"
 #include "fabricsim/switch/algo/mmu.h"
 #include "fabricsim/switch/algo/pause_generator.h"
 #include "fabricsim/switch/algo/queue_pause_trigger.h"
@@ -79,6 +83,9 @@ public:
         return m_generators.empty() ? nullptr : &m_generators[p];
     }
 
+    /// The ingress pipelines, nullptr when they have no rate limit (the flat latency).
+    const ingress_pipelines* pipelines() const { return m_pipes.get(); }
+
     void report_stats(nlohmann::json& out) const override;
     void add_drops(drop_counters& d) const override;
     std::uint64_t frames_held() const override;
@@ -101,6 +108,11 @@ private:
     /// Hands `f` to `eg` by its traffic class, out of the pipeline at `ready`.
     [[gnu::always_inline]] void enqueue(egress_port& eg, unsigned in_port, frame& f, ps_t ready);
     void on_emitted();
+    /// Routes, admits and enqueues `f` received on `in_port` (at its pipeline start, now).
+    [[gnu::always_inline]] void forward(unsigned in_port, frame& f);
+    /// receive()'s pipeline step (cold: only rate-limited pipelines): true when `f` starts now.
+    [[gnu::noinline]] bool enter_pipeline(unsigned in_port, frame& f, ps_t now);
+    void on_pipeline_due();
     /// Control frames (MAC control, and the dispatch point of CNM/credits) received on
     /// `in_port`, reached from route()'s TTL test (MAC control has ttl 0); true when taken (not
     /// forwarded, not counted as data). Cold and out of line: the data path is unchanged.
@@ -129,6 +141,9 @@ private:
     std::vector<std::unique_ptr<eth_rx_port>> m_rx;
     std::vector<std::unique_ptr<egress_port>> m_egress;
     std::vector<port_rx_stats> m_rx_stats;
+    std::unique_ptr<ingress_pipelines> m_pipes;  ///< only with a rate limit
+    model_timer m_pipe_timer =
+        model_timer::bind<switch_device, &switch_device::on_pipeline_due>(this);
     ring<emitted> m_emitted{4};
     std::uint64_t m_generated = 0;
     model_timer m_emit_timer = model_timer::bind<switch_device, &switch_device::on_emitted>(this);

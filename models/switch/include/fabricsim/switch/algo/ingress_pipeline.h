@@ -1,0 +1,137 @@
+#pragma once
+/// Ingress pipelines of a switch chip (ARCHITECTURE §4, facts-mmu §5): plain C++, no SystemC.
+/// Each pipeline serves a fixed set of ports and processes one frame after another; a frame
+/// occupies it for max(1 / packets_per_cycle, bytes / bytes_per_cycle) core cycles (bytes: the
+/// frame without preamble and IPG). A frame that finds its pipeline busy waits in the
+/// pipeline's input buffer; one that does not fit there is dropped (pipeline_overflow).
+/// Timing model: a frame arriving at t starts at s = max(t, when the pipeline is free) and
+/// leaves the pipeline (into the MMU and its egress port) at ceil_clock(s + depth), as the flat
+/// model's pipeline_latency. Frames that start at once cost nothing more than a comparison;
+/// only waiting frames are held here, released in start order by the owner's one timer.
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "fabricsim/core/frame.h"
+#include "fabricsim/core/ring.h"
+#include "fabricsim/core/units.h"
+
+namespace fabricsim::sw {
+
+/// The `switch.pipeline.*` keys (switch_config.h).
+struct pipeline_config {
+    unsigned count = 1;  ///< ingress pipelines of the chip
+    /// Pipeline of port p (element p); empty: contiguous blocks, p * count / ports.
+    std::vector<std::uint16_t> port_map;
+    std::uint32_t depth_cycles = 0;                ///< 0: switch.pipeline_latency gives the latency
+    double packets_per_cycle = 0;                  ///< per pipeline; 0: no packet-rate limit
+    std::uint32_t bytes_per_cycle = 0;             ///< per pipeline; 0: no byte-rate limit
+    std::uint64_t input_buffer_bytes = 64u << 10;  ///< per pipeline, frames waiting to start
+    /// A rate limit is set: frames can wait (the only case that costs anything).
+    bool limited() const { return packets_per_cycle > 0 || bytes_per_cycle > 0; }
+    /// Empty if the map fits a chip of `ports` ports, else the reason.
+    std::string check_ports(unsigned ports) const;
+};
+
+class ingress_pipelines
+{
+public:
+    static constexpr ps_t NONE = std::numeric_limits<ps_t>::max();
+
+    struct stats {
+        std::uint64_t frames = 0;  ///< frames that entered the pipeline
+        std::uint64_t bytes = 0;
+        std::uint64_t waited = 0;    ///< frames that found it busy
+        std::uint64_t overflow = 0;  ///< frames dropped: the input buffer was full
+        std::uint64_t peak_buffer_bytes = 0;
+        ps_t busy = 0;  ///< service time of every frame taken (busy_time(): up to now)
+    };
+
+    /// `period`: the core clock period (ps). Throws std::invalid_argument on a bad port map.
+    ingress_pipelines(const pipeline_config& cfg, unsigned ports, ps_t period);
+
+    enum class verdict : std::uint8_t { START, WAIT, OVERFLOW };
+    /// Frame `f` (from port `port`) arrives at `now`. START: it enters the pipeline now. WAIT:
+    /// held until its start (next_start()/pop()). OVERFLOW: not taken (the caller drops it).
+    verdict offer(frame& f, unsigned port, ps_t now) {
+        lane& l = m_lanes[m_pipe_of[port]];
+        const std::uint32_t bytes = f.frame_bytes();
+        const ps_t service = service_ps(bytes);
+        l.st.frames++;
+        l.st.bytes += bytes;
+        l.st.busy += service;
+        if (l.free <= now) {
+            l.free = now + service;
+            return verdict::START;
+        }
+        if (l.waiting_bytes + bytes > m_cfg.input_buffer_bytes) {
+            l.st.frames--;
+            l.st.bytes -= bytes;
+            l.st.busy -= service;
+            l.st.overflow++;
+            return verdict::OVERFLOW;
+        }
+        l.st.waited++;
+        l.held.push_back({&f, l.free, static_cast<std::uint16_t>(port), bytes});
+        l.waiting_bytes += bytes;
+        if (l.waiting_bytes > l.st.peak_buffer_bytes) l.st.peak_buffer_bytes = l.waiting_bytes;
+        if (l.free < m_next) m_next = l.free;
+        l.free += service;
+        m_held++;
+        return verdict::WAIT;
+    }
+    /// Earliest start of a held frame, NONE when none is held.
+    ps_t next_start() const { return m_next; }
+    /// A held frame whose start is <= now (earliest start first, ties by pipeline), or nullptr.
+    frame* pop(ps_t now, unsigned& port);
+
+    /// How long (ps) a frame of `bytes` occupies its pipeline.
+    ps_t service_ps(std::uint32_t bytes) const {
+        ps_t by_bytes = 0;
+        if (m_cfg.bytes_per_cycle)
+            by_bytes = (ps_t(bytes) * m_period + m_cfg.bytes_per_cycle - 1) / m_cfg.bytes_per_cycle;
+        return by_bytes > m_packet_ps ? by_bytes : m_packet_ps;
+    }
+    /// Service time pipeline p spent up to `now` (frames still waiting excluded).
+    ps_t busy_time(unsigned p, ps_t now) const {
+        const lane& l = m_lanes[p];
+        return l.free > now ? l.st.busy - (l.free - now) : l.st.busy;
+    }
+    unsigned count() const { return static_cast<unsigned>(m_lanes.size()); }
+    unsigned pipeline_of(unsigned port) const { return m_pipe_of[port]; }
+    const stats& lane_stats(unsigned p) const { return m_lanes[p].st; }
+    std::uint64_t held_frames() const { return m_held; }
+    std::uint64_t held_bytes(unsigned p) const { return m_lanes[p].waiting_bytes; }
+    /// Calls `f(frame&)` for every held frame (conservation checks, teardown).
+    template <class F>
+    void for_each_held(F f) const {
+        for (const lane& l : m_lanes)
+            for (std::uint32_t i = 0; i < l.held.size(); ++i) f(*l.held[i].f);
+    }
+
+private:
+    struct waiting {
+        frame* f;
+        ps_t start;
+        std::uint16_t port;
+        std::uint32_t bytes;
+    };
+    struct lane {
+        ps_t free = 0;  ///< the pipeline takes its next frame from then
+        std::uint64_t waiting_bytes = 0;
+        ring<waiting> held{4};
+        stats st;
+    };
+    void update_next();
+
+    pipeline_config m_cfg;
+    ps_t m_period;
+    ps_t m_packet_ps;  ///< round(period / packets_per_cycle); 0: no packet limit
+    std::vector<std::uint16_t> m_pipe_of;
+    std::vector<lane> m_lanes;
+    ps_t m_next = NONE;
+    std::uint64_t m_held = 0;
+};
+
+}  // namespace fabricsim::sw

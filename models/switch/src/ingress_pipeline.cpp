@@ -1,0 +1,57 @@
+#include "fabricsim/switch/algo/ingress_pipeline.h"
+
+#include <cmath>
+#include <stdexcept>
+
+namespace fabricsim::sw {
+
+std::string pipeline_config::check_ports(unsigned ports) const {
+    if (port_map.empty()) return {};
+    if (port_map.size() != ports)
+        return "port_map has " + std::to_string(port_map.size()) + " entries; the switch has " +
+               std::to_string(ports) + " ports";
+    return {};
+}
+
+ingress_pipelines::ingress_pipelines(const pipeline_config& cfg, unsigned ports, ps_t period)
+    : m_cfg(cfg),
+      m_period(period),
+      m_packet_ps(cfg.packets_per_cycle > 0
+                      ? static_cast<ps_t>(std::llround(double(period) / cfg.packets_per_cycle))
+                      : 0),
+      m_pipe_of(ports),
+      m_lanes(cfg.count) {
+    if (cfg.count == 0) throw std::invalid_argument("pipeline.count: must be at least 1");
+    if (const std::string why = cfg.check_ports(ports); !why.empty())
+        throw std::invalid_argument("pipeline." + why);
+    for (unsigned p = 0; p < ports; ++p) {
+        const unsigned pipe = cfg.port_map.empty() ? p * cfg.count / ports : cfg.port_map[p];
+        if (pipe >= cfg.count)
+            throw std::invalid_argument("pipeline.port_map[" + std::to_string(p) + "]: pipeline " +
+                                        std::to_string(pipe) + " of a chip with " +
+                                        std::to_string(cfg.count));
+        m_pipe_of[p] = static_cast<std::uint16_t>(pipe);
+    }
+}
+
+frame* ingress_pipelines::pop(ps_t now, unsigned& port) {
+    if (m_next > now) return nullptr;
+    lane* best = nullptr;
+    for (lane& l : m_lanes)
+        if (!l.held.empty() && (!best || l.held.front().start < best->held.front().start))
+            best = &l;
+    const waiting w = best->held.pop_front();
+    best->waiting_bytes -= w.bytes;
+    m_held--;
+    update_next();
+    port = w.port;
+    return w.f;
+}
+
+void ingress_pipelines::update_next() {
+    m_next = NONE;
+    for (const lane& l : m_lanes)
+        if (!l.held.empty() && l.held.front().start < m_next) m_next = l.held.front().start;
+}
+
+}  // namespace fabricsim::sw

@@ -1,0 +1,156 @@
+// The switch's cycle-approximate pipelines end to end (docs/models/switch.md "Pipelines"): one
+// Tomahawk-class chip (tomahawk_32x100g: 4 pipelines of 8 x 100G ports, one frame per cycle of
+// an 850 MHz clock, period 1176 ps) with 32 hosts, each sending CBR UDP to the host 16 ports on,
+// so no egress port is ever oversubscribed and every loss is the pipelines'.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <cstdint>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "fabricsim/core/config.h"
+#include "fabricsim/platforms/platform.h"
+#include "fabricsim/platforms/scenario.h"
+
+using namespace fabricsim;
+using namespace fabricsim::platforms;
+using json = nlohmann::json;
+
+namespace {
+
+constexpr double PERIOD_PS = 1176;             // round(1e12 / 850e6)
+constexpr double PIPE_PPS = 1e12 / PERIOD_PS;  // one frame per cycle: 850.34 Mpps
+constexpr double PORTS_PER_PIPE = 8;
+constexpr double LINE_BPS = 100e9;
+
+/// Frames per second of one port at line rate with frames of `frame_bytes` (+ 20 B on the wire).
+double line_pps(double frame_bytes) {
+    return LINE_BPS / ((frame_bytes + 20) * 8);
+}
+
+json run(const std::string& yaml, const std::string& name) {
+    const auto sc =
+        load_scenario(load_yaml_string(yaml + "\nresults: {sample_interval: 0s}\n"), name);
+    const auto r = run_scenario(sc, "");
+    const json& fr = r.summary["frames"];
+    INFO(fr.dump());
+    CHECK(fr["conserved"].get<bool>());
+    return r.summary;
+}
+
+/// 32 hosts, host i sends to host i + 16 (mod 32) at `load` of line rate with IP packets of
+/// `packet` bytes (frame = packet + 18).
+json permutation(double load, unsigned packet, const std::string& duration,
+                 const std::string& pipeline = "") {
+    std::string flows;
+    char rate[32];
+    std::snprintf(rate, sizeof rate, "%.6fGbps", load * 100);
+    for (unsigned i = 0; i < 32; ++i)
+        flows += "    - {src: h" + std::to_string(i) + ", dst: h" + std::to_string((i + 16) % 32) +
+                 ", rate: " + rate + ", packet_size: " + std::to_string(packet) + "B}\n";
+    return run("duration: " + duration +
+                   "\ntopology: {kind: incast, host_rate: 100Gbps, incast: {hosts: 32}}\n"
+                   "switch: {chip: tomahawk_32x100g" +
+                   (pipeline.empty() ? "" : ", pipeline: {" + pipeline + "}") +
+                   "}\ntraffic:\n  flows:\n" + flows,
+               "pipeline");
+}
+
+std::uint64_t u64(const json& j) {
+    return j.get<std::uint64_t>();
+}
+
+std::uint64_t cause(const json& s, const char* c) {
+    return u64(s["frames"]["dropped_by_cause"][c]);
+}
+
+}  // namespace
+
+// Each TEST_CASE runs one platform (ctest runs each in its own process).
+
+TEST_CASE("64 B frames 1% below the packet-rate ceiling are all forwarded", "[switch_pipeline]") {
+    // 8 ports x 148.81 Mpps offered against 850.34 Mpps: the ceiling is at 71.43 % load.
+    const double ceiling = PIPE_PPS / (PORTS_PER_PIPE * line_pps(64));
+    REQUIRE(ceiling == Approx(0.714286).epsilon(1e-4));
+    const json s = permutation(0.99 * ceiling, 46, "100us", "input_buffer: 8KiB");
+    CHECK(u64(s["frames"]["dropped"]) == 0);
+    CHECK(u64(s["frames"]["delivered"]) > 32 * 10000);
+    for (const json& p : s["switches"]["tor"]["pipelines"])
+        CHECK(u64(p["input_buffer_peak_bytes"]) < 8192 / 2);
+}
+
+TEST_CASE("64 B frames 1% above the packet-rate ceiling overflow the pipelines",
+          "[switch_pipeline]") {
+    // 8 KiB of input buffer (128 frames) fills within ~15 us at 1% over.
+    const double ceiling = PIPE_PPS / (PORTS_PER_PIPE * line_pps(64));
+    const json s = permutation(1.01 * ceiling, 46, "100us", "input_buffer: 8KiB");
+    CHECK(cause(s, "pipeline_overflow") > 0);
+    CHECK(cause(s, "pipeline_overflow") == u64(s["frames"]["dropped"]));
+    for (const json& p : s["switches"]["tor"]["pipelines"]) {
+        CHECK(u64(p["overflow_drops"]) > 0);
+        CHECK(u64(p["input_buffer_peak_bytes"]) > 8192 - 64);
+    }
+}
+
+TEST_CASE("at 64 B line rate each pipeline forwards one frame per cycle", "[switch_pipeline]") {
+    // Every pipeline is busy from its first frame (about 1 us in) on; frames then reach their
+    // sinks ~3.75 us after they were sent. Delivered over 200 us less that start-up:
+    // 4 pipelines x 850.34 Mpps.
+    const json s = permutation(1.0, 46, "200us");
+    const double rate = double(u64(s["frames"]["delivered"])) / (200e-6 - 3.75e-6);
+    CHECK(rate == Approx(4 * PIPE_PPS).epsilon(0.01));
+    // Offered 4 x 8 x 148.81 Mpps: the rest overflows the input buffers.
+    CHECK(cause(s, "pipeline_overflow") > 0);
+    CHECK(cause(s, "pipeline_overflow") == u64(s["frames"]["dropped"]));
+    for (const json& p : s["switches"]["tor"]["pipelines"])
+        CHECK(p["utilisation"].get<double>() > 0.98);
+}
+
+TEST_CASE("1500 B frames at line rate on every port stay under the ceiling", "[switch_pipeline]") {
+    const json s = permutation(1.0, 1500, "100us");
+    CHECK(u64(s["frames"]["dropped"]) == 0);
+    // 8.127 frames per us per port, less the ~4 us before the first arrives.
+    CHECK(double(u64(s["frames"]["delivered"])) > 0.95 * 32 * line_pps(1518) * 100e-6);
+    // Each pipeline is busy 8 x 8.127 Mpps x 1176 ps = 7.6 % of the time.
+    const double expected = PORTS_PER_PIPE * line_pps(1518) * PERIOD_PS * 1e-12;
+    for (const json& p : s["switches"]["tor"]["pipelines"]) {
+        CHECK(u64(p["overflow_drops"]) == 0);
+        CHECK(p["utilisation"].get<double>() == Approx(expected).epsilon(0.02));
+    }
+}
+
+TEST_CASE("latency through the chip is depth x period, to the cycle", "[switch_pipeline]") {
+    // Three one-switch paths built alike (the hub only connects them), one frame each at the
+    // same time: the flows' latencies
+    // differ only by ceil_P(last bit + depth x P) - last bit at their switch. Switch c has a
+    // 1 ps clock and no pipeline latency (everything but the pipeline).
+    const json s = run(
+        "duration: 20us\n"
+        "topology:\n  kind: custom\n  host_rate: 100Gbps\n"
+        "  hosts: [{name: a1}, {name: a2}, {name: b1}, {name: b2}, {name: c1}, {name: c2}]\n"
+        "  switches: [{name: a, ports: 3}, {name: b, ports: 3}, {name: c, ports: 3},\n"
+        "             {name: hub, ports: 3}]\n"
+        "  links: [{a: a1, b: 'a:0'}, {a: a2, b: 'a:1'}, {a: b1, b: 'b:0'}, {a: b2, b: 'b:1'},\n"
+        "          {a: c1, b: 'c:0'}, {a: c2, b: 'c:1'},\n"
+        "          {a: 'a:2', b: 'hub:0'}, {a: 'b:2', b: 'hub:1'}, {a: 'c:2', b: 'hub:2'}]\n"
+        "switch: {chip: tomahawk_32x100g}\n"
+        "switch_profiles:\n"
+        "  - {name: shallow, nodes: [b], pipeline: {depth: 10}}\n"
+        "  - {name: ideal, nodes: [c], chip: generic, core_clock: 1000GHz, pipeline_latency: 0ns}\n"
+        "traffic:\n  flows:\n"
+        "    - {src: a1, dst: a2, rate: 10Gbps, frames: 1}\n"
+        "    - {src: b1, dst: b2, rate: 10Gbps, frames: 1}\n"
+        "    - {src: c1, dst: c2, rate: 10Gbps, frames: 1}\n",
+        "latency");
+    auto latency_ps = [&s](unsigned flow) {
+        REQUIRE(u64(s["flows"][flow]["delivered_frames"]) == 1);
+        return std::llround(s["flows"][flow]["latency_max_us"].get<double>() * 1e6);
+    };
+    const long long preset = latency_ps(0), shallow = latency_ps(1), base = latency_ps(2);
+    CHECK(preset - base >= 383 * 1176);  // depth 383 at 1176 ps
+    CHECK(preset - base < 384 * 1176);
+    // The same arrival time, so the same rounding: exactly 373 cycles apart.
+    CHECK(preset - shallow == 373 * 1176);
+}

@@ -1,0 +1,238 @@
+// Ingress pipelines (algo/ingress_pipeline.h): service times, start times, the input buffer and
+// its overflow, release order, exact to the picosecond; and the switch.pipeline/chip keys.
+#include <catch2/catch.hpp>
+
+#include <string>
+#include <vector>
+
+#include "fabricsim/core/config.h"
+#include "fabricsim/core/frame_pool.h"
+#include "fabricsim/switch/algo/ingress_pipeline.h"
+#include "fabricsim/switch/switch_config.h"
+
+using namespace fabricsim;
+using namespace fabricsim::sw;
+
+namespace {
+
+constexpr ps_t P = 1000;  // 1 GHz core clock
+
+/// A UDP frame of `bytes` (FCS included; >= 64).
+frame& make(std::uint32_t bytes) {
+    frame& f = frame_pool::global().acquire();
+    f.set_ipv4(frame_kind::IPV4_UDP, bytes - 46);
+    REQUIRE(f.frame_bytes() == bytes);
+    return f;
+}
+
+struct held_frames {
+    std::vector<frame*> all;
+    ~held_frames() {
+        for (frame* f : all) frame_pool::global().release(*f);
+    }
+    frame& operator()(std::uint32_t bytes) {
+        all.push_back(&make(bytes));
+        return *all.back();
+    }
+};
+
+pipeline_config limited(double ppc, std::uint32_t bpc, std::uint64_t buffer) {
+    pipeline_config c;
+    c.count = 2;
+    c.packets_per_cycle = ppc;
+    c.bytes_per_cycle = bpc;
+    c.input_buffer_bytes = buffer;
+    return c;
+}
+
+using verdict = ingress_pipelines::verdict;
+
+}  // namespace
+
+TEST_CASE("pipeline service time is the larger of the packet and the byte limit",
+          "[switch][pipeline]") {
+    const ingress_pipelines one(limited(1, 0, 0), 4, P);
+    CHECK(one.service_ps(64) == 1000);
+    CHECK(one.service_ps(1518) == 1000);
+    const ingress_pipelines two(limited(2, 0, 0), 4, P);
+    CHECK(two.service_ps(64) == 500);
+    // 64 B per cycle: a 64 B frame takes 1 cycle, a 65 B one 1.015625 (rounded up to the ps).
+    const ingress_pipelines bytes(limited(0, 64, 0), 4, P);
+    CHECK(bytes.service_ps(64) == 1000);
+    CHECK(bytes.service_ps(65) == 1016);
+    CHECK(bytes.service_ps(1518) == 23719);  // ceil(1518000 / 64)
+    const ingress_pipelines both(limited(1, 64, 0), 4, P);
+    CHECK(both.service_ps(64) == 1000);
+    CHECK(both.service_ps(1518) == 23719);
+    // Packets per cycle at a period that does not divide: round(1176 / 3) = 392.
+    CHECK(ingress_pipelines(limited(3, 0, 0), 4, 1176).service_ps(64) == 392);
+}
+
+TEST_CASE("ports map to pipelines in contiguous blocks or by port_map", "[switch][pipeline]") {
+    pipeline_config c = limited(1, 0, 0);
+    c.count = 4;
+    const ingress_pipelines blocks(c, 32, P);
+    CHECK(blocks.pipeline_of(0) == 0);
+    CHECK(blocks.pipeline_of(7) == 0);
+    CHECK(blocks.pipeline_of(8) == 1);
+    CHECK(blocks.pipeline_of(31) == 3);
+    const ingress_pipelines uneven(c, 6, P);  // p * 4 / 6
+    CHECK(uneven.pipeline_of(1) == 0);
+    CHECK(uneven.pipeline_of(2) == 1);
+    CHECK(uneven.pipeline_of(5) == 3);
+    c.count = 2;
+    c.port_map = {1, 0, 1};
+    const ingress_pipelines mapped(c, 3, P);
+    CHECK(mapped.pipeline_of(0) == 1);
+    CHECK(mapped.pipeline_of(1) == 0);
+    CHECK_THROWS_WITH(ingress_pipelines(c, 4, P),
+                      "pipeline.port_map has 3 entries; the switch has 4 ports");
+    c.port_map = {0, 2, 1};
+    CHECK_THROWS_WITH(ingress_pipelines(c, 3, P),
+                      "pipeline.port_map[1]: pipeline 2 of a chip with 2");
+}
+
+TEST_CASE("a busy pipeline holds frames in its input buffer and drops what does not fit",
+          "[switch][pipeline]") {
+    held_frames frames;
+    // One frame per cycle; 200 B of input buffer; ports 0,1 on pipeline 0, 2,3 on pipeline 1.
+    ingress_pipelines p(limited(1, 0, 200), 4, P);
+    // Three 64 B frames at t = 100 on pipeline 0: the first starts, two wait (128 B).
+    CHECK(p.offer(frames(64), 0, 100) == verdict::START);
+    frame& b = frames(64);
+    frame& c = frames(64);
+    CHECK(p.offer(b, 1, 100) == verdict::WAIT);
+    CHECK(p.offer(c, 0, 100) == verdict::WAIT);
+    CHECK(p.next_start() == 1100);
+    CHECK(p.held_bytes(0) == 128);
+    // 128 + 100 > 200: dropped, and it takes no slot.
+    CHECK(p.offer(frames(100), 0, 150) == verdict::OVERFLOW);
+    // The other pipeline is free.
+    CHECK(p.offer(frames(1518), 2, 150) == verdict::START);
+    // A 72 B frame still fits (128 + 72 = 200), after c: starts at 3100.
+    frame& d = frames(72);
+    CHECK(p.offer(d, 1, 200) == verdict::WAIT);
+    CHECK(p.held_frames() == 3);
+    unsigned port = 99;
+    CHECK(p.pop(1099, port) == nullptr);
+    CHECK(p.pop(1100, port) == &b);
+    CHECK(port == 1);
+    CHECK(p.pop(1100, port) == nullptr);
+    CHECK(p.next_start() == 2100);
+    CHECK(p.pop(2100, port) == &c);
+    CHECK(port == 0);
+    CHECK(p.next_start() == 3100);
+    CHECK(p.pop(3100, port) == &d);
+    CHECK(p.next_start() == ingress_pipelines::NONE);
+    CHECK(p.held_frames() == 0);
+    // Free again at 4100: a frame at 5000 starts at once.
+    CHECK(p.offer(frames(64), 0, 5000) == verdict::START);
+    const auto& st = p.lane_stats(0);
+    CHECK(st.frames == 5);
+    CHECK(st.bytes == 64 * 4 + 72);
+    CHECK(st.waited == 3);
+    CHECK(st.overflow == 1);
+    CHECK(st.peak_buffer_bytes == 200);
+    CHECK(p.busy_time(0, 5000) == 4000);  // the frame taken at 5000 is busy until 6000
+    CHECK(p.busy_time(0, 6000) == 5000);
+    CHECK(p.lane_stats(1).frames == 1);
+}
+
+TEST_CASE("held frames of several pipelines leave in start order, ties by pipeline",
+          "[switch][pipeline]") {
+    held_frames frames;
+    ingress_pipelines p(limited(0, 64, 1 << 16), 4, P);   // 64 B per cycle
+    CHECK(p.offer(frames(640), 2, 0) == verdict::START);  // pipeline 1 busy to 10000
+    CHECK(p.offer(frames(128), 0, 0) == verdict::START);  // pipeline 0 busy to 2000
+    frame& a = frames(64);
+    frame& b = frames(64);
+    frame& c = frames(64);
+    CHECK(p.offer(a, 3, 500) == verdict::WAIT);  // pipeline 1: starts 10000
+    CHECK(p.offer(b, 1, 600) == verdict::WAIT);  // pipeline 0: starts 2000
+    CHECK(p.offer(c, 0, 700) == verdict::WAIT);  // pipeline 0: starts 3000
+    CHECK(p.next_start() == 2000);
+    unsigned port = 0;
+    std::vector<frame*> order;
+    for (ps_t t : {2000, 3000, 10000})
+        while (frame* f = p.pop(t, port)) order.push_back(f);
+    CHECK(order == std::vector<frame*>{&b, &c, &a});
+}
+
+namespace {
+
+struct loaded {
+    switch_config c;
+    std::string error;
+};
+
+loaded load(const std::string& yaml) {
+    config_schema schema;
+    switch_config::params().describe(schema, "switch");
+    loaded out;
+    try {
+        auto root = load_yaml_string(yaml);
+        schema.validate(root);
+        root["switch"] = switch_config::expand_chip(root["switch"]);
+        out.c = switch_config::load(config_node(schema, root, "", "").child("switch"));
+    } catch (const config_error& e) {
+        out.error = e.what();
+    }
+    return out;
+}
+
+}  // namespace
+
+TEST_CASE("switch.pipeline keys: depth sets the latency in cycles, errors name the key",
+          "[switch][pipeline][config]") {
+    const loaded def = load("switch: {}\n");
+    REQUIRE(def.error.empty());
+    CHECK_FALSE(def.c.pipeline.limited());
+    CHECK(def.c.pipeline_latency == 300'000);
+    const loaded d = load(
+        "switch: {core_clock: 1.25GHz, pipeline: {count: 4, depth: 375, packets_per_cycle: 1.5, "
+        "bytes_per_cycle: 96, input_buffer: 16KiB, port_map: [3, 2, 1, 0]}}\n");
+    REQUIRE(d.error.empty());
+    CHECK(d.c.pipeline_latency == 375 * 800);
+    CHECK(d.c.pipeline.limited());
+    CHECK(d.c.pipeline.count == 4);
+    CHECK(d.c.pipeline.packets_per_cycle == 1.5);
+    CHECK(d.c.pipeline.bytes_per_cycle == 96);
+    CHECK(d.c.pipeline.input_buffer_bytes == 16384);
+    CHECK(d.c.pipeline.port_map == std::vector<std::uint16_t>{3, 2, 1, 0});
+    CHECK(load("switch: {pipeline_latency: 200ns, pipeline: {depth: 10}}\n").error ==
+          "switch.pipeline_latency: is set together with pipeline.depth; give the latency one "
+          "way (depth: cycles of the core clock)");
+    CHECK(load("switch: {pipeline: {count: 2, port_map: [0, 2]}}\n").error ==
+          "switch.pipeline.port_map: '2' is not an integer in 0..1");
+    CHECK(load("switch: {pipeline: {packets_per_cycle: -1}}\n")
+              .error.rfind("switch.pipeline.packets_per_cycle", 0) == 0);
+    CHECK(load("switch: {pipeline: {count: 0}}\n").error.rfind("switch.pipeline.count", 0) == 0);
+}
+
+TEST_CASE("chip presets fill the switch keys and the user keys win", "[switch][pipeline][config]") {
+    const loaded th = load("switch: {chip: tomahawk_32x100g}\n");
+    REQUIRE(th.error.empty());
+    CHECK(th.c.chip == "tomahawk_32x100g");
+    CHECK(th.c.core_clock_hz == 850e6);
+    CHECK(th.c.clock_period() == 1176);
+    CHECK(th.c.pipeline.count == 4);
+    CHECK(th.c.pipeline.packets_per_cycle == 1);
+    CHECK(th.c.pipeline_latency == 383 * 1176);
+    CHECK(th.c.buffer_bytes == 16777280);
+    CHECK(th.c.mmu.cell_bytes == 208);
+    CHECK(th.c.mmu.cell_overhead_bytes == 64);
+    // Overrides: a scalar and one key of the pipeline map (the rest of the map stays).
+    const loaded o =
+        load("switch: {chip: tomahawk_32x100g, buffer: 8MiB, pipeline: {depth: 10}}\n");
+    REQUIRE(o.error.empty());
+    CHECK(o.c.buffer_bytes == 8u << 20);
+    CHECK(o.c.pipeline_latency == 10 * 1176);
+    CHECK(o.c.pipeline.count == 4);
+    for (const char* chip : {"trident3_32x100g", "tomahawk4_64x400g"}) {
+        const loaded c = load(std::string("switch: {chip: ") + chip + "}\n");
+        INFO(chip);
+        CHECK(c.error.empty());
+        CHECK(c.c.pipeline.limited());
+    }
+    CHECK(load("switch: {chip: trident9}\n").error.rfind("switch.chip", 0) == 0);
+}
