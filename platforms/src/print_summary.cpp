@@ -85,6 +85,31 @@ void print_summary(const nlohmann::json& s, std::ostream& os) {
         }
     }
 
+    // Rate-limited pipelines (switch.pipeline): the busiest one of each switch.
+    bool pipelines = false;
+    for (const auto& [swn, sw] : s["switches"].items())
+        pipelines = pipelines || sw.contains("pipelines");
+    if (pipelines) {
+        os << "\n  switch pipelines\n";
+        std::snprintf(line, sizeof line, "  %-14s %-18s %9s %10s %12s %14s\n", "switch", "chip",
+                      "pipelines", "max util", "waited", "overflow drops");
+        os << line;
+        for (const auto& [swn, sw] : s["switches"].items()) {
+            if (!sw.contains("pipelines")) continue;
+            double util = 0;
+            std::uint64_t waited = 0, overflow = 0;
+            for (const auto& p : sw["pipelines"]) {
+                util = std::max(util, p["utilisation"].get<double>());
+                waited += p["waited"].get<std::uint64_t>();
+                overflow += p["overflow_drops"].get<std::uint64_t>();
+            }
+            std::snprintf(line, sizeof line, "  %-14s %-18s %9zu %10.3f %12llu %14llu\n",
+                          swn.c_str(), sw.value("chip", "generic").c_str(), sw["pipelines"].size(),
+                          util, (unsigned long long)waited, (unsigned long long)overflow);
+            os << line;
+        }
+    }
+
     struct port_row {
         std::string name;
         double peak, tx;

@@ -2406,6 +2406,16 @@ scenario load_scenario(const YAML::Node& root_in, const std::string& name,
         top, "nic", raw_nic, rules.nics,
         [](const config_node& n) { return nic::nic_config::params().load(n); },
         [](const YAML::Node& n) { return n; });
+    // pipeline.depth replaces pipeline_latency (both given is an error): where a depth is set
+    // the echo must not carry the filled-in default latency, or running it again would fail.
+    auto sets_depth = [](const YAML::Node& n) {
+        return n && n.IsMap() && n["pipeline"] && n["pipeline"].IsMap() && n["pipeline"]["depth"];
+    };
+    bool depth = sets_depth(sw::switch_config::expand_chip(raw_switch));
+    for (const auto& r : rules.switches)
+        depth = depth || sets_depth(sw::switch_config::expand_chip(overlay(raw_switch, r.body)));
+    if (depth && !(raw_switch && raw_switch.IsMap() && raw_switch["pipeline_latency"]))
+        sc.echo["switch"].remove("pipeline_latency");
     sc.sw = sc.switch_profiles[0].cfg;
     sc.nic = sc.nic_profiles[0].cfg;
     const topology_params tp = topology_params::params().load(top.child("topology"));

@@ -32,7 +32,7 @@ SHORT_DURATION = {"default": "2ms", "incast_dctcp": "20ms", "leaf_spine_profiles
                   "nic_lso_bursts": "12ms", "hull_testbed": "300ms", "qcn_stability": "5ms",
                   "bcn_join": "20ms", "hotspot_8021qau": "21ms", "rcp_ap": "200ms",
                   "qcn_buffer_sizing": "20ms", "xpass_dumbbell": "12ms",
-                  "aeolus_incast": "3ms", "gemini_sawtooth": "20ms"}
+                  "aeolus_incast": "3ms", "gemini_sawtooth": "20ms", "chip_packet_rate": "20us"}
 
 
 def test_every_shipped_scenario_is_shortened_here(scenarios):

@@ -41,7 +41,11 @@ switch_device::switch_device(const sc_core::sc_module_name& name, const switch_c
     }
     for (unsigned p = 0; p < port_rates.size(); ++p) {
         const std::string pn = "p" + std::to_string(p);
-        m_rx.push_back(std::make_unique<eth_rx_port>((pn + "_rx").c_str(), *this, p));
+        // With rate-limited pipelines the ports deliver to the pipeline step; without, the
+        // data path is exactly the flat one (no test per frame).
+        frame_receiver& rx = m_pipes ? static_cast<frame_receiver&>(m_pipelined)
+                                     : static_cast<frame_receiver&>(*this);
+        m_rx.push_back(std::make_unique<eth_rx_port>((pn + "_rx").c_str(), rx, p));
         m_egress.push_back(std::make_unique<egress_port>(pn.c_str(), p, m_cfg, m_mmu, m_pools,
                                                          port_rates[p], seed));
         m_egress.back()->data_path().set_emitter(this);
@@ -185,22 +189,21 @@ void switch_device::receive(unsigned in_port, frame& f) {
     port_rx_stats& rs = m_rx_stats[in_port];
     rs.frames++;
     rs.bytes += f.frame_bytes();
-    if (m_pipes && !enter_pipeline(in_port, f, now_ps())) return;
     forward(in_port, f);
 }
 
-bool switch_device::enter_pipeline(unsigned in_port, frame& f, ps_t now) {
-    switch (m_pipes->offer(f, in_port, now)) {
+void switch_device::receive_pipelined(unsigned in_port, frame& f) {
+    port_rx_stats& rs = m_rx_stats[in_port];
+    rs.frames++;
+    rs.bytes += f.frame_bytes();
+    switch (m_pipes->offer(f, in_port, now_ps())) {
         case ingress_pipelines::verdict::START:
-            return true;
+            return forward(in_port, f);
         case ingress_pipelines::verdict::WAIT:
-            m_pipe_timer.arm_at(m_pipes->next_start());
-            return false;
+            return m_pipe_timer.arm_at(m_pipes->next_start());
         case ingress_pipelines::verdict::OVERFLOW:
-            drop(in_port, f, drop_cause::PIPELINE_OVERFLOW);
-            return false;
+            return drop(in_port, f, drop_cause::PIPELINE_OVERFLOW);
     }
-    return false;
 }
 
 void switch_device::on_pipeline_due() {
@@ -319,6 +322,7 @@ void switch_device::report_stats(nlohmann::json& out) const {
             {"egress_peak_cell_bytes", m_mmu.egress_pool(pool).peak_cells * cell}};
     };
     out = nlohmann::json::object();
+    if (m_cfg.chip != "generic") out["chip"] = m_cfg.chip;
     out["buffer_bytes"] = m_cfg.buffer_bytes;
     out["cell_bytes"] = cell;
     out["total_cells"] = m_mmu.total_cells();

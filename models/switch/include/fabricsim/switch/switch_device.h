@@ -110,9 +110,18 @@ private:
     void on_emitted();
     /// Routes, admits and enqueues `f` received on `in_port` (at its pipeline start, now).
     [[gnu::always_inline]] void forward(unsigned in_port, frame& f);
-    /// receive()'s pipeline step (cold: only rate-limited pipelines): true when `f` starts now.
-    [[gnu::noinline]] bool enter_pipeline(unsigned in_port, frame& f, ps_t now);
+    /// receive() through the ingress pipelines: the rx ports' receiver when they are
+    /// rate-limited (pipelined_receiver), so the flat path tests nothing.
+    void receive_pipelined(unsigned in_port, frame& f);
     void on_pipeline_due();
+    struct pipelined_receiver final : frame_receiver {
+        explicit pipelined_receiver(switch_device& sw) : m_sw(sw) {}
+        void receive(unsigned port, frame& f) override { m_sw.receive_pipelined(port, f); }
+        std::uint32_t act_after_bytes(unsigned port) const override {
+            return m_sw.act_after_bytes(port);
+        }
+        switch_device& m_sw;
+    };
     /// Control frames (MAC control, and the dispatch point of CNM/credits) received on
     /// `in_port`, reached from route()'s TTL test (MAC control has ttl 0); true when taken (not
     /// forwarded, not counted as data). Cold and out of line: the data path is unchanged.
@@ -142,6 +151,7 @@ private:
     std::vector<std::unique_ptr<egress_port>> m_egress;
     std::vector<port_rx_stats> m_rx_stats;
     std::unique_ptr<ingress_pipelines> m_pipes;  ///< only with a rate limit
+    pipelined_receiver m_pipelined{*this};
     model_timer m_pipe_timer =
         model_timer::bind<switch_device, &switch_device::on_pipeline_due>(this);
     ring<emitted> m_emitted{4};
