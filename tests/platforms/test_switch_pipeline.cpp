@@ -13,6 +13,7 @@
 #include "fabricsim/core/config.h"
 #include "fabricsim/platforms/platform.h"
 #include "fabricsim/platforms/scenario.h"
+#include "scenario_run.h"
 
 using namespace fabricsim;
 using namespace fabricsim::platforms;
@@ -31,13 +32,7 @@ double line_pps(double frame_bytes) {
 }
 
 json run(const std::string& yaml, const std::string& name) {
-    const auto sc =
-        load_scenario(load_yaml_string(yaml + "\nresults: {sample_interval: 0s}\n"), name);
-    const auto r = run_scenario(sc, "");
-    const json& fr = r.summary["frames"];
-    INFO(fr.dump());
-    CHECK(fr["conserved"].get<bool>());
-    return r.summary;
+    return run_conserved(yaml, name);
 }
 
 /// 32 hosts, host i sends to host i + 16 (mod 32) at `load` of line rate with IP packets of

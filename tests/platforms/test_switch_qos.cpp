@@ -17,6 +17,7 @@
 #include "fabricsim/core/config.h"
 #include "fabricsim/platforms/platform.h"
 #include "fabricsim/platforms/scenario.h"
+#include "scenario_run.h"
 
 using namespace fabricsim;
 using namespace fabricsim::platforms;
@@ -32,18 +33,8 @@ constexpr double CELLS_PER_FRAME = 8;
 constexpr double LINE_RATE = 10e9;
 constexpr double FRAME_TIME_US = WIRE_BYTES * 8 / LINE_RATE * 1e6;  // 1.2304 us at 10G
 
-/// Runs one scenario (no results folder, no time series) and checks frame conservation.
 json run(const std::string& yaml, const std::string& name) {
-    const auto sc =
-        load_scenario(load_yaml_string(yaml + "\nresults: {sample_interval: 0s}\n"), name);
-    const auto r = run_scenario(sc, "");
-    const json& fr = r.summary["frames"];
-    INFO(fr.dump());
-    CHECK(fr["conserved"].get<bool>());
-    CHECK(fr["sent"].get<std::uint64_t>() == fr["delivered"].get<std::uint64_t>() +
-                                                 fr["dropped"].get<std::uint64_t>() +
-                                                 fr["in_flight"].get<std::uint64_t>());
-    return r.summary;
+    return run_conserved(yaml, name);
 }
 
 /// Egress port p of the single switch of an incast topology (port p faces host hp).

@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 
 #include <string>
+#include <vector>
 
 #include "fabricsim/core/config.h"
 #include "fabricsim/switch/switch_config.h"
@@ -24,8 +25,9 @@ loaded load(const std::string& yaml) {
     switch_config::params().describe(schema, "switch");
     loaded out;
     try {
-        const auto root = load_yaml_string(yaml);
+        auto root = load_yaml_string(yaml);
         schema.validate(root);
+        root["switch"] = switch_config::expand_chip(root["switch"]);  // as load_scenario
         out.c = switch_config::load(config_node(schema, root, "", "").child("switch"));
     } catch (const config_error& e) {
         out.error = e.what();
@@ -327,4 +329,59 @@ TEST_CASE("switch config: PFC watchdog keys and explicit off switches", "[switch
     CHECK(err("  flow_control: {generate: none, pause_quanta: 100}\n").empty());
     CHECK(load("switch:\n  flow_control: {generate: none}\n").c.flow_control_generation.mode ==
           pause_generation::OFF);
+}
+
+TEST_CASE("switch.pipeline keys: depth sets the latency in cycles, errors name the key",
+          "[switch][pipeline][config]") {
+    const loaded def = load("switch: {}\n");
+    REQUIRE(def.error.empty());
+    CHECK_FALSE(def.c.pipeline.limited());
+    CHECK(def.c.pipeline_latency == 300'000);
+    const loaded d = load(
+        "switch: {core_clock: 1.25GHz, pipeline: {count: 4, depth: 375, packets_per_cycle: 1.5, "
+        "bytes_per_cycle: 96, input_buffer: 16KiB, port_map: [3, 2, 1, 0]}}\n");
+    REQUIRE(d.error.empty());
+    CHECK(d.c.pipeline_latency == 375 * 800);
+    CHECK(d.c.pipeline.limited());
+    CHECK(d.c.pipeline.count == 4);
+    CHECK(d.c.pipeline.packets_per_cycle == 1.5);
+    CHECK(d.c.pipeline.bytes_per_cycle == 96);
+    CHECK(d.c.pipeline.input_buffer_bytes == 16384);
+    CHECK(d.c.pipeline.port_map == std::vector<std::uint16_t>{3, 2, 1, 0});
+    CHECK(load("switch: {pipeline_latency: 200ns, pipeline: {depth: 10}}\n").error ==
+          "switch.pipeline_latency: is set together with pipeline.depth; give the latency one "
+          "way (depth: cycles of the core clock)");
+    CHECK(load("switch: {pipeline: {count: 2, port_map: [0, 2]}}\n").error ==
+          "switch.pipeline.port_map: '2' is not an integer in 0..1");
+    CHECK(load("switch: {pipeline: {packets_per_cycle: -1}}\n")
+              .error.rfind("switch.pipeline.packets_per_cycle", 0) == 0);
+    CHECK(load("switch: {pipeline: {count: 0}}\n").error.rfind("switch.pipeline.count", 0) == 0);
+}
+
+TEST_CASE("chip presets fill the switch keys and the user keys win", "[switch][pipeline][config]") {
+    const loaded th = load("switch: {chip: tomahawk_32x100g}\n");
+    REQUIRE(th.error.empty());
+    CHECK(th.c.chip == "tomahawk_32x100g");
+    CHECK(th.c.core_clock_hz == 850e6);
+    CHECK(th.c.clock_period() == 1176);
+    CHECK(th.c.pipeline.count == 4);
+    CHECK(th.c.pipeline.packets_per_cycle == 1);
+    CHECK(th.c.pipeline_latency == 383 * 1176);
+    CHECK(th.c.buffer_bytes == 16777280);
+    CHECK(th.c.mmu.cell_bytes == 208);
+    CHECK(th.c.mmu.cell_overhead_bytes == 64);
+    // Overrides: a scalar and one key of the pipeline map (the rest of the map stays).
+    const loaded o =
+        load("switch: {chip: tomahawk_32x100g, buffer: 8MiB, pipeline: {depth: 10}}\n");
+    REQUIRE(o.error.empty());
+    CHECK(o.c.buffer_bytes == 8u << 20);
+    CHECK(o.c.pipeline_latency == 10 * 1176);
+    CHECK(o.c.pipeline.count == 4);
+    for (const char* chip : {"trident3_32x100g", "tomahawk4_64x400g"}) {
+        const loaded c = load(std::string("switch: {chip: ") + chip + "}\n");
+        INFO(chip);
+        CHECK(c.error.empty());
+        CHECK(c.c.pipeline.limited());
+    }
+    CHECK(load("switch: {chip: trident9}\n").error.rfind("switch.chip", 0) == 0);
 }

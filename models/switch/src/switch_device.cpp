@@ -186,19 +186,21 @@ inline void switch_device::enqueue(egress_port& eg, unsigned in_port, frame& f, 
 }
 
 void switch_device::receive(unsigned in_port, frame& f) {
+    const ps_t now = now_ps();  // read before the stores below, which could alias it
     port_rx_stats& rs = m_rx_stats[in_port];
     rs.frames++;
     rs.bytes += f.frame_bytes();
-    forward(in_port, f);
+    forward(in_port, f, now);
 }
 
 void switch_device::receive_pipelined(unsigned in_port, frame& f) {
     port_rx_stats& rs = m_rx_stats[in_port];
     rs.frames++;
     rs.bytes += f.frame_bytes();
-    switch (m_pipes->offer(f, in_port, now_ps())) {
+    const ps_t now = now_ps();
+    switch (m_pipes->offer(f, in_port, now)) {
         case ingress_pipelines::verdict::START:
-            return forward(in_port, f);
+            return forward(in_port, f, now);
         case ingress_pipelines::verdict::WAIT:
             return m_pipe_timer.arm_at(m_pipes->next_start());
         case ingress_pipelines::verdict::OVERFLOW:
@@ -209,12 +211,11 @@ void switch_device::receive_pipelined(unsigned in_port, frame& f) {
 void switch_device::on_pipeline_due() {
     const ps_t now = now_ps();
     unsigned in_port = 0;
-    while (frame* f = m_pipes->pop(now, in_port)) forward(in_port, *f);
+    while (frame* f = m_pipes->pop(now, in_port)) forward(in_port, *f, now);
     if (m_pipes->held_frames()) m_pipe_timer.arm_at(m_pipes->next_start());
 }
 
-inline void switch_device::forward(unsigned in_port, frame& f) {
-    const ps_t now = now_ps();
+inline void switch_device::forward(unsigned in_port, frame& f, ps_t now) {
     const bool whole_frame = now >= f.rx_last_bit;
     if (f.fcs_error && whole_frame) return drop(in_port, f, drop_cause::FCS_ERROR);
     egress_port* const out = route(in_port, f);

@@ -109,7 +109,7 @@ private:
     [[gnu::always_inline]] void enqueue(egress_port& eg, unsigned in_port, frame& f, ps_t ready);
     void on_emitted();
     /// Routes, admits and enqueues `f` received on `in_port` (at its pipeline start, now).
-    [[gnu::always_inline]] void forward(unsigned in_port, frame& f);
+    [[gnu::always_inline]] void forward(unsigned in_port, frame& f, ps_t now);
     /// receive() through the ingress pipelines: the rx ports' receiver when they are
     /// rate-limited (pipelined_receiver), so the flat path tests nothing.
     void receive_pipelined(unsigned in_port, frame& f);
