@@ -69,7 +69,7 @@ TEST_CASE("64 B frames 1% below the packet-rate ceiling are all forwarded", "[sw
     // 8 ports x 148.81 Mpps offered against 850.34 Mpps: the ceiling is at 71.43 % load.
     const double ceiling = PIPE_PPS / (PORTS_PER_PIPE * line_pps(64));
     REQUIRE(ceiling == Approx(0.714286).epsilon(1e-4));
-    const json s = permutation(0.99 * ceiling, 46, "100us", "input_buffer: 8KiB");
+    const json s = permutation(0.99 * ceiling, 46, "100us", "input_buffer: 1KiB");
     CHECK(u64(s["frames"]["dropped"]) == 0);
     CHECK(u64(s["frames"]["delivered"]) > 32 * 10000);
     for (const json& p : s["switches"]["tor"]["pipelines"])
@@ -78,14 +78,14 @@ TEST_CASE("64 B frames 1% below the packet-rate ceiling are all forwarded", "[sw
 
 TEST_CASE("64 B frames 1% above the packet-rate ceiling overflow the pipelines",
           "[switch_pipeline]") {
-    // 8 KiB of input buffer (128 frames) fills within ~15 us at 1% over.
+    // 1 KiB of input buffer per port (8 x 16 frames) fills within ~15 us at 1% over.
     const double ceiling = PIPE_PPS / (PORTS_PER_PIPE * line_pps(64));
-    const json s = permutation(1.01 * ceiling, 46, "100us", "input_buffer: 8KiB");
+    const json s = permutation(1.01 * ceiling, 46, "100us", "input_buffer: 1KiB");
     CHECK(cause(s, "pipeline_overflow") > 0);
     CHECK(cause(s, "pipeline_overflow") == u64(s["frames"]["dropped"]));
     for (const json& p : s["switches"]["tor"]["pipelines"]) {
         CHECK(u64(p["overflow_drops"]) > 0);
-        CHECK(u64(p["input_buffer_peak_bytes"]) > 8192 - 64);
+        CHECK(u64(p["input_buffer_peak_bytes"]) > 8 * (1024 - 64));
     }
 }
 
@@ -101,6 +101,10 @@ TEST_CASE("at 64 B line rate each pipeline forwards one frame per cycle", "[swit
     CHECK(cause(s, "pipeline_overflow") == u64(s["frames"]["dropped"]));
     for (const json& p : s["switches"]["tor"]["pipelines"])
         CHECK(p["utilisation"].get<double>() > 0.98);
+    // The arbiter shares each pipeline equally: every flow gets 1/8 of its pipeline.
+    for (const json& f : s["flows"])
+        CHECK(double(u64(f["delivered_frames"])) ==
+              Approx(rate / 32 * (200e-6 - 3.75e-6)).epsilon(0.005));
 }
 
 TEST_CASE("1500 B frames at line rate on every port stay under the ceiling", "[switch_pipeline]") {

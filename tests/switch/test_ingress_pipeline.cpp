@@ -90,50 +90,76 @@ TEST_CASE("ports map to pipelines in contiguous blocks or by port_map", "[switch
                       "pipeline.port_map[1]: pipeline 2 of a chip with 2");
 }
 
-TEST_CASE("a busy pipeline holds frames in its input buffer and drops what does not fit",
+TEST_CASE("a busy pipeline holds frames in their port's input buffer and drops what does not fit",
           "[switch][pipeline]") {
     held_frames frames;
-    // One frame per cycle; 200 B of input buffer; ports 0,1 on pipeline 0, 2,3 on pipeline 1.
+    // One frame per cycle; 200 B of input buffer per port; ports 0,1 on pipeline 0, 2,3 on 1.
     ingress_pipelines p(limited(1, 0, 200), 4, P);
-    // Three 64 B frames at t = 100 on pipeline 0: the first starts, two wait (128 B).
+    // Three 64 B frames of port 0 at t = 100: the first starts, two wait (128 B at port 0).
     CHECK(p.offer(frames(64), 0, 100) == verdict::START);
     frame& b = frames(64);
     frame& c = frames(64);
-    CHECK(p.offer(b, 1, 100) == verdict::WAIT);
+    CHECK(p.offer(b, 0, 100) == verdict::WAIT);
     CHECK(p.offer(c, 0, 100) == verdict::WAIT);
     CHECK(p.next_start() == 1100);
     CHECK(p.held_bytes(0) == 128);
-    // 128 + 100 > 200: dropped, and it takes no slot.
+    // 128 + 100 > 200 at port 0: dropped, and it takes no slot.
     CHECK(p.offer(frames(100), 0, 150) == verdict::OVERFLOW);
+    // Port 1 has its own 200 B.
+    frame& d = frames(100);
+    CHECK(p.offer(d, 1, 150) == verdict::WAIT);
     // The other pipeline is free.
     CHECK(p.offer(frames(1518), 2, 150) == verdict::START);
-    // A 72 B frame still fits (128 + 72 = 200), after c: starts at 3100.
-    frame& d = frames(72);
-    CHECK(p.offer(d, 1, 200) == verdict::WAIT);
     CHECK(p.held_frames() == 3);
+    // Round robin from the port after the last one served (port 0 at 100): d, b, c.
     unsigned port = 99;
     CHECK(p.pop(1099, port) == nullptr);
-    CHECK(p.pop(1100, port) == &b);
+    CHECK(p.pop(1100, port) == &d);
     CHECK(port == 1);
     CHECK(p.pop(1100, port) == nullptr);
     CHECK(p.next_start() == 2100);
-    CHECK(p.pop(2100, port) == &c);
+    CHECK(p.pop(2100, port) == &b);
     CHECK(port == 0);
     CHECK(p.next_start() == 3100);
-    CHECK(p.pop(3100, port) == &d);
+    CHECK(p.pop(3100, port) == &c);  // port 1 has nothing left: port 0 again
     CHECK(p.next_start() == ingress_pipelines::NONE);
     CHECK(p.held_frames() == 0);
+    CHECK(p.held_bytes(0) == 0);
     // Free again at 4100: a frame at 5000 starts at once.
     CHECK(p.offer(frames(64), 0, 5000) == verdict::START);
     const auto& st = p.lane_stats(0);
     CHECK(st.frames == 5);
-    CHECK(st.bytes == 64 * 4 + 72);
+    CHECK(st.bytes == 64 * 4 + 100);
     CHECK(st.waited == 3);
     CHECK(st.overflow == 1);
-    CHECK(st.peak_buffer_bytes == 200);
+    CHECK(st.peak_buffer_bytes == 228);   // both ports' buffers together
     CHECK(p.busy_time(0, 5000) == 4000);  // the frame taken at 5000 is busy until 6000
     CHECK(p.busy_time(0, 6000) == 5000);
     CHECK(p.lane_stats(1).frames == 1);
+}
+
+TEST_CASE("the arbiter shares a busy pipeline equally among its ports", "[switch][pipeline]") {
+    held_frames frames;
+    pipeline_config c = limited(1, 0, 1 << 16);
+    c.count = 1;
+    ingress_pipelines one(c, 3, P);  // ports 0, 1, 2 on one pipeline
+    // Port 0 sends 4 frames, then port 2 sends 2, all at t = 0: port 0's first starts; then
+    // port 2 (the next port with a frame after 0), 0, 2, 0, 0.
+    std::vector<frame*> sent;
+    for (unsigned i = 0; i < 4; ++i) sent.push_back(&frames(64));
+    for (unsigned i = 0; i < 2; ++i) sent.push_back(&frames(64));
+    CHECK(one.offer(*sent[0], 0, 0) == verdict::START);
+    for (unsigned i = 1; i < 4; ++i) CHECK(one.offer(*sent[i], 0, 0) == verdict::WAIT);
+    for (unsigned i = 4; i < 6; ++i) CHECK(one.offer(*sent[i], 2, 0) == verdict::WAIT);
+    std::vector<unsigned> ports;
+    unsigned port = 0;
+    for (ps_t t = 1000; t <= 5000; t += 1000) {
+        CHECK(one.next_start() == t);
+        frame* f = one.pop(t, port);
+        REQUIRE(f != nullptr);
+        ports.push_back(port);
+    }
+    CHECK(ports == std::vector<unsigned>{2, 0, 2, 0, 0});
 }
 
 TEST_CASE("held frames of several pipelines leave in start order, ties by pipeline",
@@ -154,4 +180,13 @@ TEST_CASE("held frames of several pipelines leave in start order, ties by pipeli
     for (ps_t t : {2000, 3000, 10000})
         while (frame* f = p.pop(t, port)) order.push_back(f);
     CHECK(order == std::vector<frame*>{&b, &c, &a});
+    // Two pipelines due at the same time: the lower index first.
+    CHECK(p.offer(frames(640), 0, 20000) == verdict::START);
+    CHECK(p.offer(frames(640), 2, 20000) == verdict::START);
+    frame& x = frames(64);
+    frame& y = frames(64);
+    CHECK(p.offer(y, 3, 20000) == verdict::WAIT);
+    CHECK(p.offer(x, 1, 20000) == verdict::WAIT);
+    CHECK(p.pop(30000, port) == &x);
+    CHECK(p.pop(30000, port) == &y);
 }

@@ -20,6 +20,8 @@ ingress_pipelines::ingress_pipelines(const pipeline_config& cfg, unsigned ports,
                       ? static_cast<ps_t>(std::llround(double(period) / cfg.packets_per_cycle))
                       : 0),
       m_pipe_of(ports),
+      m_slot_of(ports),
+      m_ports(ports),
       m_lanes(cfg.count) {
     if (cfg.count == 0) throw std::invalid_argument("pipeline.count: must be at least 1");
     if (const std::string why = cfg.check_ports(ports); !why.empty())
@@ -31,27 +33,38 @@ ingress_pipelines::ingress_pipelines(const pipeline_config& cfg, unsigned ports,
                                         std::to_string(pipe) + " of a chip with " +
                                         std::to_string(cfg.count));
         m_pipe_of[p] = static_cast<std::uint16_t>(pipe);
+        m_slot_of[p] = static_cast<std::uint16_t>(m_lanes[pipe].ports.size());
+        m_lanes[pipe].ports.push_back(static_cast<std::uint16_t>(p));
     }
 }
 
 frame* ingress_pipelines::pop(ps_t now, unsigned& port) {
     if (m_next > now) return nullptr;
-    lane* best = nullptr;
+    lane* due = nullptr;
     for (lane& l : m_lanes)
-        if (!l.held.empty() && (!best || l.held.front().start < best->held.front().start))
-            best = &l;
-    const waiting w = best->held.pop_front();
-    best->waiting_bytes -= w.bytes;
+        if (l.next <= now && (!due || l.next < due->next)) due = &l;
+    lane& l = *due;
+    std::uint32_t slot = l.rr;
+    while (m_ports[l.ports[slot]].held.empty()) slot = next_slot(l, slot);
+    port = l.ports[slot];
+    l.rr = next_slot(l, slot);
+    port_queue& q = m_ports[port];
+    const waiting w = q.held.pop_front();
+    q.bytes -= w.bytes;
+    l.waiting_bytes -= w.bytes;
+    const ps_t service = service_ps(w.bytes);
+    l.free = now + service;
+    l.st.busy += service;
+    l.next = --l.waiting_frames ? l.free : NONE;
     m_held--;
     update_next();
-    port = w.port;
     return w.f;
 }
 
 void ingress_pipelines::update_next() {
     m_next = NONE;
     for (const lane& l : m_lanes)
-        if (!l.held.empty() && l.held.front().start < m_next) m_next = l.held.front().start;
+        if (l.next < m_next) m_next = l.next;
 }
 
 }  // namespace fabricsim::sw

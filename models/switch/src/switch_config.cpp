@@ -202,9 +202,9 @@ void add_pipeline(param_table<switch_config>& t) {
     bpc.min = 0;
     bpc.max = 1 << 20;
     t.add(
-        "pipeline.input_buffer", value_kind::BYTES, "64KiB",
-        "Frames waiting for a busy pipeline, per pipeline; an arrival that does not fit is "
-        "dropped (pipeline_overflow)",
+        "pipeline.input_buffer", value_kind::BYTES, "16KiB",
+        "Frames a port holds while its pipeline is busy (per port; the pipeline's arbiter takes "
+        "its ports round robin); an arrival that does not fit is dropped (pipeline_overflow)",
         [](switch_config& c, const config_value& v) { c.pipeline.input_buffer_bytes = v.bytes(); });
 }
 

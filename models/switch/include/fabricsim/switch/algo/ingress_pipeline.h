@@ -2,12 +2,15 @@
 /// Ingress pipelines of a switch chip (ARCHITECTURE §4, facts-mmu §5): plain C++, no SystemC.
 /// Each pipeline serves a fixed set of ports and processes one frame after another; a frame
 /// occupies it for max(1 / packets_per_cycle, bytes / bytes_per_cycle) core cycles (bytes: the
-/// frame without preamble and IPG). A frame that finds its pipeline busy waits in the
-/// pipeline's input buffer; one that does not fit there is dropped (pipeline_overflow).
-/// Timing model: a frame arriving at t starts at s = max(t, when the pipeline is free) and
-/// leaves the pipeline (into the MMU and its egress port) at ceil_clock(s + depth), as the flat
-/// model's pipeline_latency. Frames that start at once cost nothing more than a comparison;
-/// only waiting frames are held here, released in start order by the owner's one timer.
+/// frame without preamble and IPG). A frame that finds its pipeline busy waits in its port's
+/// input buffer; one that does not fit there is dropped (pipeline_overflow). When the pipeline
+/// frees, its arbiter takes the head of the next port with a waiting frame, round robin over
+/// the pipeline's ports (as a chip's port arbiter), so overloaded ports share it equally.
+/// Timing model: a frame arriving at t to a free pipeline with nothing waiting starts at t;
+/// otherwise it starts when the arbiter takes it. It leaves the pipeline (into the MMU and its
+/// egress port) at ceil_clock(start + depth), as the flat model's pipeline_latency. Frames that
+/// start at once cost nothing more than a comparison; waiting frames are held here and taken
+/// by the owner's one timer, one firing per frame.
 #include <cstdint>
 #include <limits>
 #include <string>
@@ -27,7 +30,7 @@ struct pipeline_config {
     std::uint32_t depth_cycles = 0;                ///< 0: switch.pipeline_latency gives the latency
     double packets_per_cycle = 0;                  ///< per pipeline; 0: no packet-rate limit
     std::uint32_t bytes_per_cycle = 0;             ///< per pipeline; 0: no byte-rate limit
-    std::uint64_t input_buffer_bytes = 64u << 10;  ///< per pipeline, frames waiting to start
+    std::uint64_t input_buffer_bytes = 16u << 10;  ///< per port, frames waiting to start
     /// A rate limit is set: frames can wait (the only case that costs anything).
     bool limited() const { return packets_per_cycle > 0 || bytes_per_cycle > 0; }
     /// Empty if the map fits a chip of `ports` ports, else the reason.
@@ -42,10 +45,10 @@ public:
     struct stats {
         std::uint64_t frames = 0;  ///< frames that entered the pipeline
         std::uint64_t bytes = 0;
-        std::uint64_t waited = 0;    ///< frames that found it busy
-        std::uint64_t overflow = 0;  ///< frames dropped: the input buffer was full
-        std::uint64_t peak_buffer_bytes = 0;
-        ps_t busy = 0;  ///< service time of every frame taken (busy_time(): up to now)
+        std::uint64_t waited = 0;             ///< frames that found it busy
+        std::uint64_t overflow = 0;           ///< frames dropped: the input buffer was full
+        std::uint64_t peak_buffer_bytes = 0;  ///< bytes waiting at its ports together
+        ps_t busy = 0;  ///< service time of every frame started (busy_time(): up to now)
     };
 
     /// `period`: the core clock period (ps). Throws std::invalid_argument on a bad port map.
@@ -53,37 +56,43 @@ public:
 
     enum class verdict : std::uint8_t { START, WAIT, OVERFLOW };
     /// Frame `f` (from port `port`) arrives at `now`. START: it enters the pipeline now. WAIT:
-    /// held until its start (next_start()/pop()). OVERFLOW: not taken (the caller drops it).
+    /// held until the arbiter takes it (next_start()/pop()). OVERFLOW: not taken (the caller
+    /// drops it).
     verdict offer(frame& f, unsigned port, ps_t now) {
         lane& l = m_lanes[m_pipe_of[port]];
         const std::uint32_t bytes = f.frame_bytes();
-        const ps_t service = service_ps(bytes);
-        l.st.frames++;
-        l.st.bytes += bytes;
-        l.st.busy += service;
-        if (l.free <= now) {
+        if (l.waiting_frames == 0 && l.free <= now) {
+            const ps_t service = service_ps(bytes);
             l.free = now + service;
+            l.st.frames++;
+            l.st.bytes += bytes;
+            l.st.busy += service;
+            l.rr = next_slot(l, m_slot_of[port]);
             return verdict::START;
         }
-        if (l.waiting_bytes + bytes > m_cfg.input_buffer_bytes) {
-            l.st.frames--;
-            l.st.bytes -= bytes;
-            l.st.busy -= service;
+        port_queue& q = m_ports[port];
+        if (q.bytes + bytes > m_cfg.input_buffer_bytes) {
             l.st.overflow++;
             return verdict::OVERFLOW;
         }
+        q.held.push_back({&f, bytes});
+        q.bytes += bytes;
+        l.st.frames++;
+        l.st.bytes += bytes;
         l.st.waited++;
-        l.held.push_back({&f, l.free, static_cast<std::uint16_t>(port), bytes});
         l.waiting_bytes += bytes;
         if (l.waiting_bytes > l.st.peak_buffer_bytes) l.st.peak_buffer_bytes = l.waiting_bytes;
-        if (l.free < m_next) m_next = l.free;
-        l.free += service;
+        if (l.waiting_frames++ == 0) {
+            l.next = l.free > now ? l.free : now;
+            if (l.next < m_next) m_next = l.next;
+        }
         m_held++;
         return verdict::WAIT;
     }
-    /// Earliest start of a held frame, NONE when none is held.
+    /// When the arbiter next takes a held frame, NONE when none is held.
     ps_t next_start() const { return m_next; }
-    /// A held frame whose start is <= now (earliest start first, ties by pipeline), or nullptr.
+    /// The held frame the arbiter takes at `now` (>= next_start(): the pipeline due first, ties
+    /// by pipeline; in it the next port round robin), started now; nullptr when none is due.
     frame* pop(ps_t now, unsigned& port);
 
     /// How long (ps) a frame of `bytes` occupies its pipeline.
@@ -103,32 +112,36 @@ public:
     const stats& lane_stats(unsigned p) const { return m_lanes[p].st; }
     std::uint64_t held_frames() const { return m_held; }
     std::uint64_t held_bytes(unsigned p) const { return m_lanes[p].waiting_bytes; }
-    /// Calls `f(frame&)` for every held frame (conservation checks, teardown).
-    template <class F>
-    void for_each_held(F f) const {
-        for (const lane& l : m_lanes)
-            for (std::uint32_t i = 0; i < l.held.size(); ++i) f(*l.held[i].f);
-    }
 
 private:
     struct waiting {
         frame* f;
-        ps_t start;
-        std::uint16_t port;
         std::uint32_t bytes;
     };
+    struct port_queue {  ///< a port's input buffer
+        ring<waiting> held{2};
+        std::uint64_t bytes = 0;
+    };
     struct lane {
-        ps_t free = 0;  ///< the pipeline takes its next frame from then
+        ps_t free = 0;     ///< the pipeline can take its next frame from then
+        ps_t next = NONE;  ///< the arbiter takes a held frame then (NONE: none held)
+        std::vector<std::uint16_t> ports;  ///< ports it serves, ascending
+        std::uint32_t rr = 0;              ///< index in ports the arbiter asks first
+        std::uint32_t waiting_frames = 0;
         std::uint64_t waiting_bytes = 0;
-        ring<waiting> held{4};
         stats st;
     };
+    static std::uint32_t next_slot(const lane& l, std::uint32_t slot) {
+        return slot + 1 == l.ports.size() ? 0 : slot + 1;
+    }
     void update_next();
 
     pipeline_config m_cfg;
     ps_t m_period;
     ps_t m_packet_ps;  ///< round(period / packets_per_cycle); 0: no packet limit
     std::vector<std::uint16_t> m_pipe_of;
+    std::vector<std::uint16_t> m_slot_of;  ///< a port's index in its lane's ports
+    std::vector<port_queue> m_ports;
     std::vector<lane> m_lanes;
     ps_t m_next = NONE;
     std::uint64_t m_held = 0;
