@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -152,4 +153,65 @@ TEST_CASE("latency through the chip is depth x period, to the cycle", "[switch_p
     CHECK(preset - base < 384 * 1176);
     // The same arrival time, so the same rounding: exactly 373 cycles apart.
     CHECK(preset - shallow == 373 * 1176);
+}
+
+namespace {
+
+/// Line-rate 1500 B UDP from `senders` to h8 (port 8, pipeline 1) for 600 us: the egress
+/// queue fills to its dynamic threshold (alpha 8; no port cap). Returns port 8's buffer peak.
+json incast(const std::vector<unsigned>& senders, const std::string& mmu) {
+    std::string flows;
+    for (unsigned h : senders)
+        flows +=
+            "    - {src: h" + std::to_string(h) + ", dst: h8, rate: 100Gbps, packet_size: 1482B}\n";
+    return run(
+        "duration: 600us\n"
+        "topology: {kind: incast, host_rate: 100Gbps, incast: {hosts: 32}}\n"
+        "switch: {chip: tomahawk_32x100g, port_cap: 0B" +
+            (mmu.empty() ? "" : ", mmu: {" + mmu + "}") + "}\ntraffic:\n  flows:\n" + flows,
+        "partitions");
+}
+
+/// Cells an alpha-8 queue alone in `cells` of buffer settles at with 8-cell frames
+/// (1500 B + 64 B header): q + 8 <= 8 (cells - q).
+double dt_limit(double cells) {
+    return (8 * cells - 8) / 9;
+}
+
+constexpr double XPE_CELLS = 20165;  // a quarter of the preset's 16,777,280 B in 208 B cells
+
+double port8_peak(const json& s) {
+    return double(u64(s["switches"]["tor"]["ports"][8]["peak_cells"]));
+}
+
+}  // namespace
+
+TEST_CASE("an incast from one pipeline holds one XPE's share of the buffer",
+          "[switch_pipeline][partition]") {
+    // Senders on ports 0-3 (pipeline 0) to port 8 (pipeline 1): XPE 0 only.
+    const json s = incast({0, 1, 2, 3}, "");
+    const json& parts = s["switches"]["tor"]["partitions"];
+    REQUIRE(parts.size() == 4);
+    CHECK(u64(parts[0]["total_cells"]) == XPE_CELLS);
+    CHECK(double(u64(parts[0]["peak_cells"])) == Approx(dt_limit(XPE_CELLS)).margin(8));
+    for (unsigned k = 1; k < 4; ++k) CHECK(u64(parts[k]["peak_cells"]) == 0);
+    CHECK(port8_peak(s) == Approx(dt_limit(XPE_CELLS)).margin(8));
+    CHECK(cause(s, "egress_queue_limit") > 0);
+}
+
+TEST_CASE("an incast from two pipelines on different XPEs holds two shares",
+          "[switch_pipeline][partition]") {
+    // Ports 0-1 (pipeline 0 -> XPE 0) and 16-17 (pipeline 2 -> XPE 2) to port 8.
+    const json s = incast({0, 1, 16, 17}, "");
+    const json& parts = s["switches"]["tor"]["partitions"];
+    CHECK(double(u64(parts[0]["peak_cells"])) == Approx(dt_limit(XPE_CELLS)).margin(8));
+    CHECK(double(u64(parts[2]["peak_cells"])) == Approx(dt_limit(XPE_CELLS)).margin(8));
+    CHECK(port8_peak(s) == Approx(2 * dt_limit(XPE_CELLS)).margin(16));
+}
+
+TEST_CASE("the same incast in one unpartitioned buffer holds four times one share",
+          "[switch_pipeline][partition]") {
+    const json s = incast({0, 1, 2, 3}, "partitions: 1");
+    CHECK_FALSE(s["switches"]["tor"].contains("partitions"));
+    CHECK(port8_peak(s) == Approx(dt_limit(4 * XPE_CELLS)).margin(8));
 }

@@ -530,3 +530,123 @@ TEST_CASE("mmu: audit recomputes every counter from the held frames and names a 
                                  std::to_string(p.used_cells() - 8) + " held");
     }
 }
+
+namespace {
+/// Tomahawk's XPE map (facts-mmu §1.3) on a 4-port chip, one port per pipeline, `total` cells.
+mmu_config tomahawk_xpes(std::uint64_t total) {
+    mmu_config c = small(total, 4, 1);
+    c.partitions = 4;
+    c.pipes = 4;
+    c.partition_map = {0, 0, 1, 1, 2, 2, 3, 3, 2, 2, 3, 3, 0, 0, 1, 1};
+    c.port_pipe = {0, 1, 2, 3};
+    return c;
+}
+}  // namespace
+
+TEST_CASE("mmu partitions: a pipeline pair is confined to its XPE's share of the buffer",
+          "[switch][mmu][partition]") {
+    mmu m(tomahawk_xpes(4000));
+    REQUIRE(m.partitions() == 4);
+    CHECK(m.partition(0).total_cells() == 1000);
+    CHECK(m.partition_of(0, 1) == 0);
+    CHECK(m.partition_of(1, 1) == 2);
+    CHECK(m.partition_of(3, 2) == 1);
+    CHECK(m.partition_of(2, 3) == 3);
+    drop_cause why{};
+    std::vector<mmu_ticket> held;
+    // Alpha 1 on one partition of 1000 cells: the queue stops at 1000 / 2 = 500 cells.
+    CHECK(fill(m, 0, 0, 1, 0, 64, why, &held) == 500);
+    CHECK(why == drop_cause::EGRESS_QUEUE_LIMIT);
+    // Port 3's pipeline maps to the same XPE for this egress port: nothing more.
+    CHECK(fill(m, 3, 0, 1, 0, 64, why, &held) == 0);
+    // Port 1's pipeline uses XPE 2: another 500 cells for the same queue.
+    CHECK(fill(m, 1, 0, 1, 0, 64, why, &held) == 500);
+    CHECK(m.partition(0).used_cells() == 500);
+    CHECK(m.partition(2).used_cells() == 500);
+    CHECK(m.partition(1).used_cells() == 0);
+    CHECK(m.used_cells() == 1000);
+    CHECK(m.queue_occupancy(1, 0).cells == 1000);
+    CHECK(m.port_occupancy(1).peak_cells == 1000);
+    CHECK(m.egress_pool(LOSSY_POOL).cells == 1000);
+    CHECK(m.audit(held).empty());
+    // One shared buffer of the same size holds 2000 cells of the same incast.
+    mmu flat(small(4000, 4, 1));
+    CHECK(fill(flat, 0, 0, 1, 0, 64, why) == 2000);
+
+    for (const mmu_ticket& t : held) m.release(t);
+    CHECK(m.used_cells() == 0);
+    CHECK(m.partition(0).used_cells() == 0);
+    CHECK(m.peak_cells() == 1000);
+    CHECK(m.partition(2).peak_cells() == 500);
+    CHECK(m.audit({}).empty());
+}
+
+TEST_CASE("mmu partitions: audit checks each partition against its own frames",
+          "[switch][mmu][partition][invariants]") {
+    mmu m(tomahawk_xpes(4000));
+    drop_cause why{};
+    mmu_ticket a, b;
+    REQUIRE(m.admit(0, 0, 2, 0, 1500, a, why));  // XPE 1
+    REQUIRE(m.admit(1, 0, 1, 0, 1500, b, why));  // XPE 2
+    CHECK(m.audit({a, b}).empty());
+    // Tickets with their egress ports swapped keep every chip-wide sum (same ports, cells and
+    // queue) but name XPEs 0 and 3, which hold nothing.
+    mmu_ticket a2 = a, b2 = b;
+    a2.out_port = 1;
+    b2.out_port = 2;
+    CHECK(m.audit({a2, b2}) == "partition 0: buffer cells: 0 counted, 8 held");
+}
+
+TEST_CASE("mmu partitions: a lossless PG is in XOFF while any partition holds it there",
+          "[switch][mmu][partition][pfc]") {
+    mmu_config c = tomahawk_xpes(4000);
+    c.pool_cells[LOSSLESS_POOL] = 400;  // 100 per partition
+    c.headroom_pool_cells = 400;
+    c.pg[3].lossless = true;
+    c.pg[3].shared = {false, 0, 10};
+    c.pg[3].headroom_cells = 20;
+    c.queue[0].lossless = true;
+    mmu m(c);
+    flow_log log;
+    m.set_flow_listener(&log);
+    drop_cause why{};
+    std::vector<mmu_ticket> to1, to3;
+    // Port 0 -> egress 1 (XPE 0) reaches its 10 shared cells: XOFF.
+    for (int i = 0; i < 10; ++i) REQUIRE(m.admit(0, 3, 1, 0, 64, to1.emplace_back(), why));
+    REQUIRE(log.got.size() == 1);
+    CHECK(log.got[0].xoff);
+    CHECK(m.xoff_pgs(0) == 0x08);
+    // The same PG towards egress 3 (XPE 1) has its own 10 shared cells there: a second XOFF
+    // inside the chip, none on the wire.
+    for (int i = 0; i < 10; ++i) REQUIRE(m.admit(0, 3, 3, 0, 64, to3.emplace_back(), why));
+    CHECK(m.partition(1).xoff_pgs(0) == 0x08);
+    CHECK(log.got.size() == 1);
+    // XPE 0 drains: XPE 1 still holds the PG in XOFF.
+    for (const mmu_ticket& t : to1) m.release(t);
+    CHECK(m.partition(0).xoff_pgs(0) == 0);
+    CHECK(log.got.size() == 1);
+    CHECK(m.xoff_pgs(0) == 0x08);
+    // XPE 1 drains: XON.
+    for (const mmu_ticket& t : to3) m.release(t);
+    REQUIRE(log.got.size() == 2);
+    CHECK_FALSE(log.got[1].xoff);
+    CHECK(m.xoff_pgs(0) == 0);
+    CHECK(m.audit({}).empty());
+}
+
+TEST_CASE("mmu partitions: a map that does not fit the pipelines or partitions is refused",
+          "[switch][mmu][partition]") {
+    mmu_config c = tomahawk_xpes(4000);
+    c.partition_map.pop_back();
+    CHECK(c.validate() == "the partition map has 15 entries; 4 pipelines need 4 x 4");
+    c = tomahawk_xpes(4000);
+    c.partition_map[5] = 4;
+    CHECK(c.validate() == "the partition map names partition 4 of 4");
+    c = tomahawk_xpes(4000);
+    c.port_pipe.pop_back();
+    CHECK(c.validate() == "the port-to-pipeline map does not cover the ports");
+    c = tomahawk_xpes(4000);
+    c.queue[0].min_cells = 300;  // 4 ports x 300 reserved in each 1000-cell partition
+    CHECK(c.validate().rfind("each of the 4 partitions: reserves (1200 cells)", 0) == 0);
+    CHECK_THROWS_AS(mmu(c), std::invalid_argument);
+}

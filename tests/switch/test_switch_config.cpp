@@ -370,6 +370,22 @@ TEST_CASE("chip presets fill the switch keys and the user keys win", "[switch][p
     CHECK(th.c.buffer_bytes == 16777280);
     CHECK(th.c.mmu.cell_bytes == 208);
     CHECK(th.c.mmu.cell_overhead_bytes == 64);
+    // Tomahawk's XPE map (facts-mmu §1.3): row = ingress pipe, column = egress pipe.
+    CHECK(th.c.mmu.partitions == 4);
+    CHECK(th.c.mmu.partition_map ==
+          std::vector<std::uint8_t>{0, 0, 1, 1, 2, 2, 3, 3, 2, 2, 3, 3, 0, 0, 1, 1});
+    const mmu_config m = th.c.mmu_for(32);
+    CHECK(m.pipes == 4);
+    CHECK(m.port_pipe[7] == 0);
+    CHECK(m.port_pipe[8] == 1);
+    CHECK(m.port_pipe[31] == 3);
+    CHECK(m.validate().empty());
+    // One partition: the preset's map stays, unused.
+    const loaded one = load("switch: {chip: tomahawk_32x100g, mmu: {partitions: 1}}\n");
+    REQUIRE(one.error.empty());
+    CHECK(one.c.mmu.partitions == 1);
+    CHECK(one.c.mmu.partition_map.empty());
+    CHECK(one.c.mmu_for(32).port_pipe.empty());
     // Overrides: a scalar and one key of the pipeline map (the rest of the map stays).
     const loaded o =
         load("switch: {chip: tomahawk_32x100g, buffer: 8MiB, pipeline: {depth: 10}}\n");
@@ -384,4 +400,30 @@ TEST_CASE("chip presets fill the switch keys and the user keys win", "[switch][p
         CHECK(c.c.pipeline.limited());
     }
     CHECK(load("switch: {chip: trident9}\n").error.rfind("switch.chip", 0) == 0);
+}
+
+TEST_CASE(
+    "switch.mmu.partitions keys: the map needs a row per ingress pipeline, errors name "
+    "the key",
+    "[switch][mmu][partition][config]") {
+    const loaded two = load(
+        "switch: {pipeline: {count: 2}, mmu: {partitions: 2, partition_map: ['0 1', '1, 0']}}\n");
+    REQUIRE(two.error.empty());
+    CHECK(two.c.mmu.partition_map == std::vector<std::uint8_t>{0, 1, 1, 0});
+    CHECK(load("switch: {pipeline: {count: 2}, mmu: {partitions: 2}}\n").error ==
+          "switch.mmu.partitions: is 2 but switch.mmu.partition_map is not given: say which "
+          "partition each pipeline pair uses");
+    CHECK(load("switch: {pipeline: {count: 2}, mmu: {partitions: 2, partition_map: ['0 1']}}\n")
+              .error ==
+          "switch.mmu.partition_map: has 1 rows; switch.pipeline.count is 2: one "
+          "row per ingress pipeline");
+    CHECK(load("switch: {pipeline: {count: 2}, mmu: {partitions: 2, partition_map: ['0 1', "
+               "'1']}}\n")
+              .error ==
+          "switch.mmu.partition_map: row 1 ('1') has 1 entries; "
+          "switch.pipeline.count is 2: one per egress pipeline");
+    CHECK(load("switch: {pipeline: {count: 2}, mmu: {partitions: 2, partition_map: ['0 1', "
+               "'2 0']}}\n")
+              .error == "switch.mmu.partition_map: '2' is not an integer in 0..1");
+    CHECK(load("switch: {mmu: {partitions: 0}}\n").error.rfind("switch.mmu.partitions", 0) == 0);
 }

@@ -27,8 +27,35 @@ std::uint64_t mmu_config::lossy_pool_cells() const {
     return taken < total_cells ? total_cells - taken : 0;
 }
 
+mmu_config mmu_config::partition_config() const {
+    mmu_config c = *this;
+    c.partitions = 1;
+    c.partition_map.clear();
+    c.port_pipe.clear();
+    c.total_cells = total_cells / partitions;
+    for (auto& p : c.pool_cells) p /= partitions;
+    c.headroom_pool_cells = headroom_pool_cells / partitions;
+    return c;
+}
+
 std::string mmu_config::validate() const {
     if (cell_bytes == 0) return "cell size must be positive";
+    if (partitions == 0 || partitions > 64) return "partitions must be 1..64";
+    if (partitions > 1) {
+        if (partition_map.size() != std::size_t(pipes) * pipes)
+            return "the partition map has " + std::to_string(partition_map.size()) + " entries; " +
+                   std::to_string(pipes) + " pipelines need " + std::to_string(pipes) + " x " +
+                   std::to_string(pipes);
+        for (const std::uint8_t k : partition_map)
+            if (k >= partitions)
+                return "the partition map names partition " + std::to_string(k) + " of " +
+                       std::to_string(partitions);
+        if (port_pipe.size() != ports) return "the port-to-pipeline map does not cover the ports";
+        for (const std::uint16_t p : port_pipe)
+            if (p >= pipes) return "a port's pipeline is out of range";
+        if (const std::string why = partition_config().validate(); !why.empty())
+            return "each of the " + std::to_string(partitions) + " partitions: " + why;
+    }
     if (total_cells == 0) return "the buffer holds no cell";
     if (total_cells > 0xffffffffu)
         return "the buffer has " + std::to_string(total_cells) +
@@ -104,6 +131,87 @@ mmu::mmu(const mmu_config& cfg) : m_ports(cfg.ports) {
         m_hot.plain =
             m_hot.plain && qp.min_cells == 0 && !qp.lossless && m_queue[q].pool == LOSSY_POOL;
     }
+    m_part_flow.chip = this;
+    if (cfg.partitions > 1) {
+        // The slices decide; this MMU only sums them (admit_general() hands them the frame).
+        m_hot.plain = false;
+        const mmu_config part = cfg.partition_config();
+        for (unsigned k = 0; k < cfg.partitions; ++k)
+            m_parts.push_back(std::make_unique<mmu>(part));
+        m_part_map = cfg.partition_map;
+        m_pipe_of = cfg.port_pipe;
+        m_pipes = cfg.pipes;
+    }
+}
+
+void mmu::set_flow_listener(pg_flow_listener* l) {
+    m_listener = l;
+    for (auto& part : m_parts) part->set_flow_listener(l ? &m_part_flow : nullptr);
+}
+
+void mmu::partition_flow::pg_xoff(unsigned port, unsigned pg) {
+    std::uint8_t& xoff = chip->m_ports[port].xoff_pgs;
+    if (xoff >> pg & 1) return;  // another slice holds it in XOFF already
+    xoff = static_cast<std::uint8_t>(xoff | 1u << pg);
+    chip->m_listener->pg_xoff(port, pg);
+}
+
+void mmu::partition_flow::pg_xon(unsigned port, unsigned pg) {
+    for (const auto& part : chip->m_parts)
+        if (part->m_ports[port].xoff_pgs >> pg & 1) return;
+    std::uint8_t& xoff = chip->m_ports[port].xoff_pgs;
+    xoff = static_cast<std::uint8_t>(xoff & ~(1u << pg));
+    chip->m_listener->pg_xon(port, pg);
+}
+
+bool mmu::admit_partitioned(unsigned in_port, unsigned pg, unsigned out_port, unsigned queue,
+                            std::uint64_t s, mmu_ticket& ticket, drop_cause& why) {
+    mmu& part = *m_parts[partition_of(in_port, out_port)];
+    const bool admitted = part.m_hot.plain
+                              ? part.admit_plain(in_port, pg, out_port, queue,
+                                                 static_cast<std::uint32_t>(s), ticket, why)
+                              : part.admit_general(in_port, pg, out_port, queue, s, ticket, why);
+    if (!admitted) return false;
+    port_accounts& out = m_ports[out_port];
+    charge(out, out.queue[queue], s, in_port, pg, out_port, queue, ticket);
+    sum_partitions(in_port, pg, queue);
+    return true;
+}
+
+void mmu::release_partitioned(const mmu_ticket& t) {
+    m_parts[partition_of(t.in_port, t.out_port)]->release(t);
+    m_used.cells -= t.cells;
+    port_accounts& out = m_ports[t.out_port];
+    out.queue[t.queue].cells -= t.cells;
+    out.egress.cells -= t.cells;
+    out.frames--;
+    sum_partitions(t.in_port, t.pg, t.queue);
+}
+
+namespace {
+/// Sets a count to `n`, keeping its peak.
+template <class Count>
+void set_count(Count& o, std::uint64_t n) {
+    o.cells = static_cast<decltype(o.cells)>(n);
+    if (o.cells > o.peak_cells) o.peak_cells = o.cells;
+}
+}  // namespace
+
+void mmu::sum_partitions(unsigned in_port, unsigned pg, unsigned queue) {
+    const unsigned ipool = m_pg[pg].pool, epool = m_queue[queue].pool;
+    std::uint64_t pg_cells = 0, headroom = 0, ingress = 0, egress = 0, headroom_pool = 0;
+    for (const auto& part : m_parts) {
+        pg_cells += part->m_ports[in_port].pg[pg].cells;
+        headroom += part->m_ports[in_port].headroom[pg].cells;
+        ingress += part->ingress_pool(ipool).cells;
+        egress += part->egress_pool(epool).cells;
+        headroom_pool += part->m_headroom.cells;
+    }
+    set_count(m_ports[in_port].pg[pg], pg_cells);
+    set_count(m_ports[in_port].headroom[pg], headroom);
+    set_count(m_ingress_pool[ipool], ingress);
+    set_count(m_egress_pool[epool], egress);
+    set_count(m_headroom, headroom_pool);
 }
 
 std::uint64_t mmu::queue_limit_cells(unsigned queue) const {
@@ -118,6 +226,7 @@ std::uint64_t mmu::pg_limit_cells(unsigned pg) const {
 
 void mmu::set_pg_headroom(unsigned port, unsigned pg, std::uint64_t cells) {
     m_ports[port].headroom_limit[pg] = m_pg[pg].lossless ? clamp32(cells) : 0;
+    for (auto& part : m_parts) part->set_pg_headroom(port, pg, cells);
 }
 
 std::uint64_t mmu::pg_xon_cells(unsigned pg) const {
@@ -128,6 +237,7 @@ std::uint64_t mmu::pg_xon_cells(unsigned pg) const {
 
 bool mmu::admit_general(unsigned in_port, unsigned pg, unsigned out_port, unsigned queue,
                         std::uint64_t s, mmu_ticket& ticket, drop_cause& why) {
+    if (!m_parts.empty()) return admit_partitioned(in_port, pg, out_port, queue, s, ticket, why);
     // 1. Global: the free-cell list is empty.
     if (buffer_full(m_used.cells, s, why)) return false;
     // 2. Ingress (port, PG): shared cells above its reserve, in its pool; a lossless PG that
@@ -207,6 +317,7 @@ bool mmu::admit_general(unsigned in_port, unsigned pg, unsigned out_port, unsign
 }
 
 void mmu::release_general(const mmu_ticket& t) {
+    if (!m_parts.empty()) return release_partitioned(t);
     const std::uint32_t s = t.cells;
     m_used.cells -= s;
     // Ingress: headroom drains first, then the PG (and its pool's shared part). Only lossless
@@ -294,7 +405,9 @@ std::string mmu::audit(const std::vector<mmu_ticket>& held) const {
     }
     if (m_headroom.cells != headroom)
         return differs("headroom pool cells", m_headroom.cells, headroom);
-    if (!m_hot.plain)  // a plain MMU keeps no pool counts: its pool 0 is the buffer
+    // A plain MMU keeps no pool counts (its pool 0 is the buffer); a partitioned one sums its
+    // slices' (each slice checks its own below).
+    if (!m_hot.plain && m_parts.empty())
         for (unsigned p = 0; p < SERVICE_POOLS; ++p) {
             if (m_ingress_pool[p].cells != ingress[p])
                 return differs("ingress pool " + std::to_string(p) + " shared cells",
@@ -303,6 +416,16 @@ std::string mmu::audit(const std::vector<mmu_ticket>& held) const {
                 return differs("egress pool " + std::to_string(p) + " shared cells",
                                m_egress_pool[p].cells, egress[p]);
         }
+    if (!m_parts.empty()) return audit_partitions(held);
+    return {};
+}
+
+std::string mmu::audit_partitions(const std::vector<mmu_ticket>& held) const {
+    std::vector<std::vector<mmu_ticket>> by_part(m_parts.size());
+    for (const mmu_ticket& t : held) by_part[partition_of(t.in_port, t.out_port)].push_back(t);
+    for (std::size_t k = 0; k < m_parts.size(); ++k)
+        if (std::string why = m_parts[k]->audit(by_part[k]); !why.empty())
+            return "partition " + std::to_string(k) + ": " + why;
     return {};
 }
 

@@ -1,8 +1,10 @@
 #include "fabricsim/switch/switch_config.h"
 
+#include <algorithm>
 #include <cmath>
 #include <functional>
 #include <initializer_list>
+#include <sstream>
 #include <stdexcept>
 
 namespace fabricsim::sw {
@@ -108,13 +110,15 @@ constexpr chip_preset CHIP_PRESETS[] = {
      "pipeline: {count: 2, depth: 915, packets_per_cycle: 1}\n"
      "buffer: 33030144B\n"
      "cell: 256B\n"},
-    // Tomahawk (BCM56960): 4 pipes of 8x100G, 4 XPEs of 20,165 usable 208 B cells.
+    // Tomahawk (BCM56960): 4 pipes of 8x100G, 4 XPEs of 20,165 usable 208 B cells each; pipe
+    // pair (i, e) uses the XPE that both pipes' masks name.
     {"tomahawk_32x100g",
      "core_clock: 850MHz\n"
      "pipeline: {count: 4, depth: 383, packets_per_cycle: 1}\n"
      "buffer: 16777280B\n"
      "cell: 208B\n"
-     "cell_overhead: 64B\n"},
+     "cell_overhead: 64B\n"
+     "mmu: {partitions: 4, partition_map: ['0 0 1 1', '2 2 3 3', '2 2 3 3', '0 0 1 1']}\n"},
     // Tomahawk4-class 25.6 Tb/s: TH3's architecture (8 pipes per 12.8 Tb/s, 254 B cells, 40 B
     // header) doubled.
     {"tomahawk4_64x400g",
@@ -244,6 +248,51 @@ void add_mmu(param_table<switch_config>& t) {
           "Static limit on one egress port's buffer use (bytes, or frames with 'pkt'); 0B turns it "
           "off",
           [](switch_config& c, const config_value& v) { c.mmu.port_cap = v.size(); });
+    // Tomahawk-style XPEs (docs/models/switch.md "Buffer partitions").
+    auto& parts = t.add("mmu.partitions", value_kind::INT, "1",
+                        "Buffer partitions (Tomahawk XPEs): each holds buffer / partitions and "
+                        "admits the frames of the pipeline pairs mapped to it",
+                        [](switch_config& c, const config_value& v) {
+                            c.mmu.partitions = static_cast<unsigned>(v.integer());
+                        });
+    parts.min = 1;
+    parts.max = 64;
+    t.add("mmu.partition_map", value_kind::STRING_LIST, "",
+          "Partition of each (ingress pipeline, egress pipeline) pair: one row per ingress "
+          "pipeline, each a string of switch.pipeline.count partition numbers "
+          "(\"0 0 1 1\"); required with more than one partition, unused with one",
+          [](switch_config& c, const config_value& v) {
+              const unsigned pipes = c.pipeline.count;
+              if (!v.present()) {
+                  if (c.mmu.partitions > 1)
+                      v.section().fail("partitions", "is " + std::to_string(c.mmu.partitions) +
+                                                         " but switch.mmu.partition_map is "
+                                                         "not given: say which partition each "
+                                                         "pipeline pair uses");
+                  return;
+              }
+              // One partition: the map is unused (a preset's map may stay when a user sets
+              // partitions: 1).
+              if (c.mmu.partitions == 1) return;
+              const auto rows = v.str_list();
+              if (rows.size() != pipes)
+                  v.fail("has " + std::to_string(rows.size()) + " rows; switch.pipeline.count is " +
+                         std::to_string(pipes) + ": one row per ingress pipeline");
+              for (std::size_t r = 0; r < rows.size(); ++r) {
+                  std::string row = rows[r];
+                  std::replace(row.begin(), row.end(), ',', ' ');
+                  std::istringstream in(row);
+                  unsigned cols = 0;
+                  for (std::string item; in >> item; ++cols)
+                      c.mmu.partition_map.push_back(static_cast<std::uint8_t>(
+                          parse_index(v.section(), v.key(), item, 0, c.mmu.partitions - 1)));
+                  if (cols != pipes)
+                      v.fail("row " + std::to_string(r) + " ('" + rows[r] + "') has " +
+                             std::to_string(cols) + " entries; switch.pipeline.count is " +
+                             std::to_string(pipes) + ": one per egress pipeline");
+              }
+          })
+        .optional = true;
 
     t.choice<bool>("mmu.threshold_test", "fit",
                    "fit: admit if shared + frame <= threshold (ns-2/ns-3 models); cross: admit "
@@ -1105,6 +1154,15 @@ mmu_config switch_config::mmu_for(unsigned n_ports) const {
     m.total_cells = buffer_bytes / m.cell_bytes;
     m.ports = n_ports;
     m.queues = queues;
+    // A port map of the wrong length leaves port_pipe short: pipeline.check_ports() names it.
+    if (m.partitions > 1 && pipeline.check_ports(n_ports).empty()) {
+        m.pipes = pipeline.count;
+        m.port_pipe.resize(n_ports);
+        for (unsigned p = 0; p < n_ports; ++p)
+            m.port_pipe[p] = pipeline.port_map.empty()
+                                 ? static_cast<std::uint16_t>(p * pipeline.count / n_ports)
+                                 : pipeline.port_map[p];
+    }
     return m;
 }
 

@@ -14,8 +14,13 @@
 namespace fabricsim::sw {
 
 namespace {
-/// `c`, or std::invalid_argument naming the switch and the reason.
-mmu_config checked(mmu_config c, const char* name) {
+/// The chip's MMU parameters, or std::invalid_argument naming the switch and the reason.
+mmu_config checked(const switch_config& cfg, unsigned ports, const char* name) {
+    // Partitions follow the pipelines: their port map must fit first.
+    if (const std::string why = cfg.pipeline.check_ports(ports);
+        cfg.mmu.partitions > 1 && !why.empty())
+        throw std::invalid_argument(std::string(name) + ": switch.pipeline." + why);
+    mmu_config c = cfg.mmu_for(ports);
     if (const std::string why = c.validate(); !why.empty())
         throw std::invalid_argument(std::string(name) + ": switch.mmu: " + why);
     return c;
@@ -27,7 +32,7 @@ switch_device::switch_device(const sc_core::sc_module_name& name, const switch_c
     : sc_core::sc_module(name),
       m_cfg(cfg),
       m_clock(cfg.clock_period()),
-      m_mmu(checked(cfg.mmu_for(static_cast<unsigned>(port_rates.size())), this->name())),
+      m_mmu(checked(cfg, static_cast<unsigned>(port_rates.size()), this->name())),
       m_routes(splitmix64(seed ^ hash_name(std::string(this->name()) + ".ecmp"))),
       m_rx_stats(port_rates.size()) {
     m_cfg.ports = static_cast<std::uint32_t>(port_rates.size());
@@ -340,6 +345,17 @@ void switch_device::report_stats(nlohmann::json& out) const {
     // Pools 2 and 3 only when configured (a PG or queue in an empty pool is a config error).
     for (unsigned p = 2; p < SERVICE_POOLS; ++p)
         if (m_mmu.pool_cells(p)) out["pools"]["pool" + std::to_string(p)] = pool_json(p);
+    if (m_mmu.partitions() > 1) {
+        nlohmann::json parts = nlohmann::json::array();
+        for (unsigned k = 0; k < m_mmu.partitions(); ++k) {
+            const mmu& part = m_mmu.partition(k);
+            parts.push_back({{"total_cells", part.total_cells()},
+                             {"used_cells", part.used_cells()},
+                             {"peak_cells", part.peak_cells()},
+                             {"buffer_peak_cell_bytes", part.peak_cells() * cell}});
+        }
+        out["partitions"] = std::move(parts);
+    }
     if (m_pipes) {
         // Utilisation: service time over the run so far (a saturated pipeline reads 1).
         const double elapsed = double(now_ps());

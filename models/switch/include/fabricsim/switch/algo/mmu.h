@@ -35,9 +35,16 @@
 /// headroom; it goes XON, checked when its own cells leave (as HPCC's and ns-3's switch MMUs),
 /// once its headroom is empty and its total (reserve + shared) is at or below
 /// max(xon, min + threshold - xon_offset).
+/// Partitions (Tomahawk XPEs, facts-mmu §1.3; `partitions` > 1): the buffer is split into
+/// equal slices, each an MMU of its own with the configured reserves, thresholds and headroom
+/// (its pools and headroom pool are the chip's divided by the count). A frame is charged to
+/// the slice its (ingress pipeline, egress pipeline) pair maps to, so its DT threshold uses
+/// that slice's free cells; a lossless PG is in XOFF while any slice holds it there. The
+/// chip-wide counts (used_cells(), queue/PG/pool occupancy) are the slices' sums.
 /// Timing model: none; decisions are untimed, made when the switch hands a frame to its port.
 #include <array>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -93,7 +100,17 @@ struct mmu_config {
     };
     std::array<queue_params, MAX_QUEUES> queue{};
     size_spec port_cap{0, false};  ///< 0 = no static per-port limit (bytes or frames)
+    /// Buffer partitions (1: one shared buffer). With more, partition_map[i * pipes + e] is the
+    /// partition of a frame from ingress pipeline i to egress pipeline e, and port_pipe[p] the
+    /// pipeline of port p (switch_config::mmu_for fills both from switch.pipeline).
+    unsigned partitions = 1;
+    unsigned pipes = 1;
+    std::vector<std::uint8_t> partition_map;
+    std::vector<std::uint16_t> port_pipe;
 
+    /// One partition's MMU: this one with a partitions-th of the buffer, pools and headroom
+    /// pool; reserves, thresholds and PG headroom as configured (they are per slice on a chip).
+    mmu_config partition_config() const;
     /// Cells of pool 0's shared part: total minus every reserve, pools 1..3 and the headroom
     /// pool (0 if they do not fit; validate() reports that).
     std::uint64_t lossy_pool_cells() const;
@@ -132,6 +149,9 @@ class mmu
 public:
     /// Throws std::invalid_argument with cfg.validate()'s reason.
     explicit mmu(const mmu_config& cfg);
+    // Partitions report to this object (m_part_flow): it must stay where it was built.
+    mmu(const mmu&) = delete;
+    mmu& operator=(const mmu&) = delete;
 
     /// ceil((bytes + overhead) / cell), by a multiply: m = ceil(2^32 / cell) is exact for the
     /// numerators a frame can give (< 2^20 / cell error bound; checked by a unit test).
@@ -191,7 +211,7 @@ public:
     std::uint64_t pool_cells(unsigned pool) const { return m_hot.pool_cells[pool]; }
 
     /// Lossless PGs report XOFF/XON to `l` (nullptr: no PFC generation, no check).
-    void set_flow_listener(pg_flow_listener* l) { m_listener = l; }
+    void set_flow_listener(pg_flow_listener* l);
     /// PGs of `port` in XOFF (bit g).
     std::uint8_t xoff_pgs(unsigned port) const { return m_ports[port].xoff_pgs; }
     /// Headroom of lossless PG `pg` at ingress `port` (default: the PG's headroom_cells).
@@ -200,11 +220,23 @@ public:
         return m_ports[port].headroom_limit[pg];
     }
     /// Lossless PGs of `port` whose arrivals are dropped as pfc_watchdog (bit g).
-    void set_watchdog_drop(unsigned port, std::uint8_t pgs) { m_ports[port].watchdog_drop = pgs; }
+    void set_watchdog_drop(unsigned port, std::uint8_t pgs) {
+        m_ports[port].watchdog_drop = pgs;
+        for (auto& part : m_parts) part->set_watchdog_drop(port, pgs);
+    }
     /// The XON point of `pg` now (cells of the PG's total, reserve included).
     std::uint64_t pg_xon_cells(unsigned pg) const;
     bool pg_lossless(unsigned pg) const { return m_pg[pg].lossless; }
     bool queue_lossless(unsigned queue) const { return m_queue[queue].lossless; }
+
+    /// Buffer partitions: 1, or the slices of a partitioned buffer.
+    unsigned partitions() const { return m_parts.empty() ? 1 : unsigned(m_parts.size()); }
+    /// Partition that a frame from `in_port` to `out_port` is charged to.
+    unsigned partition_of(unsigned in_port, unsigned out_port) const {
+        return m_parts.empty() ? 0 : m_part_map[m_pipe_of[in_port] * m_pipes + m_pipe_of[out_port]];
+    }
+    /// Partition k's own MMU (k < partitions(); itself when not partitioned).
+    const mmu& partition(unsigned k) const { return m_parts.empty() ? *this : *m_parts[k]; }
 
     /// Recomputes every counter (buffer, ports, queues, PGs with their headroom, pools) from the
     /// tickets of the frames held: empty if each equals its sum, else the first that does not
@@ -328,6 +360,14 @@ private:
     bool admit_general(unsigned in_port, unsigned pg, unsigned out_port, unsigned queue,
                        std::uint64_t s, mmu_ticket& ticket, drop_cause& why);
     void release_general(const mmu_ticket& t);
+    /// Partitioned: the frame's slice decides; this MMU keeps the chip-wide sums.
+    bool admit_partitioned(unsigned in_port, unsigned pg, unsigned out_port, unsigned queue,
+                           std::uint64_t s, mmu_ticket& ticket, drop_cause& why);
+    void release_partitioned(const mmu_ticket& t);
+    /// The chip-wide PG, headroom and pool counts that a frame of (in_port, pg, queue) moved,
+    /// summed again over the slices.
+    void sum_partitions(unsigned in_port, unsigned pg, unsigned queue);
+    std::string audit_partitions(const std::vector<mmu_ticket>& held) const;
 
     // What every admission and release reads, in one line: sizes, cell arithmetic, port cap.
     struct hot_config {
@@ -371,6 +411,18 @@ private:
     };
     std::vector<port_accounts> m_ports;
     pg_flow_listener* m_listener = nullptr;
+
+    /// A partitioned buffer's slices, empty if not partitioned.
+    std::vector<std::unique_ptr<mmu>> m_parts;
+    std::vector<std::uint8_t> m_part_map;  ///< [ingress pipe * m_pipes + egress pipe]
+    std::vector<std::uint16_t> m_pipe_of;  ///< pipeline of each port
+    unsigned m_pipes = 1;
+    /// The slices' XOFF/XON, merged: a PG is in XOFF while any slice holds it there.
+    struct partition_flow final : pg_flow_listener {
+        mmu* chip = nullptr;
+        void pg_xoff(unsigned port, unsigned pg) override;
+        void pg_xon(unsigned port, unsigned pg) override;
+    } m_part_flow;
 
     /// 4. The optional static per-port cap (bytes or frames) would be exceeded by s more cells.
     bool over_port_cap(const port_accounts& out, std::uint64_t s) const {
