@@ -34,6 +34,7 @@ egress_queues::egress_queues(const switch_config& cfg, unsigned index, mmu& buff
       m_dequeue_chain(false),
       m_count_pools(false),
       m_count_port_bytes(false),
+      m_starts_at_time(false),
       m_sched(cfg.discipline, sched_params(cfg)),
       m_pools(pools),
       m_queues(cfg.queues),
@@ -177,6 +178,11 @@ void egress_queues::install_marking(const switch_config& cfg, std::uint64_t seed
 void egress_queues::add_gate(egress_gate& g) {
     m_gates.push_back(&g);
     m_gated = true;
+}
+
+void egress_queues::add_turn_gate(egress_gate& g) {
+    add_gate(g);
+    m_starts_at_time = true;
 }
 
 void egress_queues::set_emitter(frame_emitter* e) {

@@ -13,28 +13,40 @@ std::string pipeline_config::check_ports(unsigned ports) const {
     return {};
 }
 
+std::vector<std::uint16_t> pipeline_config::pipeline_of_ports(unsigned ports) const {
+    if (count == 0) throw std::invalid_argument("pipeline.count: must be at least 1");
+    if (const std::string why = check_ports(ports); !why.empty())
+        throw std::invalid_argument("pipeline." + why);
+    std::vector<std::uint16_t> pipe_of(ports);
+    for (unsigned p = 0; p < ports; ++p) {
+        const unsigned pipe = port_map.empty() ? p * count / ports : port_map[p];
+        if (pipe >= count)
+            throw std::invalid_argument("pipeline.port_map[" + std::to_string(p) + "]: pipeline " +
+                                        std::to_string(pipe) + " of a chip with " +
+                                        std::to_string(count));
+        pipe_of[p] = static_cast<std::uint16_t>(pipe);
+    }
+    return pipe_of;
+}
+
+pipeline_rate::pipeline_rate(ps_t period, double packets_per_cycle, std::uint32_t bytes_per_cycle)
+    : m_period(period),
+      m_packet_ps(packets_per_cycle > 0
+                      ? static_cast<ps_t>(std::llround(double(period) / packets_per_cycle))
+                      : 0),
+      m_bytes_per_cycle(bytes_per_cycle) {}
+
 ingress_pipelines::ingress_pipelines(const pipeline_config& cfg, unsigned ports, ps_t period)
     : m_cfg(cfg),
-      m_period(period),
-      m_packet_ps(cfg.packets_per_cycle > 0
-                      ? static_cast<ps_t>(std::llround(double(period) / cfg.packets_per_cycle))
-                      : 0),
-      m_pipe_of(ports),
+      m_rate(period, cfg.packets_per_cycle, cfg.bytes_per_cycle),
+      m_pipe_of(cfg.pipeline_of_ports(ports)),
       m_slot_of(ports),
       m_ports(ports),
       m_lanes(cfg.count) {
-    if (cfg.count == 0) throw std::invalid_argument("pipeline.count: must be at least 1");
-    if (const std::string why = cfg.check_ports(ports); !why.empty())
-        throw std::invalid_argument("pipeline." + why);
     for (unsigned p = 0; p < ports; ++p) {
-        const unsigned pipe = cfg.port_map.empty() ? p * cfg.count / ports : cfg.port_map[p];
-        if (pipe >= cfg.count)
-            throw std::invalid_argument("pipeline.port_map[" + std::to_string(p) + "]: pipeline " +
-                                        std::to_string(pipe) + " of a chip with " +
-                                        std::to_string(cfg.count));
-        m_pipe_of[p] = static_cast<std::uint16_t>(pipe);
-        m_slot_of[p] = static_cast<std::uint16_t>(m_lanes[pipe].ports.size());
-        m_lanes[pipe].ports.push_back(static_cast<std::uint16_t>(p));
+        lane& l = m_lanes[m_pipe_of[p]];
+        m_slot_of[p] = static_cast<std::uint16_t>(l.ports.size());
+        l.ports.push_back(static_cast<std::uint16_t>(p));
     }
 }
 

@@ -190,8 +190,8 @@ void mmu::release_partitioned(const mmu_ticket& t) {
 
 namespace {
 /// Sets a count to `n`, keeping its peak.
-template <class Count>
-void set_count(Count& o, std::uint64_t n) {
+template <class C>
+void set_count(C& o, std::uint64_t n) {
     o.cells = static_cast<decltype(o.cells)>(n);
     if (o.cells > o.peak_cells) o.peak_cells = o.cells;
 }

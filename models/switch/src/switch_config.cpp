@@ -107,14 +107,14 @@ constexpr chip_preset CHIP_PRESETS[] = {
     // Trident3-X7 (BCM56870): TD3 config.bcm core clock; 256 B cells, 129,024 usable.
     {"trident3_32x100g",
      "core_clock: 1525MHz\n"
-     "pipeline: {count: 2, depth: 915, packets_per_cycle: 1}\n"
+     "pipeline: {count: 2, depth: 915, packets_per_cycle: 1, egress_packets_per_cycle: 1}\n"
      "buffer: 33030144B\n"
      "cell: 256B\n"},
     // Tomahawk (BCM56960): 4 pipes of 8x100G, 4 XPEs of 20,165 usable 208 B cells each; pipe
     // pair (i, e) uses the XPE that both pipes' masks name.
     {"tomahawk_32x100g",
      "core_clock: 850MHz\n"
-     "pipeline: {count: 4, depth: 383, packets_per_cycle: 1}\n"
+     "pipeline: {count: 4, depth: 383, packets_per_cycle: 1, egress_packets_per_cycle: 1}\n"
      "buffer: 16777280B\n"
      "cell: 208B\n"
      "cell_overhead: 64B\n"
@@ -123,7 +123,7 @@ constexpr chip_preset CHIP_PRESETS[] = {
     // header) doubled.
     {"tomahawk4_64x400g",
      "core_clock: 1325MHz\n"
-     "pipeline: {count: 16, depth: 596, packets_per_cycle: 1}\n"
+     "pipeline: {count: 16, depth: 596, packets_per_cycle: 1, egress_packets_per_cycle: 1}\n"
      "buffer: 113MB\n"
      "cell: 254B\n"
      "cell_overhead: 40B\n"},
@@ -205,6 +205,22 @@ void add_pipeline(param_table<switch_config>& t) {
                       });
     bpc.min = 0;
     bpc.max = 1 << 20;
+    auto& eppc = t.add("pipeline.egress_packets_per_cycle", value_kind::REAL, "0",
+                       "Frames one egress pipeline (same count and port map) starts per core "
+                       "cycle; its ports take turns round robin (0: no egress limit)",
+                       [](switch_config& c, const config_value& v) {
+                           c.pipeline.egress_packets_per_cycle = v.real();
+                       });
+    eppc.min = 0;
+    eppc.max = 64;
+    auto& ebpc = t.add("pipeline.egress_bytes_per_cycle", value_kind::INT, "0",
+                       "Frame bytes one egress pipeline starts per core cycle (0: no limit)",
+                       [](switch_config& c, const config_value& v) {
+                           c.pipeline.egress_bytes_per_cycle =
+                               static_cast<std::uint32_t>(v.integer());
+                       });
+    ebpc.min = 0;
+    ebpc.max = 1 << 20;
     t.add(
         "pipeline.input_buffer", value_kind::BYTES, "16KiB",
         "Frames a port holds while its pipeline is busy (per port; the pipeline's arbiter takes "

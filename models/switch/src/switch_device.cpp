@@ -55,6 +55,22 @@ switch_device::switch_device(const sc_core::sc_module_name& name, const switch_c
                                                          port_rates[p], seed));
         m_egress.back()->data_path().set_emitter(this);
     }
+    if (cfg.pipeline.egress_limited()) {
+        try {
+            m_egress_pipes = std::make_unique<egress_pipelines>(
+                cfg.pipeline, static_cast<unsigned>(port_rates.size()), cfg.clock_period(),
+                m_turns);
+        } catch (const std::invalid_argument& e) {
+            throw std::invalid_argument(std::string(this->name()) + ": switch." + e.what());
+        }
+        for (unsigned p = 0; p < port_rates.size(); ++p) {
+            m_port_turns.push_back(std::make_unique<port_turn>(*m_egress[p]));
+            m_egress_pipes->attach(p, *m_port_turns.back());
+            m_egress_pipe_gates.push_back(
+                std::make_unique<egress_pipeline_gate>(*m_egress_pipes, p));
+            m_egress[p]->data_path().add_turn_gate(*m_egress_pipe_gates.back());
+        }
+    }
     const pause_generation_config& gen = m_cfg.flow_control_generation;
     if (gen.enabled()) {
         // Priorities a PG covers: those whose traffic class maps to it.
@@ -211,6 +227,16 @@ void switch_device::receive_pipelined(unsigned in_port, frame& f) {
         case ingress_pipelines::verdict::OVERFLOW:
             return drop(in_port, f, drop_cause::PIPELINE_OVERFLOW);
     }
+}
+
+void switch_device::turn_timer::turn_due(ps_t at) {
+    const ps_t t = std::max(at, now_ps());
+    model_timer& timer = m_sw.m_turn_timer;
+    if (!timer.pending() || timer.expiry() > t) timer.arm_at(t);
+}
+
+void switch_device::on_turn_due() {
+    m_egress_pipes->run_turns(now_ps());
 }
 
 void switch_device::on_pipeline_due() {
@@ -373,6 +399,21 @@ void switch_device::report_stats(nlohmann::json& out) const {
                   elapsed > 0 ? double(m_pipes->busy_time(i, now_ps())) / elapsed : 0.0}});
         }
         out["pipelines"] = std::move(pipes);
+    }
+    if (m_egress_pipes) {
+        const double elapsed = double(now_ps());
+        nlohmann::json pipes = nlohmann::json::array();
+        for (unsigned i = 0; i < m_egress_pipes->count(); ++i) {
+            const egress_pipelines::stats& st = m_egress_pipes->lane_stats(i);
+            pipes.push_back(
+                {{"frames", st.frames},
+                 {"bytes", st.bytes},
+                 {"turns", st.turns},
+                 {"waiting_ports", m_egress_pipes->waiting_ports(i)},
+                 {"utilisation",
+                  elapsed > 0 ? double(m_egress_pipes->busy_time(i, now_ps())) / elapsed : 0.0}});
+        }
+        out["egress_pipelines"] = std::move(pipes);
     }
     nlohmann::json ports = nlohmann::json::array();
     for (unsigned p = 0; p < m_egress.size(); ++p) {

@@ -30,6 +30,7 @@
 #include "fabricsim/core/ring.h"
 #include "fabricsim/core/scheduler.h"
 #include "fabricsim/core/stats.h"
+#include "fabricsim/switch/algo/egress_pipeline.h"
 #include "fabricsim/switch/algo/forwarding_table.h"
 #include "fabricsim/switch/algo/ingress_pipeline.h"
 #include "fabricsim/switch/algo/mmu.h"
@@ -85,6 +86,8 @@ public:
 
     /// The ingress pipelines, nullptr when they have no rate limit (the flat latency).
     const ingress_pipelines* pipelines() const { return m_pipes.get(); }
+    /// The egress pipelines, nullptr without an egress rate limit.
+    const egress_pipelines* output_pipelines() const { return m_egress_pipes.get(); }
 
     void report_stats(nlohmann::json& out) const override;
     void add_drops(drop_counters& d) const override;
@@ -154,6 +157,24 @@ private:
     pipelined_receiver m_pipelined{*this};
     model_timer m_pipe_timer =
         model_timer::bind<switch_device, &switch_device::on_pipeline_due>(this);
+    // Egress pipelines (only with an egress rate limit): a gate on each port, one timer for
+    // the turns of all pipelines.
+    void on_turn_due();
+    struct turn_timer final : egress_pipelines::turn_timer {
+        explicit turn_timer(switch_device& sw) : m_sw(sw) {}
+        void turn_due(ps_t at) override;
+        switch_device& m_sw;
+    };
+    struct port_turn final : egress_pipelines::port_link {
+        explicit port_turn(egress_port& port) : m_port(port) {}
+        void pipeline_turn() override { m_port.gates_changed(); }
+        egress_port& m_port;
+    };
+    turn_timer m_turns{*this};
+    std::unique_ptr<egress_pipelines> m_egress_pipes;
+    std::vector<std::unique_ptr<port_turn>> m_port_turns;
+    std::vector<std::unique_ptr<egress_pipeline_gate>> m_egress_pipe_gates;
+    model_timer m_turn_timer = model_timer::bind<switch_device, &switch_device::on_turn_due>(this);
     ring<emitted> m_emitted{4};
     std::uint64_t m_generated = 0;
     model_timer m_emit_timer = model_timer::bind<switch_device, &switch_device::on_emitted>(this);

@@ -56,6 +56,10 @@ public:
     /// Adds a gate (not owned); a queue is eligible when all gates are open for its head.
     /// Before the first frame.
     void add_gate(egress_gate& g);
+    /// Adds a gate shared with other ports that hands out turns (an egress pipeline): a frame
+    /// that finds the port idle no longer starts ahead at its `ready` time, the port decides
+    /// when that time comes (its wake-up), so starts reach the gate in time order.
+    void add_turn_gate(egress_gate& g);
     /// Adds a policy (not owned) after the configured ones. Before the first frame.
     void add_policy(egress_policy& p);
     /// Where the policies' frames go (the switch's forwarding path); nullptr: nowhere.
@@ -245,6 +249,7 @@ private:
     bool m_dequeue_chain : 1;              ///< policies without a bound see departures
     bool m_count_pools : 1;                ///< pool-scope marking: keep m_pools up to date
     bool m_count_port_bytes : 1;           ///< port-scope marking: keep m_port_bytes up to date
+    bool m_starts_at_time : 1;             ///< a turn gate: no start ahead of time (add_turn_gate)
     std::array<queue_state, MAX_QUEUES> m_queue;
     /// Frames per queue that could not start when they left the pipeline: one line for the
     /// port (a per-frame count, apart from the cold per-queue statistics).
@@ -363,8 +368,10 @@ inline frame* egress_queues::accept(frame& f, unsigned in_port, unsigned pg, uns
         if (m_use_sched && !alone) m_sched.backlogged(q, ready);
     }
     if (alone) return &start(q, ready, true);
-    if (idle)
+    if (idle) {
+        if (m_starts_at_time) return nullptr;  // the owner's wake-up at `ready` decides
         if (frame* started = try_start(ready)) return started;
+    }
     m_waited[q]++;
     return nullptr;
 }

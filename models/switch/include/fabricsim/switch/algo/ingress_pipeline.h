@@ -31,10 +31,38 @@ struct pipeline_config {
     double packets_per_cycle = 0;                  ///< per pipeline; 0: no packet-rate limit
     std::uint32_t bytes_per_cycle = 0;             ///< per pipeline; 0: no byte-rate limit
     std::uint64_t input_buffer_bytes = 16u << 10;  ///< per port, frames waiting to start
+    /// Egress pipelines (egress_pipeline.h): the same count and port map; 0: no limit.
+    double egress_packets_per_cycle = 0;
+    std::uint32_t egress_bytes_per_cycle = 0;
     /// A rate limit is set: frames can wait (the only case that costs anything).
     bool limited() const { return packets_per_cycle > 0 || bytes_per_cycle > 0; }
+    bool egress_limited() const {
+        return egress_packets_per_cycle > 0 || egress_bytes_per_cycle > 0;
+    }
     /// Empty if the map fits a chip of `ports` ports, else the reason.
     std::string check_ports(unsigned ports) const;
+    /// Pipeline of each of `ports` ports; throws std::invalid_argument ("port_map...") if the
+    /// map does not fit.
+    std::vector<std::uint16_t> pipeline_of_ports(unsigned ports) const;
+};
+
+/// How long a frame occupies a pipeline: max(1 / packets_per_cycle, bytes / bytes_per_cycle)
+/// core cycles, the packet limit rounded to the ps, the byte limit rounded up.
+class pipeline_rate
+{
+public:
+    pipeline_rate(ps_t period, double packets_per_cycle, std::uint32_t bytes_per_cycle);
+    ps_t service_ps(std::uint32_t bytes) const {
+        ps_t by_bytes = 0;
+        if (m_bytes_per_cycle)
+            by_bytes = (ps_t(bytes) * m_period + m_bytes_per_cycle - 1) / m_bytes_per_cycle;
+        return by_bytes > m_packet_ps ? by_bytes : m_packet_ps;
+    }
+
+private:
+    ps_t m_period;
+    ps_t m_packet_ps;  ///< round(period / packets_per_cycle); 0: no packet limit
+    std::uint32_t m_bytes_per_cycle;
 };
 
 class ingress_pipelines
@@ -96,12 +124,7 @@ public:
     frame* pop(ps_t now, unsigned& port);
 
     /// How long (ps) a frame of `bytes` occupies its pipeline.
-    ps_t service_ps(std::uint32_t bytes) const {
-        ps_t by_bytes = 0;
-        if (m_cfg.bytes_per_cycle)
-            by_bytes = (ps_t(bytes) * m_period + m_cfg.bytes_per_cycle - 1) / m_cfg.bytes_per_cycle;
-        return by_bytes > m_packet_ps ? by_bytes : m_packet_ps;
-    }
+    ps_t service_ps(std::uint32_t bytes) const { return m_rate.service_ps(bytes); }
     /// Service time pipeline p spent up to `now` (frames still waiting excluded).
     ps_t busy_time(unsigned p, ps_t now) const {
         const lane& l = m_lanes[p];
@@ -137,8 +160,7 @@ private:
     void update_next();
 
     pipeline_config m_cfg;
-    ps_t m_period;
-    ps_t m_packet_ps;  ///< round(period / packets_per_cycle); 0: no packet limit
+    pipeline_rate m_rate;
     std::vector<std::uint16_t> m_pipe_of;
     std::vector<std::uint16_t> m_slot_of;  ///< a port's index in its lane's ports
     std::vector<port_queue> m_ports;
