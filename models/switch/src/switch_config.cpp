@@ -264,7 +264,7 @@ void add_mmu(param_table<switch_config>& t) {
           "Static limit on one egress port's buffer use (bytes, or frames with 'pkt'); 0B turns it "
           "off",
           [](switch_config& c, const config_value& v) { c.mmu.port_cap = v.size(); });
-    // Tomahawk-style XPEs (docs/models/switch.md "Buffer partitions").
+    // Tomahawk-style XPEs (docs/models/mmu.md "Buffer partitions").
     auto& parts = t.add("mmu.partitions", value_kind::INT, "1",
                         "Buffer partitions (Tomahawk XPEs): each holds buffer / partitions and "
                         "admits the frames of the pipeline pairs mapped to it",
