@@ -179,7 +179,11 @@ bool mmu::admit_partitioned(unsigned in_port, unsigned pg, unsigned out_port, un
 }
 
 void mmu::release_partitioned(const mmu_ticket& t) {
-    m_parts[partition_of(t.in_port, t.out_port)]->release(t);
+    mmu& part = *m_parts[partition_of(t.in_port, t.out_port)];
+    if (part.m_hot.plain)
+        part.release_plain(t);
+    else
+        part.release_general(t);
     m_used.cells -= t.cells;
     port_accounts& out = m_ports[t.out_port];
     out.queue[t.queue].cells -= t.cells;

@@ -170,12 +170,7 @@ public:
     }
     void release(const mmu_ticket& t) {
         if (!m_hot.plain) return release_general(t);
-        m_used.cells -= t.cells;
-        m_ports[t.in_port].pg[t.pg].cells -= t.cells;
-        port_accounts& out = m_ports[t.out_port];
-        out.queue[t.queue].cells -= t.cells;
-        out.egress.cells -= t.cells;
-        out.frames--;
+        release_plain(t);
     }
 
     /// Current limit on the shared cells of an egress queue / ingress PG (dynamic: from the
@@ -356,14 +351,26 @@ private:
         charge(out, qo, s, in_port, pg, out_port, queue, ticket);
         return true;
     }
+    /// release() of a plain MMU.
+    void release_plain(const mmu_ticket& t) {
+        m_used.cells -= t.cells;
+        m_ports[t.in_port].pg[t.pg].cells -= t.cells;
+        port_accounts& out = m_ports[t.out_port];
+        out.queue[t.queue].cells -= t.cells;
+        out.egress.cells -= t.cells;
+        out.frames--;
+    }
+
     /// Reserves, lossless PGs/queues with headroom, pools 1..3 (mmu.cpp).
     bool admit_general(unsigned in_port, unsigned pg, unsigned out_port, unsigned queue,
                        std::uint64_t s, mmu_ticket& ticket, drop_cause& why);
     void release_general(const mmu_ticket& t);
-    /// Partitioned: the frame's slice decides; this MMU keeps the chip-wide sums.
-    bool admit_partitioned(unsigned in_port, unsigned pg, unsigned out_port, unsigned queue,
-                           std::uint64_t s, mmu_ticket& ticket, drop_cause& why);
-    void release_partitioned(const mmu_ticket& t);
+    /// Partitioned: the frame's slice decides; this MMU keeps the chip-wide sums. Out of line
+    /// and not through admit()/release(), so those stay non-recursive (and inlined).
+    [[gnu::noinline]] bool admit_partitioned(unsigned in_port, unsigned pg, unsigned out_port,
+                                             unsigned queue, std::uint64_t s, mmu_ticket& ticket,
+                                             drop_cause& why);
+    [[gnu::noinline]] void release_partitioned(const mmu_ticket& t);
     /// The chip-wide PG, headroom and pool counts that a frame of (in_port, pg, queue) moved,
     /// summed again over the slices.
     void sum_partitions(unsigned in_port, unsigned pg, unsigned queue);
