@@ -117,9 +117,27 @@ output_estimate estimate_output(const scenario& sc) {
     return e;
 }
 
+double vcd_bytes(const scenario& sc, const std::vector<vcd_writer::signal>& traced) {
+    if (traced.empty() || sc.sample_interval == 0) return 0;
+    const double samples = std::ceil(double(sc.duration) / double(sc.sample_interval)) + 1;
+    // vcd_writer's identifiers: base 94, one character up to 94 signals.
+    const double id = traced.size() <= 94 ? 1 : traced.size() <= 94 * 94 ? 2 : 3;
+    double header = 256, per_sample = 2 + digits(double(sc.duration));  // "#<ps>\n"
+    for (const vcd_writer::signal& s : traced) {
+        header += double(s.path.size()) + 48;  // $scope/$var lines
+        per_sample += (s.real ? 1 + 24 : 1 + 64) + 1 + id + 1;
+    }
+    return header + samples * per_sample;
+}
+
 void check_output_estimate(const scenario& sc) {
+    check_output_estimate(sc, {});
+}
+
+void check_output_estimate(const scenario& sc, const std::vector<vcd_writer::signal>& traced) {
     const output_estimate e = estimate_output(sc);
-    if (e.total() <= double(sc.max_output_bytes)) return;
+    const double vcd = vcd_bytes(sc, traced);
+    if (e.total() + vcd <= double(sc.max_output_bytes)) return;
     std::string series = human(e.timeseries_bytes());
     if (e.timeseries_rows > 0) {
         char rows[96];
@@ -127,15 +145,19 @@ void check_output_estimate(const scenario& sc) {
                       e.timeseries_row_bytes);
         series += rows;
     }
+    const std::string vcd_part = traced.empty() ? ""
+                                                : "; trace.vcd up to " + human(vcd) + " (" +
+                                                      std::to_string(traced.size()) +
+                                                      " signals of results.vcd)";
     throw config_error(
         "results.max_output_bytes",
-        "the results would take about " + human(e.total()) + ", more than the limit of " +
+        "the results would take about " + human(e.total() + vcd) + ", more than the limit of " +
             human(double(sc.max_output_bytes)) + " (" + std::to_string(sc.max_output_bytes) +
-            " B): timeseries.csv " + series + "; pcaps " + human(e.pcap_bytes) + "; traces " +
-            human(e.trace_bytes) + "; flows.csv, queries.csv, messages.csv and summary.json " +
-            human(e.table_bytes) +
+            " B): timeseries.csv " + series + vcd_part + "; pcaps " + human(e.pcap_bytes) +
+            "; traces " + human(e.trace_bytes) +
+            "; flows.csv, queries.csv, messages.csv and summary.json " + human(e.table_bytes) +
             ". Raise results.max_output_bytes or write less (results.sample_interval, "
-            "results.pcap_max_bytes/pcap_start/pcap_stop, trace)");
+            "results.vcd, results.pcap_max_bytes/pcap_start/pcap_stop, trace)");
 }
 
 }  // namespace fabricsim::platforms

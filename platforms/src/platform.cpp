@@ -17,6 +17,7 @@
 #include "fabricsim/core/kernel.h"
 #include "fabricsim/core/scheduler.h"
 #include "fabricsim/core/vcd_writer.h"
+#include "fabricsim/platforms/output_estimate.h"
 #include "fabricsim/switch/algo/egress_queues.h"
 #include "fabricsim/switch/algo/fera_congestion_point.h"
 
@@ -296,6 +297,8 @@ void platform::open_timeseries(const std::string& out_dir) {
                 m_vcd_columns.push_back(c + 1);  // + 1: the row starts with time_us
                 traced.push_back(cols[c]);
             }
+        // The signals are known now: the output limit counts trace.vcd too.
+        check_output_estimate(m_sc, traced);
     }
     m_timeseries = std::make_unique<output_file>(out_dir + "/timeseries.csv");
     std::string h = "time_us";

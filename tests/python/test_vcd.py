@@ -97,6 +97,21 @@ def test_bad_vcd_entries_exit_2_naming_the_entry(sim, scenarios, tmp_path, sets,
     assert not (tmp_path / "r" / "summary.json").exists()
 
 
+def test_the_output_limit_counts_the_vcd(sim, scenarios, tmp_path):
+    """The time series alone fits 1 MiB, with every signal traced it does not: refused before
+    the run, trace.vcd named among the parts."""
+    sets = ["--set", "duration=200us", "--set", "results.sample_interval=1us",
+            "--set", "results.max_output_bytes=1MiB"]
+    assert "valid" in sim("validate", scenarios / "dcqcn_incast.yaml", *sets).stdout
+    p = sim(scenarios / "dcqcn_incast.yaml", *sets, "--set", "results.vcd=['*']", "--out", tmp_path / "r",
+            check=False)
+    assert p.returncode == 2, p.stderr
+    assert "results.max_output_bytes: the results would take about 2.38 MB" in p.stderr
+    assert "trace.vcd up to 2.07 MB (148 signals of results.vcd)" in p.stderr
+    assert not (tmp_path / "r" / "summary.json").exists()
+    assert not (tmp_path / "r" / "trace.vcd").exists()
+
+
 def test_gtkwave_converts_the_vcd(sim, scenarios, tmp_path):
     """GTKWave's vcd2fst parses the whole file (it fails on a malformed one)."""
     vcd2fst = shutil.which("vcd2fst")

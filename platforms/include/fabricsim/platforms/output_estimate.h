@@ -4,6 +4,9 @@
 /// refused before anything is written. Each part is an upper bound of the usual case: every
 /// time-series value as wide as the buffer size, pcaps at line rate for their window (up to
 /// their cap), one trace row per full segment the flow's link can carry.
+#include <vector>
+
+#include "fabricsim/core/vcd_writer.h"
 #include "fabricsim/platforms/scenario.h"
 
 namespace fabricsim::platforms {
@@ -23,5 +26,11 @@ output_estimate estimate_output(const scenario& sc);
 /// Throws config_error naming results.max_output_bytes, with the estimate and its parts, when
 /// the estimate exceeds sc.max_output_bytes.
 void check_output_estimate(const scenario& sc);
+
+/// trace.vcd's size at most with `traced` signals (results.vcd, known once the platform is
+/// built): every value changes at every sample, a vector as 64 bits, a real as 24 characters.
+double vcd_bytes(const scenario& sc, const std::vector<vcd_writer::signal>& traced);
+/// check_output_estimate() with trace.vcd added (the platform calls it before writing).
+void check_output_estimate(const scenario& sc, const std::vector<vcd_writer::signal>& traced);
 
 }  // namespace fabricsim::platforms
