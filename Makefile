@@ -7,7 +7,7 @@ JOBS ?= $(shell nproc)
 CMAKE_FLAGS ?= -DFABRICSIM_WERROR=ON
 APT_PACKAGES := cmake ninja-build g++ pkg-config libsystemc-dev catch2 libboost-dev locales \
                 libyaml-cpp-dev nlohmann-json3-dev tshark python3 python3-venv python3-dev \
-                clang-format clang-tidy valgrind
+                clang-format clang-tidy valgrind gtkwave
 VENV := .venv
 PY := $(VENV)/bin/python
 # The _fabricsim module is built in the same CMake tree, for the venv's Python; tests import the
