@@ -230,9 +230,7 @@ void switch_device::receive_pipelined(unsigned in_port, frame& f) {
 }
 
 void switch_device::turn_timer::turn_due(ps_t at) {
-    const ps_t t = std::max(at, now_ps());
-    model_timer& timer = m_sw.m_turn_timer;
-    if (!timer.pending() || timer.expiry() > t) timer.arm_at(t);
+    m_sw.m_turn_timer.arm_at(std::max(at, now_ps()));  // keeps an earlier pending expiry
 }
 
 void switch_device::on_turn_due() {
