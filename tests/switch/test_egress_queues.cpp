@@ -122,6 +122,31 @@ TEST_CASE("egress: a lone frame starts when it leaves the pipeline, the next whe
     CHECK(!b.port->idle_at(1000 + 2 * FRAME_PS - 1));
 }
 
+TEST_CASE("egress: a frame queued with a later ready than the next one holds the wake until then",
+          "[egress]") {
+    // A store-and-forward fallback queues a frame whose tail arrives after frames queued
+    // behind it are out of the pipeline. The wake must wait for the head, not spin at the
+    // time the wire frees (next_start() once trusted the last ready, not the latest).
+    port_bench b(base(1));
+    b.arrive(0, 0);  // on the wire until FRAME_PS
+    const auto queue_one = [&](ps_t ready) {
+        frame& f = frame_pool::global().acquire();
+        f.set_ipv4(frame_kind::IPV4_UDP, PAYLOAD);
+        REQUIRE(b.port->accept(f, 0, 0, 0, ready) == nullptr);
+    };
+    queue_one(FRAME_PS / 2);  // waits for the wire: on it from FRAME_PS to 2 FRAME_PS
+    queue_one(5 * FRAME_PS);  // then the head
+    queue_one(2 * FRAME_PS);
+    b.plan(0);
+    b.run_until(2 * FRAME_PS);
+    REQUIRE(b.wake == 5 * FRAME_PS);  // else the wakes would spin at 2 FRAME_PS
+    b.run_until(ps_t(1) << 40);
+    REQUIRE(b.log.size() == 4);
+    CHECK(b.log[1].at == FRAME_PS);
+    CHECK(b.log[2].at == 5 * FRAME_PS);
+    CHECK(b.log[3].at == 6 * FRAME_PS);
+}
+
 TEST_CASE("egress: dwrr quanta 1:2:3 send 1, 2 and 3 frames per round", "[egress][scheduler]") {
     switch_config c = base(3);
     for (unsigned q = 0; q < 3; ++q) c.sched[q].quantum_bytes = 1538 * (q + 1);

@@ -229,8 +229,10 @@ private:
     /// MQ-ECN: an arrival at the empty port from this time on decays T_round (the port went
     /// idle T_idle before); an earlier one would not, so port_busy() is skipped.
     ps_t m_decay_from = ~ps_t(0);
-    /// `ready` of the last frame queued: frames reach the port in `ready` order, so no head
-    /// leaves the pipeline later (next_start() need not look at the heads once it has passed).
+    /// Latest `ready` of the frames queued so far: no head leaves the pipeline later, so
+    /// next_start() need not look at the heads once it has passed. A maximum, not the last:
+    /// a store-and-forward fallback (or a write-bandwidth wait) queues a frame whose `ready` is
+    /// later than that of frames queued after it.
     ps_t m_last_ready = 0;
     std::uint32_t m_queued_frames = 0;
     std::uint16_t m_index;
@@ -351,7 +353,7 @@ inline frame* egress_queues::accept(frame& f, unsigned in_port, unsigned pg, uns
     const bool port_was_empty = m_queued_frames == 1;
     const bool was_empty = s.fifo.empty();
     s.fifo.push_back({&f, ready, ticket, f.wire_bytes()});
-    m_last_ready = ready;
+    if (ready > m_last_ready) m_last_ready = ready;
     if (s.bytes > s.peak_bytes) s.peak_bytes = s.bytes;
     // Without decay, port_busy() would only mark the port busy again, and the port_idle() that
     // must come before the next arrival at an empty port resets that anyway.
