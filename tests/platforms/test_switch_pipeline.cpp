@@ -282,3 +282,85 @@ TEST_CASE("at 64 B line rate each egress pipeline starts one frame per cycle, po
         CHECK(double(u64(f["delivered_frames"])) ==
               Approx(rate / 32 * (200e-6 - 3.75e-6)).epsilon(0.005));
 }
+
+// MMU cell bandwidth (docs/models/switch.md "MMU cell bandwidth"): the pipelines unlimited, one
+// cell per cycle written (or read) per XPE. Host i sends to host i + 16, so each XPE holds the
+// 8 flows of one ingress pipeline (pipeline 0 to 2 in XPE 1, 1 to 3 in XPE 3, 2 to 0 in XPE 2,
+// 3 to 1 in XPE 0). A 164 B frame with the preset's 64 B header takes 2 cells of 208 B: each
+// XPE passes half a frame per cycle, 425.17 Mpps, below its 8 ports' 543.48 Mpps at line rate.
+
+namespace {
+
+constexpr unsigned TWO_CELL_PACKET = 146;  // 164 B frames
+constexpr double XPE_PPS = PIPE_PPS / 2;
+
+double cell_ceiling() {
+    return XPE_PPS / (PORTS_PER_PIPE * line_pps(TWO_CELL_PACKET + 18));
+}
+
+const char* const WRITES =
+    "packets_per_cycle: 0, egress_packets_per_cycle: 0}, "
+    "mmu: {write_cells_per_cycle: 1";
+const char* const READS =
+    "packets_per_cycle: 0, egress_packets_per_cycle: 0}, "
+    "mmu: {read_cells_per_cycle: 1";
+
+}  // namespace
+
+TEST_CASE("2-cell frames 1% below the cell write ceiling all pass", "[switch_pipeline][cells]") {
+    REQUIRE(cell_ceiling() == Approx(0.782311).epsilon(1e-4));
+    const json s = permutation(0.99 * cell_ceiling(), TWO_CELL_PACKET, "100us", WRITES);
+    CHECK(u64(s["frames"]["dropped"]) == 0);
+    const json& parts = s["switches"]["tor"]["cell_bandwidth"];
+    REQUIRE(parts.size() == 4);
+    for (const json& k : parts) {
+        CHECK(u64(k["write"]["cells"]) == 2 * u64(k["write"]["frames"]));
+        CHECK_FALSE(k.contains("read"));
+    }
+}
+
+TEST_CASE("at line rate each XPE writes one cell per cycle, its pipeline's ports in turn",
+          "[switch_pipeline][cells]") {
+    const json s = permutation(1.0, TWO_CELL_PACKET, "200us", WRITES);
+    const double rate = double(u64(s["frames"]["delivered"])) / (200e-6 - 3.75e-6);
+    CHECK(rate == Approx(4 * XPE_PPS).epsilon(0.01));
+    // The writes back frames up into the input buffers, which overflow.
+    CHECK(cause(s, "pipeline_overflow") > 0);
+    CHECK(cause(s, "pipeline_overflow") == u64(s["frames"]["dropped"]));
+    for (const json& k : s["switches"]["tor"]["cell_bandwidth"])
+        CHECK(k["write"]["utilisation"].get<double>() > 0.98);
+    for (const json& f : s["flows"])
+        CHECK(double(u64(f["delivered_frames"])) ==
+              Approx(rate / 32 * (200e-6 - 3.75e-6)).epsilon(0.005));
+}
+
+TEST_CASE("at line rate each XPE reads one cell per cycle, its ports in turn",
+          "[switch_pipeline][cells]") {
+    const json s = permutation(1.0, TWO_CELL_PACKET, "200us", READS);
+    const double rate = double(u64(s["frames"]["delivered"])) / (200e-6 - 3.75e-6);
+    CHECK(rate == Approx(4 * XPE_PPS).epsilon(0.01));
+    // The frames wait in the MMU: its thresholds drop the excess.
+    CHECK(cause(s, "ingress_pg_limit") + cause(s, "egress_queue_limit") ==
+          u64(s["frames"]["dropped"]));
+    CHECK(u64(s["frames"]["dropped"]) > 0);
+    for (const json& k : s["switches"]["tor"]["cell_bandwidth"]) {
+        CHECK(k["read"]["utilisation"].get<double>() > 0.98);
+        CHECK_FALSE(k.contains("write"));
+    }
+    for (const json& f : s["flows"])
+        CHECK(double(u64(f["delivered_frames"])) ==
+              Approx(rate / 32 * (200e-6 - 3.75e-6)).epsilon(0.005));
+}
+
+TEST_CASE("1500 B frames at line rate stay under one cell per cycle written and read",
+          "[switch_pipeline][cells]") {
+    // 8 ports x 8.13 Mpps x 8 cells = 520 M cells/s per XPE against 850.
+    const json s = permutation(1.0, 1482, "100us",
+                               "packets_per_cycle: 0, egress_packets_per_cycle: 0}, "
+                               "mmu: {write_cells_per_cycle: 1, read_cells_per_cycle: 1");
+    CHECK(u64(s["frames"]["dropped"]) == 0);
+    for (const json& k : s["switches"]["tor"]["cell_bandwidth"]) {
+        CHECK(k["write"]["utilisation"].get<double>() == Approx(0.612).epsilon(0.02));
+        CHECK(k["read"]["utilisation"].get<double>() == Approx(0.612).epsilon(0.02));
+    }
+}

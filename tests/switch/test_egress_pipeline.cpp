@@ -145,3 +145,50 @@ TEST_CASE("egress pipeline: every waiting port gets one turn per round",
     }
     CHECK(c.turns == std::vector<unsigned>{1, 2, 3, 0, 1, 2, 3, 0});
 }
+
+// ---------------------------------------------------------------- turn_arbiter, shared lanes
+
+TEST_CASE("turn arbiter: a port serving two lanes waits its turn in each on its own",
+          "[switch][pipeline][egress]") {
+    // Lanes as two partitions' read ports: lane 0 serves ports 0-2, lane 1 ports 1-2.
+    struct log_port final : turn_arbiter::port_link {
+        std::vector<unsigned>* log = nullptr;
+        unsigned index = 0;
+        void pipeline_turn() override { log->push_back(index); }
+    };
+    timer t;
+    turn_arbiter arb({{0, 1, 2}, {1, 2}}, 3, t);
+    std::vector<unsigned> turns;
+    std::vector<log_port> ports(3);
+    for (unsigned p = 0; p < 3; ++p) {
+        ports[p].log = &turns;
+        ports[p].index = p;
+        arb.attach(p, ports[p]);
+    }
+    CHECK(arb.open_at(1, 1, 0) == 0);
+    arb.started(1, 1, 2, 2000, 0);         // 2 units for 2 cycles
+    CHECK(arb.open_at(0, 1, 100) == 100);  // lane 0 is free: port 1 may also start there
+    arb.started(0, 1, 1, 1000, 100);
+    CHECK(arb.open_at(1, 2, 200) == UNTIL_TOLD);
+    CHECK(t.take() == 2000);
+    CHECK(arb.open_at(0, 2, 300) == UNTIL_TOLD);
+    CHECK(t.take() == 1100);
+    CHECK(arb.waiting_ports(0) == 1);
+    CHECK(arb.waiting_ports(1) == 1);
+    // Port 2 is told once per lane; it does not start (the log port never does).
+    arb.run_turns(1100);
+    CHECK(turns == std::vector<unsigned>{2});
+    CHECK(t.take() == 2000);
+    arb.run_turns(2000);
+    CHECK(turns == std::vector<unsigned>{2, 2});
+    CHECK(t.take() == egress_pipelines::NONE);
+    CHECK(arb.lane_stats(1).units == 2);
+    CHECK(arb.lane_stats(0).frames == 1);
+    CHECK(arb.busy_time(1, 1000) == 1000);
+}
+
+TEST_CASE("turn arbiter: a lane serving a port outside the chip is refused",
+          "[switch][pipeline][egress]") {
+    timer t;
+    CHECK_THROWS_WITH(turn_arbiter({{0, 4}}, 4, t), "turn_arbiter: lane 0 serves port 4 of 4");
+}

@@ -190,3 +190,93 @@ TEST_CASE("held frames of several pipelines leave in start order, ties by pipeli
     CHECK(p.pop(30000, port) == &x);
     CHECK(p.pop(30000, port) == &y);
 }
+
+// ---------------------------------------------------------------- MMU cell writes
+
+TEST_CASE("cell writes: a frame waits for its partition's write port at the pipeline's end",
+          "[switch][pipeline][cells]") {
+    // Two pipelines without a rate limit, two partitions, 1 cell per cycle: a 4-cell frame
+    // holds its partition's write port for 4 cycles.
+    held_frames make_frame;
+    ingress_pipelines p(limited(0, 0, 4096), 4, P, 2, 1);
+    REQUIRE(p.writes_limited());
+    unsigned port = 0, part = 0;
+    std::uint32_t cells = 0;
+    frame& a = make_frame(64);
+    CHECK(p.offer_write(a, 0, 1000, 0, 4) == verdict::START);
+    p.wrote(0, 4, 1000);  // admitted: partition 0 writes until 5000
+    // The other pipeline's frame to partition 0 waits; one to partition 1 would not.
+    frame& b = make_frame(64);
+    CHECK(p.offer_write(b, 2, 2000, 0, 1) == verdict::WAIT);
+    CHECK(p.next_start() == 5000);
+    CHECK(p.pop_write(4999, port, part, cells) == nullptr);
+    CHECK(p.pop_write(5000, port, part, cells) == &b);
+    CHECK((port == 2 && part == 0 && cells == 1));
+    p.wrote(0, 1, 5000);
+    CHECK(p.next_start() == ingress_pipelines::NONE);
+    CHECK(p.partition_writes(0).frames == 2);
+    CHECK(p.partition_writes(0).cells == 5);
+    CHECK(p.write_busy_time(0, 5500) == 4500);
+    CHECK(p.partition_writes(1).frames == 0);
+}
+
+TEST_CASE("cell writes: a frame the MMU drops writes nothing", "[switch][pipeline][cells]") {
+    held_frames make_frame;
+    ingress_pipelines p(limited(0, 0, 4096), 4, P, 1, 0.5);  // 2 cycles per cell
+    unsigned port = 0, part = 0;
+    std::uint32_t cells = 0;
+    CHECK(p.offer_write(make_frame(64), 0, 0, 0, 2) == verdict::START);
+    p.wrote(0, 2, 0);  // busy until 4000
+    frame& dropped = make_frame(64);
+    frame& next = make_frame(64);
+    CHECK(p.offer_write(dropped, 1, 100, 0, 3) == verdict::WAIT);
+    CHECK(p.offer_write(next, 1, 200, 0, 1) == verdict::WAIT);
+    CHECK(p.pop_write(4000, port, part, cells) == &dropped);
+    // No wrote(): the port is still free at 4000, so the next frame starts in the same instant.
+    CHECK(p.next_start() == 4000);
+    CHECK(p.pop_write(4000, port, part, cells) == &next);
+    p.wrote(0, 1, 4000);
+    CHECK(p.partition_writes(0).cells == 3);
+    CHECK(p.write_busy_time(0, 6000) == 6000);
+}
+
+TEST_CASE("cell writes: pipelines waiting for one write port take it round robin",
+          "[switch][pipeline][cells]") {
+    // Both pipelines always have a 1-cell frame for partition 0; the write port takes one per
+    // 2 cycles; each pipeline gets every other write, not the lower-numbered one all of them.
+    held_frames make_frame;
+    ingress_pipelines p(limited(0, 0, 1 << 20), 4, P, 1, 0.5);
+    for (unsigned i = 0; i < 6; ++i) {
+        CHECK(p.offer_write(make_frame(64), 0, 0, 0, 1) ==
+              (i == 0 ? verdict::START : verdict::WAIT));
+        if (i == 0) p.wrote(0, 1, 0);
+        CHECK(p.offer_write(make_frame(64), 3, 0, 0, 1) == verdict::WAIT);
+    }
+    std::vector<unsigned> order;
+    std::vector<ps_t> at;
+    unsigned port = 0, part = 0;
+    std::uint32_t cells = 0;
+    while (p.next_start() != ingress_pipelines::NONE) {
+        const ps_t now = p.next_start();
+        frame* f = p.pop_write(now, port, part, cells);
+        REQUIRE(f != nullptr);
+        p.wrote(part, cells, now);
+        order.push_back(port);
+        at.push_back(now);
+        if (order.size() > 20) break;
+    }
+    CHECK(order == std::vector<unsigned>{3, 0, 3, 0, 3, 0, 3, 0, 3, 0, 3});
+    CHECK(at == std::vector<ps_t>{2000, 4000, 6000, 8000, 10000, 12000, 14000, 16000, 18000, 20000,
+                                  22000});
+}
+
+TEST_CASE("cell writes: a frame writing nothing passes a busy write port",
+          "[switch][pipeline][cells]") {
+    held_frames make_frame;
+    ingress_pipelines p(limited(0, 0, 4096), 4, P, 1, 1);
+    CHECK(p.offer_write(make_frame(64), 0, 0, 0, 8) == verdict::START);
+    p.wrote(0, 8, 0);
+    // A control frame (no partition) on the same pipeline, nothing held: it starts at once.
+    CHECK(p.offer_write(make_frame(64), 1, 10, ingress_pipelines::NO_PARTITION, 0) ==
+          verdict::START);
+}

@@ -427,3 +427,20 @@ TEST_CASE(
               .error == "switch.mmu.partition_map: '2' is not an integer in 0..1");
     CHECK(load("switch: {mmu: {partitions: 0}}\n").error.rfind("switch.mmu.partitions", 0) == 0);
 }
+
+TEST_CASE("switch.mmu cell bandwidth keys: off by default, a real per partition, range named",
+          "[switch][mmu][cells][config]") {
+    const loaded plain = load("switch: {}\n");
+    CHECK(plain.c.mmu.write_cells_per_cycle == 0);
+    CHECK(plain.c.mmu.read_cells_per_cycle == 0);
+    const loaded set =
+        load("switch: {mmu: {write_cells_per_cycle: 1.5, read_cells_per_cycle: 2}}\n");
+    CHECK(set.c.mmu.write_cells_per_cycle == 1.5);
+    CHECK(set.c.mmu.read_cells_per_cycle == 2);
+    // The presets leave them off (no public figure).
+    CHECK(load("switch: {chip: tomahawk_32x100g}\n").c.mmu.write_cells_per_cycle == 0);
+    const std::string neg = load("switch: {mmu: {read_cells_per_cycle: -1}}\n").error;
+    CHECK(neg.rfind("switch.mmu.read_cells_per_cycle", 0) == 0);
+    CHECK(load("switch: {mmu: {write_cells_per_cycle: 'fast'}}\n")
+              .error.rfind("switch.mmu.write_cells_per_cycle", 0) == 0);
+}

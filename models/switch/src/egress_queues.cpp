@@ -259,6 +259,7 @@ void egress_queues::mark_ce(frame& f, unsigned q) {
 
 void egress_queues::drop(frame& f, unsigned q, drop_cause why, unsigned pg, ps_t at) {
     m_cold[q].drops.add(why);
+    m_dropped++;
     m_pool.release(f);
     if (!m_mmu.pg_lossless(pg) || why == drop_cause::HEADROOM_EXHAUSTED ||
         why == drop_cause::PFC_WATCHDOG || why == drop_cause::LINK_DOWN)

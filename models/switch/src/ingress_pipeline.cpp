@@ -1,5 +1,6 @@
 #include "fabricsim/switch/algo/ingress_pipeline.h"
 
+#include <algorithm>
 #include <cmath>
 #include <stdexcept>
 
@@ -36,13 +37,20 @@ pipeline_rate::pipeline_rate(ps_t period, double packets_per_cycle, std::uint32_
                       : 0),
       m_bytes_per_cycle(bytes_per_cycle) {}
 
-ingress_pipelines::ingress_pipelines(const pipeline_config& cfg, unsigned ports, ps_t period)
+ps_t cell_time_ps(ps_t period, double cells_per_cycle) {
+    return static_cast<ps_t>(std::llround(double(period) / cells_per_cycle));
+}
+
+ingress_pipelines::ingress_pipelines(const pipeline_config& cfg, unsigned ports, ps_t period,
+                                     unsigned partitions, double write_cells_per_cycle)
     : m_cfg(cfg),
       m_rate(period, cfg.packets_per_cycle, cfg.bytes_per_cycle),
       m_pipe_of(cfg.pipeline_of_ports(ports)),
       m_slot_of(ports),
       m_ports(ports),
-      m_lanes(cfg.count) {
+      m_lanes(cfg.count),
+      m_writes(write_cells_per_cycle > 0 ? partitions : 0),
+      m_cell_ps(write_cells_per_cycle > 0 ? cell_time_ps(period, write_cells_per_cycle) : 0) {
     for (unsigned p = 0; p < ports; ++p) {
         lane& l = m_lanes[m_pipe_of[p]];
         m_slot_of[p] = static_cast<std::uint16_t>(l.ports.size());
@@ -77,6 +85,113 @@ void ingress_pipelines::update_next() {
     m_next = NONE;
     for (const lane& l : m_lanes)
         if (l.next < m_next) m_next = l.next;
+}
+
+// ---------------------------------------------------------------- cell writes
+
+ingress_pipelines::verdict ingress_pipelines::offer_write(frame& f, unsigned port, ps_t now,
+                                                          unsigned part, std::uint32_t cells) {
+    lane& l = m_lanes[m_pipe_of[port]];
+    const std::uint32_t bytes = f.frame_bytes();
+    if (m_held == 0 && l.free <= now && (part == NO_PARTITION || m_writes[part].free <= now)) {
+        const ps_t service = service_ps(bytes);
+        l.free = now + service;
+        l.st.frames++;
+        l.st.bytes += bytes;
+        l.st.busy += service;
+        l.rr = next_slot(l, m_slot_of[port]);
+        if (part != NO_PARTITION) m_writes[part].last_lane = m_pipe_of[port];
+        return verdict::START;
+    }
+    port_queue& q = m_ports[port];
+    if (q.bytes + bytes > m_cfg.input_buffer_bytes) {
+        l.st.overflow++;
+        return verdict::OVERFLOW;
+    }
+    q.held.push_back(
+        {&f, bytes, static_cast<std::uint16_t>(part), static_cast<std::uint16_t>(cells)});
+    q.bytes += bytes;
+    l.st.frames++;
+    l.st.bytes += bytes;
+    l.st.waited++;
+    l.waiting_bytes += bytes;
+    if (l.waiting_bytes > l.st.peak_buffer_bytes) l.st.peak_buffer_bytes = l.waiting_bytes;
+    l.waiting_frames++;
+    m_held++;
+    plan_lane(l);
+    update_next();
+    return verdict::WAIT;
+}
+
+unsigned ingress_pipelines::picked_partition(const lane& l) const {
+    if (l.waiting_frames == 0) return NO_PARTITION;
+    return m_ports[l.ports[l.pick]].held.front().part;
+}
+
+void ingress_pipelines::plan_lane(lane& l) {
+    if (l.waiting_frames == 0) {
+        l.next = NONE;
+        return;
+    }
+    std::uint32_t slot = l.rr;
+    while (m_ports[l.ports[slot]].held.empty()) slot = next_slot(l, slot);
+    l.pick = slot;
+    const unsigned part = picked_partition(l);
+    l.next = part == NO_PARTITION ? l.free : std::max(l.free, m_writes[part].free);
+}
+
+void ingress_pipelines::plan_lanes() {
+    for (lane& l : m_lanes) plan_lane(l);
+    update_next();
+}
+
+frame* ingress_pipelines::pop_write(ps_t now, unsigned& port, unsigned& part,
+                                    std::uint32_t& cells) {
+    if (m_next > now) return nullptr;
+    // The lane due first; among lanes due together for one write port, the one after the port's
+    // last writer (round robin), so no pipeline starves another of it.
+    const unsigned n = count();
+    lane* due = nullptr;
+    unsigned due_rank = 0;
+    for (unsigned i = 0; i < n; ++i) {
+        lane& l = m_lanes[i];
+        if (l.next > now) continue;
+        const unsigned k = picked_partition(l);
+        const unsigned last = k == NO_PARTITION ? ~0u : m_writes[k].last_lane;
+        const unsigned rank = last == ~0u ? i : (i + n - last - 1) % n;
+        if (!due || l.next < due->next || (l.next == due->next && rank < due_rank)) {
+            due = &l;
+            due_rank = rank;
+        }
+    }
+    lane& l = *due;
+    port = l.ports[l.pick];
+    l.rr = next_slot(l, l.pick);
+    port_queue& q = m_ports[port];
+    const waiting w = q.held.pop_front();
+    q.bytes -= w.bytes;
+    l.waiting_bytes -= w.bytes;
+    const ps_t service = service_ps(w.bytes);
+    l.free = now + service;
+    l.st.busy += service;
+    l.waiting_frames--;
+    m_held--;
+    part = w.part;
+    cells = w.cells;
+    if (part != NO_PARTITION) m_writes[part].last_lane = m_pipe_of[port];
+    plan_lane(l);
+    update_next();
+    return w.f;
+}
+
+void ingress_pipelines::wrote(unsigned part, std::uint32_t cells, ps_t now) {
+    write_port& w = m_writes[part];
+    const ps_t t = ps_t(cells) * m_cell_ps;
+    w.free = now + t;
+    w.st.frames++;
+    w.st.cells += cells;
+    w.st.busy += t;
+    plan_lanes();
 }
 
 }  // namespace fabricsim::sw

@@ -310,6 +310,22 @@ void add_mmu(param_table<switch_config>& t) {
           })
         .optional = true;
 
+    // The MMU's cell bandwidth per partition (docs/models/switch.md "MMU cell bandwidth").
+    for (const bool write : {true, false}) {
+        auto& cpc = t.add(
+            write ? "mmu.write_cells_per_cycle" : "mmu.read_cells_per_cycle", value_kind::REAL, "0",
+            write ? "Cells each buffer partition can write per core cycle, shared by the ingress "
+                    "pipelines writing to it (a frame waits for it at its pipeline's end); 0: "
+                    "unlimited"
+                  : "Cells each buffer partition can read per core cycle, shared by the egress "
+                    "ports it holds frames for (a port waits its turn); 0: unlimited",
+            [write](switch_config& c, const config_value& v) {
+                (write ? c.mmu.write_cells_per_cycle : c.mmu.read_cells_per_cycle) = v.real();
+            });
+        cpc.min = 0;
+        cpc.max = 1024;
+    }
+
     t.choice<bool>("mmu.threshold_test", "fit",
                    "fit: admit if shared + frame <= threshold (ns-2/ns-3 models); cross: admit "
                    "while shared "

@@ -36,10 +36,11 @@ switch_device::switch_device(const sc_core::sc_module_name& name, const switch_c
       m_routes(splitmix64(seed ^ hash_name(std::string(this->name()) + ".ecmp"))),
       m_rx_stats(port_rates.size()) {
     m_cfg.ports = static_cast<std::uint32_t>(port_rates.size());
-    if (cfg.pipeline.limited()) {
+    if (cfg.pipeline.limited() || cfg.mmu.write_cells_per_cycle > 0) {
         try {
             m_pipes = std::make_unique<ingress_pipelines>(
-                cfg.pipeline, static_cast<unsigned>(port_rates.size()), cfg.clock_period());
+                cfg.pipeline, static_cast<unsigned>(port_rates.size()), cfg.clock_period(),
+                m_mmu.partitions(), cfg.mmu.write_cells_per_cycle);
         } catch (const std::invalid_argument& e) {
             throw std::invalid_argument(std::string(this->name()) + ": switch." + e.what());
         }
@@ -63,14 +64,27 @@ switch_device::switch_device(const sc_core::sc_module_name& name, const switch_c
         } catch (const std::invalid_argument& e) {
             throw std::invalid_argument(std::string(this->name()) + ": switch." + e.what());
         }
+    }
+    if (cfg.mmu.read_cells_per_cycle > 0)
+        m_reads =
+            std::make_unique<cell_reads>(m_mmu, static_cast<unsigned>(port_rates.size()),
+                                         cfg.clock_period(), cfg.mmu.read_cells_per_cycle, m_turns);
+    // Both take turns through one timer (on_turn_due) and tell a port through its port_turn.
+    if (m_egress_pipes || m_reads)
         for (unsigned p = 0; p < port_rates.size(); ++p) {
             m_port_turns.push_back(std::make_unique<port_turn>(*m_egress[p]));
-            m_egress_pipes->attach(p, *m_port_turns.back());
-            m_egress_pipe_gates.push_back(
-                std::make_unique<egress_pipeline_gate>(*m_egress_pipes, p));
-            m_egress[p]->data_path().add_turn_gate(*m_egress_pipe_gates.back());
+            egress_queues& q = m_egress[p]->data_path();
+            if (m_egress_pipes) {
+                m_egress_pipes->attach(p, *m_port_turns.back());
+                q.add_turn_gate(*m_turn_gates.emplace_back(
+                    std::make_unique<egress_pipeline_gate>(*m_egress_pipes, p)));
+            }
+            if (m_reads) {
+                m_reads->attach(p, *m_port_turns.back());
+                q.add_turn_gate(
+                    *m_turn_gates.emplace_back(std::make_unique<cell_read_gate>(*m_reads, q, p)));
+            }
         }
-    }
     const pause_generation_config& gen = m_cfg.flow_control_generation;
     if (gen.enabled()) {
         // Priorities a PG covers: those whose traffic class maps to it.
@@ -215,6 +229,7 @@ void switch_device::receive(unsigned in_port, frame& f) {
 }
 
 void switch_device::receive_pipelined(unsigned in_port, frame& f) {
+    if (m_pipes->writes_limited()) return receive_written(in_port, f);
     port_rx_stats& rs = m_rx_stats[in_port];
     rs.frames++;
     rs.bytes += f.frame_bytes();
@@ -234,14 +249,60 @@ void switch_device::turn_timer::turn_due(ps_t at) {
 }
 
 void switch_device::on_turn_due() {
-    m_egress_pipes->run_turns(now_ps());
+    const ps_t now = now_ps();
+    if (m_egress_pipes) m_egress_pipes->run_turns(now);
+    if (m_reads) m_reads->run_turns(now);
 }
 
 void switch_device::on_pipeline_due() {
     const ps_t now = now_ps();
     unsigned in_port = 0;
-    while (frame* f = m_pipes->pop(now, in_port)) forward(in_port, *f, now);
+    if (m_pipes->writes_limited()) {
+        unsigned part = 0;
+        std::uint32_t cells = 0;
+        while (frame* f = m_pipes->pop_write(now, in_port, part, cells))
+            forward_written(in_port, *f, now, part, cells);
+    } else {
+        while (frame* f = m_pipes->pop(now, in_port)) forward(in_port, *f, now);
+    }
     if (m_pipes->held_frames()) m_pipe_timer.arm_at(m_pipes->next_start());
+}
+
+void switch_device::receive_written(unsigned in_port, frame& f) {
+    port_rx_stats& rs = m_rx_stats[in_port];
+    rs.frames++;
+    rs.bytes += f.frame_bytes();
+    const ps_t now = now_ps();
+    // Only a routed data frame reaches the MMU (route(): control frames carry ttl 0).
+    unsigned part = ingress_pipelines::NO_PARTITION;
+    std::uint32_t cells = 0;
+    if (f.ttl > 1)
+        if (const int out = m_routes.lookup(f); out >= 0) {
+            part = m_mmu.partition_of(in_port, static_cast<unsigned>(out));
+            cells = m_mmu.cells_for(f.frame_bytes());
+        }
+    switch (m_pipes->offer_write(f, in_port, now, part, cells)) {
+        case ingress_pipelines::verdict::START:
+            return forward_written(in_port, f, now, part, cells);
+        case ingress_pipelines::verdict::WAIT:
+            return m_pipe_timer.arm_at(std::max(m_pipes->next_start(), now));
+        case ingress_pipelines::verdict::OVERFLOW:
+            return drop(in_port, f, drop_cause::PIPELINE_OVERFLOW);
+    }
+}
+
+void switch_device::forward_written(unsigned in_port, frame& f, ps_t now, unsigned part,
+                                    std::uint32_t cells) {
+    // The route may have gone since the arrival (a link failover): forward() drops the frame.
+    const int route = part == ingress_pipelines::NO_PARTITION ? -1 : m_routes.lookup(f);
+    if (route < 0) return forward(in_port, f, now);
+    // Admitted: not dropped here (FCS) nor by its egress port (the route is the one looked up).
+    const egress_queues& out = m_egress[static_cast<unsigned>(route)]->data_path();
+    const std::uint64_t dropped = out.dropped_frames();
+    const std::uint64_t fcs = m_rx_stats[in_port].drops[drop_cause::FCS_ERROR];
+    forward(in_port, f, now);
+    if (out.dropped_frames() == dropped && m_rx_stats[in_port].drops[drop_cause::FCS_ERROR] == fcs)
+        m_pipes->wrote(part, cells, now);
 }
 
 inline void switch_device::forward(unsigned in_port, frame& f, ps_t now) {
@@ -405,13 +466,40 @@ void switch_device::report_stats(nlohmann::json& out) const {
             const egress_pipelines::stats& st = m_egress_pipes->lane_stats(i);
             pipes.push_back(
                 {{"frames", st.frames},
-                 {"bytes", st.bytes},
+                 {"bytes", st.units},
                  {"turns", st.turns},
                  {"waiting_ports", m_egress_pipes->waiting_ports(i)},
                  {"utilisation",
                   elapsed > 0 ? double(m_egress_pipes->busy_time(i, now_ps())) / elapsed : 0.0}});
         }
         out["egress_pipelines"] = std::move(pipes);
+    }
+    const bool writes = m_pipes && m_pipes->writes_limited();
+    if (writes || m_reads) {
+        // Per partition: frames and cells written / read, and the share of time the port was busy.
+        const ps_t now = now_ps();
+        const double elapsed = double(now);
+        const auto share = [&](ps_t busy) { return elapsed > 0 ? double(busy) / elapsed : 0.0; };
+        nlohmann::json parts = nlohmann::json::array();
+        for (unsigned k = 0; k < m_mmu.partitions(); ++k) {
+            nlohmann::json part = nlohmann::json::object();
+            if (writes) {
+                const ingress_pipelines::write_stats& w = m_pipes->partition_writes(k);
+                part["write"] = {{"frames", w.frames},
+                                 {"cells", w.cells},
+                                 {"utilisation", share(m_pipes->write_busy_time(k, now))}};
+            }
+            if (m_reads) {
+                const cell_reads::stats& r = m_reads->partition_stats(k);
+                part["read"] = {{"frames", r.frames},
+                                {"cells", r.units},
+                                {"turns", r.turns},
+                                {"waiting_ports", m_reads->waiting_ports(k)},
+                                {"utilisation", share(m_reads->busy_time(k, now))}};
+            }
+            parts.push_back(std::move(part));
+        }
+        out["cell_bandwidth"] = std::move(parts);
     }
     nlohmann::json ports = nlohmann::json::array();
     for (unsigned p = 0; p < m_egress.size(); ++p) {

@@ -11,14 +11,16 @@
 /// With rate-limited pipelines (switch.pipeline, algo/ingress_pipeline.h) a frame first takes
 /// its ingress pipeline's next slot: it is routed, admitted and handed to its port when it
 /// starts (at once when the pipeline is free, else from one timer for all pipelines), and
-/// leaves at ceil_clock(start + pipeline_latency). TTL is decremented per hop. Frames the egress
-/// policies build (congestion notifications) enter the forwarding path at their emission time as if
-/// received then, on the emitting port: one timer for all of them, in emission order. PAUSE/PFC
-/// generation (switch.flow_control.generate): the MMU reports a lossless PG's XOFF and XON points
-/// from admission and release (or an egress queue its Q_on/Q_off crossings); the port's
-/// pause_generator turns them into frames, which the switch sends on that port at the same time in
-/// the next delta cycle (one timer for all ports; so a decision inside a port's start never touches
-/// the wire it is deciding for) and refreshes with one more timer.
+/// leaves at ceil_clock(start + pipeline_latency); with the MMU's cell writes limited
+/// (switch.mmu.write_cells_per_cycle, algo/cell_bandwidth.h) it also waits for its partition's
+/// write port, and its egress port for the partition's read port. TTL is decremented per hop.
+/// Frames the egress policies build (congestion notifications) enter the forwarding path at their
+/// emission time as if received then, on the emitting port: one timer for all of them, in emission
+/// order. PAUSE/PFC generation (switch.flow_control.generate): the MMU reports a lossless PG's XOFF
+/// and XON points from admission and release (or an egress queue its Q_on/Q_off crossings); the
+/// port's pause_generator turns them into frames, which the switch sends on that port at the same
+/// time in the next delta cycle (one timer for all ports; so a decision inside a port's start never
+/// touches the wire it is deciding for) and refreshes with one more timer.
 #include <cstdint>
 #include <memory>
 #include <vector>
@@ -30,6 +32,7 @@
 #include "fabricsim/core/ring.h"
 #include "fabricsim/core/scheduler.h"
 #include "fabricsim/core/stats.h"
+#include "fabricsim/switch/algo/cell_bandwidth.h"
 #include "fabricsim/switch/algo/egress_pipeline.h"
 #include "fabricsim/switch/algo/forwarding_table.h"
 #include "fabricsim/switch/algo/ingress_pipeline.h"
@@ -88,6 +91,8 @@ public:
     const ingress_pipelines* pipelines() const { return m_pipes.get(); }
     /// The egress pipelines, nullptr without an egress rate limit.
     const egress_pipelines* output_pipelines() const { return m_egress_pipes.get(); }
+    /// The MMU's cell reads, nullptr when unlimited.
+    const cell_reads* mmu_reads() const { return m_reads.get(); }
 
     void report_stats(nlohmann::json& out) const override;
     void add_drops(drop_counters& d) const override;
@@ -117,6 +122,11 @@ private:
     /// rate-limited (pipelined_receiver), so the flat path tests nothing.
     void receive_pipelined(unsigned in_port, frame& f);
     void on_pipeline_due();
+    /// The same with the MMU's cell writes limited (cell_bandwidth.h).
+    [[gnu::cold]] void receive_written(unsigned in_port, frame& f);
+    /// forward() of a frame that writes `cells` to partition `part`: the write is charged when
+    /// the MMU admits it.
+    void forward_written(unsigned in_port, frame& f, ps_t now, unsigned part, std::uint32_t cells);
     struct pipelined_receiver final : frame_receiver {
         explicit pipelined_receiver(switch_device& sw) : m_sw(sw) {}
         void receive(unsigned port, frame& f) override { m_sw.receive_pipelined(port, f); }
@@ -173,7 +183,8 @@ private:
     turn_timer m_turns{*this};
     std::unique_ptr<egress_pipelines> m_egress_pipes;
     std::vector<std::unique_ptr<port_turn>> m_port_turns;
-    std::vector<std::unique_ptr<egress_pipeline_gate>> m_egress_pipe_gates;
+    std::unique_ptr<cell_reads> m_reads;  ///< only with a cell read limit (same timer)
+    std::vector<std::unique_ptr<egress_gate>> m_turn_gates;
     model_timer m_turn_timer = model_timer::bind<switch_device, &switch_device::on_turn_due>(this);
     ring<emitted> m_emitted{4};
     std::uint64_t m_generated = 0;

@@ -121,6 +121,8 @@ public:
         return {s.tx_frames, s.tx_bytes, m_waited[q], c.ce_marked, s.peak_bytes};
     }
     const drop_counters& drops_of(unsigned q) const { return m_cold[q].drops; }
+    /// Frames this port dropped so far, every queue and cause.
+    std::uint64_t dropped_frames() const { return m_dropped; }
     drop_counters drops() const;
     /// Frames of a lossless PG this port dropped for a cause other than headroom_exhausted, the
     /// PFC watchdog's drop action or a link going down: a sound lossless set-up has none
@@ -133,6 +135,8 @@ public:
         std::uint8_t queue = 0;
     };
     const lossless_loss& lossless_losses() const { return m_lossless_loss; }
+    /// MMU ticket of queue q's head frame (q holds frames).
+    const mmu_ticket& head_ticket(unsigned q) const { return m_queue[q].fifo.front().ticket; }
     /// Appends the MMU tickets of the frames queued here (the invariant check sums them).
     void collect_tickets(std::vector<mmu_ticket>& out) const;
     using scheduler_type = basic_queue_scheduler<mq_ecn_estimator>;
@@ -236,6 +240,7 @@ private:
     ps_t m_last_ready = 0;
     std::uint32_t m_queued_frames = 0;
     std::uint16_t m_index;
+    std::uint64_t m_dropped = 0;
     /// Largest wire size a frame reaching an empty port may have to be served alone (the
     /// smallest WRR/DWRR quantum, at most 65535; see queue_scheduler::serves_alone).
     std::uint16_t m_alone_bytes = 0xffff;
@@ -288,6 +293,9 @@ private:
 inline frame& egress_queues::start(unsigned q, ps_t at, bool alone) {
     queue_state& s = m_queue[q];
     const std::uint32_t wire = head_bytes(q);
+    // Gates see the frame still at the head (the MMU's read gate takes its partition there).
+    if (m_gated)
+        for (egress_gate* g : m_gates) g->on_start(q, wire, at);
     const entry e = s.fifo.pop_front();
     frame& f = *e.f;
     const std::uint32_t bytes = f.frame_bytes();
@@ -300,8 +308,6 @@ inline frame& egress_queues::start(unsigned q, ps_t at, bool alone) {
     if (m_dequeue_chain && dequeue_chain(q, f, wire, at)) mark_ce(f, q);
     count_backlog(q, bytes, false);
     m_mmu.release(e.ticket);
-    if (m_gated)
-        for (egress_gate* g : m_gates) g->on_start(q, wire, at);
     s.tx_frames++;
     s.tx_bytes += bytes;
     if (s.fifo.empty()) m_backlogged &= static_cast<std::uint8_t>(~(1u << q));

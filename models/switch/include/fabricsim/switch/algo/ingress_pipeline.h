@@ -65,10 +65,16 @@ private:
     std::uint32_t m_bytes_per_cycle;
 };
 
+/// Time (ps) one cell takes an MMU port of `cells_per_cycle` at a clock `period`, rounded to
+/// the ps (cell_bandwidth.h).
+ps_t cell_time_ps(ps_t period, double cells_per_cycle);
+
 class ingress_pipelines
 {
 public:
     static constexpr ps_t NONE = std::numeric_limits<ps_t>::max();
+    /// A frame that writes no cells (control frames, frames with no route).
+    static constexpr std::uint16_t NO_PARTITION = 0xffff;
 
     struct stats {
         std::uint64_t frames = 0;  ///< frames that entered the pipeline
@@ -79,8 +85,18 @@ public:
         ps_t busy = 0;  ///< service time of every frame started (busy_time(): up to now)
     };
 
-    /// `period`: the core clock period (ps). Throws std::invalid_argument on a bad port map.
-    ingress_pipelines(const pipeline_config& cfg, unsigned ports, ps_t period);
+    /// Writes of one buffer partition (cell_bandwidth.h).
+    struct write_stats {
+        std::uint64_t frames = 0;
+        std::uint64_t cells = 0;
+        ps_t busy = 0;
+    };
+
+    /// `period`: the core clock period (ps). With `write_cells_per_cycle` > 0, frames also wait
+    /// for the write port of their partition (one of `partitions`): offer_write(), pop_write().
+    /// Throws std::invalid_argument on a bad port map.
+    ingress_pipelines(const pipeline_config& cfg, unsigned ports, ps_t period,
+                      unsigned partitions = 1, double write_cells_per_cycle = 0);
 
     enum class verdict : std::uint8_t { START, WAIT, OVERFLOW };
     /// Frame `f` (from port `port`) arrives at `now`. START: it enters the pipeline now. WAIT:
@@ -117,6 +133,28 @@ public:
         m_held++;
         return verdict::WAIT;
     }
+    /// Cell writes are limited: use offer_write()/pop_write()/wrote().
+    bool writes_limited() const { return !m_writes.empty(); }
+    /// offer() for a frame of `cells` to partition `part` (NO_PARTITION: it writes nothing).
+    /// START only when nothing is held anywhere and both the pipeline and the partition's write
+    /// port are free: a frame that could pass others waiting for the write port goes through
+    /// the arbiter.
+    verdict offer_write(frame& f, unsigned port, ps_t now, unsigned part, std::uint32_t cells);
+    /// pop() with cell writes: a pipeline is due when it is free and the write port its next
+    /// frame needs is free too (it stalls until then); pipelines due together for one write
+    /// port take it round robin. `part`/`cells` name the frame's write (wrote()).
+    frame* pop_write(ps_t now, unsigned& port, unsigned& part, std::uint32_t& cells);
+    /// The MMU admitted a frame started at `now` of `cells` to `part`: its write port is busy
+    /// for their write time (a dropped frame writes nothing: no call).
+    void wrote(unsigned part, std::uint32_t cells, ps_t now);
+    unsigned write_partitions() const { return static_cast<unsigned>(m_writes.size()); }
+    const write_stats& partition_writes(unsigned k) const { return m_writes[k].st; }
+    /// Write time partition k spent up to `now`.
+    ps_t write_busy_time(unsigned k, ps_t now) const {
+        const write_port& w = m_writes[k];
+        return w.free > now ? w.st.busy - (w.free - now) : w.st.busy;
+    }
+
     /// When the arbiter next takes a held frame, NONE when none is held.
     ps_t next_start() const { return m_next; }
     /// The held frame the arbiter takes at `now` (>= next_start(): the pipeline due first, ties
@@ -140,6 +178,8 @@ private:
     struct waiting {
         frame* f;
         std::uint32_t bytes;
+        std::uint16_t part = NO_PARTITION;  ///< cell writes only
+        std::uint16_t cells = 0;
     };
     struct port_queue {  ///< a port's input buffer
         ring<waiting> held{2};
@@ -152,12 +192,23 @@ private:
         std::uint32_t rr = 0;              ///< index in ports the arbiter asks first
         std::uint32_t waiting_frames = 0;
         std::uint64_t waiting_bytes = 0;
+        std::uint32_t pick = 0;  ///< cell writes: slot whose head the arbiter takes next
         stats st;
+    };
+    struct write_port {  ///< a partition's cell writes
+        ps_t free = 0;
+        std::uint32_t last_lane = ~0u;  ///< the pipeline that wrote last (ties go round robin)
+        write_stats st;
     };
     static std::uint32_t next_slot(const lane& l, std::uint32_t slot) {
         return slot + 1 == l.ports.size() ? 0 : slot + 1;
     }
     void update_next();
+    /// Cell writes: a lane's next frame and the time it is due (max(free, its write port's)).
+    void plan_lane(lane& l);
+    void plan_lanes();
+    /// The lane's next frame's partition (NO_PARTITION with nothing held).
+    unsigned picked_partition(const lane& l) const;
 
     pipeline_config m_cfg;
     pipeline_rate m_rate;
@@ -165,6 +216,8 @@ private:
     std::vector<std::uint16_t> m_slot_of;  ///< a port's index in its lane's ports
     std::vector<port_queue> m_ports;
     std::vector<lane> m_lanes;
+    std::vector<write_port> m_writes;  ///< empty: cell writes unlimited
+    ps_t m_cell_ps = 0;
     ps_t m_next = NONE;
     std::uint64_t m_held = 0;
 };

@@ -107,6 +107,10 @@ struct mmu_config {
     unsigned pipes = 1;
     std::vector<std::uint8_t> partition_map;
     std::vector<std::uint16_t> port_pipe;
+    /// Cell write / read bandwidth of each partition (cell_bandwidth.h; the switch models them,
+    /// not the mmu); 0: unlimited.
+    double write_cells_per_cycle = 0;
+    double read_cells_per_cycle = 0;
 
     /// One partition's MMU: this one with a partitions-th of the buffer, pools and headroom
     /// pool; reserves, thresholds and PG headroom as configured (they are per slice on a chip).
