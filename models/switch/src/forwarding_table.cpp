@@ -14,6 +14,10 @@ std::uint64_t five_tuple_hash(const frame& f, std::uint64_t seed) {
     return h;
 }
 
+int forwarding_table::lookup_outlined(const frame& f) const {
+    return lookup(f);
+}
+
 void forwarding_table::grow() {
     std::vector<slot> old = std::move(m_slots);
     m_slots.assign(old.empty() ? 16 : old.size() * 2, slot{});

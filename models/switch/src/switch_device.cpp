@@ -236,7 +236,7 @@ void switch_device::receive_pipelined(unsigned in_port, frame& f) {
     const ps_t now = now_ps();
     switch (m_pipes->offer(f, in_port, now)) {
         case ingress_pipelines::verdict::START:
-            return forward(in_port, f, now);
+            return forward_pipelined(in_port, f, now);
         case ingress_pipelines::verdict::WAIT:
             return m_pipe_timer.arm_at(m_pipes->next_start());
         case ingress_pipelines::verdict::OVERFLOW:
@@ -263,7 +263,7 @@ void switch_device::on_pipeline_due() {
         while (frame* f = m_pipes->pop_write(now, in_port, part, cells))
             forward_written(in_port, *f, now, part, cells);
     } else {
-        while (frame* f = m_pipes->pop(now, in_port)) forward(in_port, *f, now);
+        while (frame* f = m_pipes->pop(now, in_port)) forward_pipelined(in_port, *f, now);
     }
     if (m_pipes->held_frames()) m_pipe_timer.arm_at(m_pipes->next_start());
 }
@@ -277,7 +277,7 @@ void switch_device::receive_written(unsigned in_port, frame& f) {
     unsigned part = ingress_pipelines::NO_PARTITION;
     std::uint32_t cells = 0;
     if (f.ttl > 1)
-        if (const int out = m_routes.lookup(f); out >= 0) {
+        if (const int out = m_routes.lookup_outlined(f); out >= 0) {
             part = m_mmu.partition_of(in_port, static_cast<unsigned>(out));
             cells = m_mmu.cells_for(f.frame_bytes());
         }
@@ -294,13 +294,13 @@ void switch_device::receive_written(unsigned in_port, frame& f) {
 void switch_device::forward_written(unsigned in_port, frame& f, ps_t now, unsigned part,
                                     std::uint32_t cells) {
     // The route may have gone since the arrival (a link failover): forward() drops the frame.
-    const int route = part == ingress_pipelines::NO_PARTITION ? -1 : m_routes.lookup(f);
-    if (route < 0) return forward(in_port, f, now);
+    const int route = part == ingress_pipelines::NO_PARTITION ? -1 : m_routes.lookup_outlined(f);
+    if (route < 0) return forward_pipelined(in_port, f, now);
     // Admitted: not dropped here (FCS) nor by its egress port (the route is the one looked up).
     const egress_queues& out = m_egress[static_cast<unsigned>(route)]->data_path();
     const std::uint64_t dropped = out.dropped_frames();
     const std::uint64_t fcs = m_rx_stats[in_port].drops[drop_cause::FCS_ERROR];
-    forward(in_port, f, now);
+    forward_pipelined(in_port, f, now);
     if (out.dropped_frames() == dropped && m_rx_stats[in_port].drops[drop_cause::FCS_ERROR] == fcs)
         m_pipes->wrote(part, cells, now);
 }
@@ -325,6 +325,10 @@ inline void switch_device::forward(unsigned in_port, frame& f, ps_t now) {
         }
     }
     enqueue(eg, in_port, f, ready);
+}
+
+void switch_device::forward_pipelined(unsigned in_port, frame& f, ps_t now) {
+    forward(in_port, f, now);
 }
 
 bool switch_device::receive_control(unsigned in_port, frame& f) {

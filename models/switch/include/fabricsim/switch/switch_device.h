@@ -122,6 +122,9 @@ private:
     /// rate-limited (pipelined_receiver), so the flat path tests nothing.
     void receive_pipelined(unsigned in_port, frame& f);
     void on_pipeline_due();
+    /// forward() out of line for the pipelined paths: each inlined copy of forward() counts
+    /// against GCC's inlining budget, and past it mmu::admit() leaves receive()'s hot path.
+    [[gnu::noinline]] void forward_pipelined(unsigned in_port, frame& f, ps_t now);
     /// The same with the MMU's cell writes limited (cell_bandwidth.h).
     [[gnu::cold]] void receive_written(unsigned in_port, frame& f);
     /// forward() of a frame that writes `cells` to partition `part`: the write is charged when

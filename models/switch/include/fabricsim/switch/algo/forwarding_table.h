@@ -30,6 +30,9 @@ public:
         const std::uint32_t n = s.count;
         return m_ports[s.first + ((n & (n - 1)) == 0 ? h & (n - 1) : h % n)];
     }
+    /// lookup() out of line, for callers off the receive path: an inlined copy there would
+    /// count against GCC's inlining budget, which then moves parts of the receive path out.
+    [[gnu::noinline]] int lookup_outlined(const frame& f) const;
     std::size_t size() const { return m_size; }
 
 private:
