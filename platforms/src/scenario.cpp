@@ -2425,13 +2425,19 @@ scenario load_scenario(const YAML::Node& root_in, const std::string& name,
     sc.profile_of_node.assign(sc.topo.nodes.size(), 0);
     assign_profiles(sc, rules.switches, node_kind::SWITCH, tp.switches);
     assign_profiles(sc, rules.nics, node_kind::HOST, tp.hosts);
-    // The MMU's pools depend on the port count: check every switch before anything is built.
+    // The MMU's pools and the pipelines' port map depend on the port count: check every switch
+    // before anything is built.
     for (const std::uint32_t n : sc.topo.switches()) {
         const std::uint32_t p = sc.profile_of_node[n];
+        const std::string at = p ? rules.switches[p - 1].at : "switch";
+        if (const std::string map =
+                sc.switch_config_of(n).pipeline.check_ports(sc.topo.nodes[n].ports);
+            !map.empty())
+            throw config_error(at + ".pipeline.port_map",
+                               "switch '" + sc.topo.nodes[n].name + "': " + map);
         const std::string why = sc.switch_config_of(n).mmu_for(sc.topo.nodes[n].ports).validate();
         if (!why.empty())
-            throw config_error(p ? rules.switches[p - 1].at + ".mmu" : "switch.mmu",
-                               "switch '" + sc.topo.nodes[n].name + "': " + why);
+            throw config_error(at + ".mmu", "switch '" + sc.topo.nodes[n].name + "': " + why);
     }
     size_headroom(sc, rules.switches);
     check_fera(sc, rules);

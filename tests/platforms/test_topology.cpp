@@ -173,6 +173,16 @@ TEST_CASE("scenario errors name the key and reason", "[platforms]") {
           0);
     CHECK(scenario_error_of("results: {pcap: [zz]}") ==
           "results.pcap: dangling link: no switch or host named 'zz'");
+    // The port map's length needs the topology: checked at load (validate), not at elaboration.
+    CHECK(scenario_error_of("topology: {kind: incast, incast: {hosts: 4}}\n"
+                            "switch: {pipeline: {count: 2, port_map: [0, 1, 0]}}") ==
+          "switch.pipeline.port_map: switch 'tor': port_map has 3 entries; the switch has 4 "
+          "ports");
+    CHECK(scenario_error_of("topology: {kind: incast, incast: {hosts: 4}}\n"
+                            "switch_profiles: [{name: p, roles: [tor], pipeline: {count: 2, "
+                            "port_map: [0, 1]}}]")
+              .rfind("switch_profiles[0].pipeline.port_map: switch 'tor': port_map has 2", 0) ==
+          0);
 }
 
 TEST_CASE("traffic generators: permutation is a derangement, many_to_one targets one host",
