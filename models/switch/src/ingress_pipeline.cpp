@@ -68,15 +68,8 @@ frame* ingress_pipelines::pop(ps_t now, unsigned& port) {
     while (m_ports[l.ports[slot]].held.empty()) slot = next_slot(l, slot);
     port = l.ports[slot];
     l.rr = next_slot(l, slot);
-    port_queue& q = m_ports[port];
-    const waiting w = q.held.pop_front();
-    q.bytes -= w.bytes;
-    l.waiting_bytes -= w.bytes;
-    const ps_t service = service_ps(w.bytes);
-    l.free = now + service;
-    l.st.busy += service;
+    const waiting w = take(l, port, now);
     l.next = --l.waiting_frames ? l.free : NONE;
-    m_held--;
     update_next();
     return w.f;
 }
@@ -94,30 +87,14 @@ ingress_pipelines::verdict ingress_pipelines::offer_write(frame& f, unsigned por
     lane& l = m_lanes[m_pipe_of[port]];
     const std::uint32_t bytes = f.frame_bytes();
     if (m_held == 0 && l.free <= now && (part == NO_PARTITION || m_writes[part].free <= now)) {
-        const ps_t service = service_ps(bytes);
-        l.free = now + service;
-        l.st.frames++;
-        l.st.bytes += bytes;
-        l.st.busy += service;
-        l.rr = next_slot(l, m_slot_of[port]);
+        start(l, port, bytes, now);
         if (part != NO_PARTITION) m_writes[part].last_lane = m_pipe_of[port];
         return verdict::START;
     }
-    port_queue& q = m_ports[port];
-    if (q.bytes + bytes > m_cfg.input_buffer_bytes) {
-        l.st.overflow++;
+    if (!hold(l, port,
+              {&f, bytes, static_cast<std::uint16_t>(part), static_cast<std::uint16_t>(cells)}))
         return verdict::OVERFLOW;
-    }
-    q.held.push_back(
-        {&f, bytes, static_cast<std::uint16_t>(part), static_cast<std::uint16_t>(cells)});
-    q.bytes += bytes;
-    l.st.frames++;
-    l.st.bytes += bytes;
-    l.st.waited++;
-    l.waiting_bytes += bytes;
-    if (l.waiting_bytes > l.st.peak_buffer_bytes) l.st.peak_buffer_bytes = l.waiting_bytes;
     l.waiting_frames++;
-    m_held++;
     plan_lane(l);
     update_next();
     return verdict::WAIT;
@@ -167,15 +144,8 @@ frame* ingress_pipelines::pop_write(ps_t now, unsigned& port, unsigned& part,
     lane& l = *due;
     port = l.ports[l.pick];
     l.rr = next_slot(l, l.pick);
-    port_queue& q = m_ports[port];
-    const waiting w = q.held.pop_front();
-    q.bytes -= w.bytes;
-    l.waiting_bytes -= w.bytes;
-    const ps_t service = service_ps(w.bytes);
-    l.free = now + service;
-    l.st.busy += service;
+    const waiting w = take(l, port, now);
     l.waiting_frames--;
-    m_held--;
     part = w.part;
     cells = w.cells;
     if (part != NO_PARTITION) m_writes[part].last_lane = m_pipe_of[port];

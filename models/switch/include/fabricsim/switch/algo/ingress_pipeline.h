@@ -106,31 +106,14 @@ public:
         lane& l = m_lanes[m_pipe_of[port]];
         const std::uint32_t bytes = f.frame_bytes();
         if (l.waiting_frames == 0 && l.free <= now) {
-            const ps_t service = service_ps(bytes);
-            l.free = now + service;
-            l.st.frames++;
-            l.st.bytes += bytes;
-            l.st.busy += service;
-            l.rr = next_slot(l, m_slot_of[port]);
+            start(l, port, bytes, now);
             return verdict::START;
         }
-        port_queue& q = m_ports[port];
-        if (q.bytes + bytes > m_cfg.input_buffer_bytes) {
-            l.st.overflow++;
-            return verdict::OVERFLOW;
-        }
-        q.held.push_back({&f, bytes});
-        q.bytes += bytes;
-        l.st.frames++;
-        l.st.bytes += bytes;
-        l.st.waited++;
-        l.waiting_bytes += bytes;
-        if (l.waiting_bytes > l.st.peak_buffer_bytes) l.st.peak_buffer_bytes = l.waiting_bytes;
+        if (!hold(l, port, {&f, bytes})) return verdict::OVERFLOW;
         if (l.waiting_frames++ == 0) {
             l.next = l.free > now ? l.free : now;
             if (l.next < m_next) m_next = l.next;
         }
-        m_held++;
         return verdict::WAIT;
     }
     /// Cell writes are limited: use offer_write()/pop_write()/wrote().
@@ -204,6 +187,46 @@ private:
         return slot + 1 == l.ports.size() ? 0 : slot + 1;
     }
     void update_next();
+    /// A frame of `bytes` from `port` enters lane l's pipeline at `now`.
+    void start(lane& l, unsigned port, std::uint32_t bytes, ps_t now) {
+        const ps_t service = service_ps(bytes);
+        l.free = now + service;
+        l.st.frames++;
+        l.st.bytes += bytes;
+        l.st.busy += service;
+        l.rr = next_slot(l, m_slot_of[port]);
+    }
+    /// Holds `w` in its port's input buffer (lane l's counts; not waiting_frames), or counts
+    /// the overflow and returns false when it does not fit.
+    bool hold(lane& l, unsigned port, const waiting& w) {
+        port_queue& q = m_ports[port];
+        if (q.bytes + w.bytes > m_cfg.input_buffer_bytes) {
+            l.st.overflow++;
+            return false;
+        }
+        q.held.push_back(w);
+        q.bytes += w.bytes;
+        l.st.frames++;
+        l.st.bytes += w.bytes;
+        l.st.waited++;
+        l.waiting_bytes += w.bytes;
+        if (l.waiting_bytes > l.st.peak_buffer_bytes) l.st.peak_buffer_bytes = l.waiting_bytes;
+        m_held++;
+        return true;
+    }
+    /// Takes the head of `port`'s input buffer into lane l's pipeline at `now` (waiting_frames
+    /// and the arbiter's state are the caller's).
+    waiting take(lane& l, unsigned port, ps_t now) {
+        port_queue& q = m_ports[port];
+        const waiting w = q.held.pop_front();
+        q.bytes -= w.bytes;
+        l.waiting_bytes -= w.bytes;
+        const ps_t service = service_ps(w.bytes);
+        l.free = now + service;
+        l.st.busy += service;
+        m_held--;
+        return w;
+    }
     /// Cell writes: a lane's next frame and the time it is due (max(free, its write port's)).
     void plan_lane(lane& l);
     void plan_lanes();
