@@ -181,8 +181,7 @@ TEST_CASE("scenario errors name the key and reason", "[platforms]") {
     CHECK(scenario_error_of("topology: {kind: incast, incast: {hosts: 4}}\n"
                             "switch_profiles: [{name: p, roles: [tor], pipeline: {count: 2, "
                             "port_map: [0, 1]}}]")
-              .rfind("switch_profiles[0].pipeline.port_map: switch 'tor': port_map has 2", 0) ==
-          0);
+              .rfind("switch_profiles[0].pipeline.port_map: switch 'tor': port_map has 2", 0) == 0);
 }
 
 TEST_CASE("traffic generators: permutation is a derangement, many_to_one targets one host",
