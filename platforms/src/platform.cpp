@@ -167,17 +167,29 @@ std::uint32_t platform::host_ip(std::uint32_t node) const {
 }
 
 void platform::install_routes() {
-    // Host IP -> shortest-path egress ports.
+    // As a fabric routes by rack prefix: each switch holds one route per edge switch (the
+    // shortest-path ports towards its hosts) and a host route for each host it attaches; the
+    // shared address plan gives each host address its edge switch.
     m_routes = m_sc.topo.routes();
-    const std::vector<std::uint32_t> hosts = m_sc.topo.hosts();
+    auto plan = std::make_shared<sw::address_plan>();
+    for (const std::uint32_t h : m_sc.topo.hosts()) {
+        const std::uint32_t e = m_routes.edge_of(h);
+        if (e == route_table::NONE) continue;
+        plan->assign(host_ip(h), e);
+        const std::uint32_t edge_sw = m_routes.edge_node(e);
+        const auto p = m_routes.ports(edge_sw, h);
+        m_switches[std::size_t(m_switch_of_node[edge_sw])]->routes().add_route(
+            host_ip(h), {p.begin(), p.end()});
+    }
     std::vector<std::uint16_t> ports;
     for (const std::uint32_t sw : m_sc.topo.switches()) {
         sw::forwarding_table& table = m_switches[std::size_t(m_switch_of_node[sw])]->routes();
-        for (const std::uint32_t h : hosts) {
-            const auto p = m_routes.ports(sw, h);
+        table.set_address_plan(plan);
+        for (std::uint32_t e = 0; e < m_routes.edges(); ++e) {
+            const auto p = m_routes.edge_ports(sw, e);
             if (p.empty()) continue;
             ports.assign(p.begin(), p.end());
-            table.add_route(host_ip(h), ports);
+            table.add_group_route(e, ports);
         }
     }
 }

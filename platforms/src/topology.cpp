@@ -161,6 +161,14 @@ route_table::port_list route_table::ports(std::uint32_t sw, std::uint32_t host) 
     return {m_ports.data() + g.first, g.count};
 }
 
+route_table::port_list route_table::edge_ports(std::uint32_t sw, std::uint32_t edge) const {
+    if (sw >= m_switch_index.size() || edge >= m_edges.size()) return {};
+    const std::uint32_t s = m_switch_index[sw];
+    if (s == NONE || m_edges[edge] == sw) return {};
+    const group& g = m_groups[std::size_t(s) * m_edges.size() + edge];
+    return {m_ports.data() + g.first, g.count};
+}
+
 route_table topology::routes() const {
     route_table r;
     constexpr auto NONE = route_table::NONE;

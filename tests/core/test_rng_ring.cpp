@@ -47,3 +47,24 @@ TEST_CASE("ring keeps FIFO order across growth", "[ring]") {
     for (int i = 1; i < 40; ++i) CHECK(q.pop_front() == i);
     CHECK(q.empty());
 }
+
+TEST_CASE("a ring with inline slots uses them until it grows, then keeps FIFO order", "[ring]") {
+    struct holder {
+        int before = 0;
+        ring<int, 4> q;
+    } h;
+    const auto* lo = reinterpret_cast<const char*>(&h);
+    const auto in_holder = [&](const int* p) {
+        const auto* c = reinterpret_cast<const char*>(p);
+        return c >= lo && c < lo + sizeof(h);
+    };
+    for (int i = 0; i < 4; ++i) h.q.push_back(i);
+    CHECK(in_holder(&h.q.front()));  // no allocation yet
+    CHECK(h.q.pop_front() == 0);
+    for (int i = 4; i < 7; ++i) h.q.push_back(i);  // wraps the inline slots, then grows
+    CHECK(!in_holder(&h.q.front()));
+    for (int i = 7; i < 40; ++i) h.q.push_back(i);
+    CHECK(h.q.size() == 39);
+    for (int i = 1; i < 40; ++i) CHECK(h.q.pop_front() == i);
+    CHECK(h.q.empty());
+}

@@ -397,6 +397,18 @@ TEST_CASE("routes per edge switch equal a search from every host, on every gener
                                          << ports_of(r, s, h).size() << " ports, the search gives "
                                          << want.size());
                 routes += want.size();
+                // What platform::install_routes installs: a route per edge switch, and at the
+                // host's own edge switch its port.
+                const std::uint32_t e = r.edge_of(h);
+                if (e == route_table::NONE) {
+                    CHECK(want.empty());
+                    continue;
+                }
+                const auto by_edge = r.edge_ports(s, e);
+                if (r.edge_node(e) == s)
+                    CHECK((by_edge.empty() && want.size() == 1));
+                else
+                    CHECK(std::vector<std::uint16_t>(by_edge.begin(), by_edge.end()) == want);
             }
         CHECK(routes > 0);
         for (const auto h : t.hosts()) CHECK(ports_of(r, h, h).empty());  // a host routes nothing

@@ -65,9 +65,20 @@ public:
     /// empty if there are none (not a switch, not a host, unreachable).
     port_list ports(std::uint32_t sw, std::uint32_t host) const;
 
+    static constexpr std::uint32_t NONE = ~std::uint32_t(0);
+    /// Edge switches (the switches hosts hang off), indexed 0..edges()-1.
+    std::size_t edges() const { return m_edges.size(); }
+    std::uint32_t edge_node(std::uint32_t edge) const { return m_edges[edge]; }
+    /// The edge index of host node `host`, or NONE.
+    std::uint32_t edge_of(std::uint32_t host) const {
+        return host < m_edge_of_host.size() ? m_edge_of_host[host] : NONE;
+    }
+    /// Egress ports of switch node `sw` towards the hosts of edge `edge` (empty when `sw` is
+    /// that edge switch, which reaches each host by its own port, or cannot reach it).
+    port_list edge_ports(std::uint32_t sw, std::uint32_t edge) const;
+
 private:
     friend struct topology;
-    static constexpr std::uint32_t NONE = ~std::uint32_t(0);
     struct group {
         std::uint32_t first = 0;  ///< in m_ports
         std::uint16_t count = 0;

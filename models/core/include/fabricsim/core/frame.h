@@ -245,5 +245,11 @@ struct alignas(64) frame {
 
 mac_addr mac_for_node(std::uint32_t node_index);
 std::uint32_t ipv4_for_host(std::uint32_t host_index);  ///< 10.a.b.c from host index
+/// The host index ipv4_for_host() gave `ip`, or ~0 for an address it never gives.
+inline std::uint32_t host_index_for_ipv4(std::uint32_t ip) {
+    const std::uint32_t c = ip & 0xff;
+    if ((ip >> 24) != 10 || c == 0 || c == 255) return ~std::uint32_t(0);
+    return ((ip >> 8) & 0xffff) * 254 + (c - 1);
+}
 
 }  // namespace fabricsim

@@ -212,8 +212,8 @@ private:
     std::vector<std::unique_ptr<transport>> m_transports;  ///< index = transport_kind
     std::array<transport*, TRANSPORT_KINDS> m_by_kind{};   ///< m_transports, for dispatch
     std::vector<transport*> m_waiting;  ///< transports waiting for NIC space, in order
-    ring<rx_entry> m_rx_fifo{64};
-    std::vector<timer> m_heap;  ///< min-heap via std::push_heap/greater
+    ring<rx_entry, 4> m_rx_fifo;        ///< mostly a few frames: inline, no second line
+    std::vector<timer> m_heap;          ///< min-heap via std::push_heap/greater
     model_timer m_wake = m_nic.config().rx.napi
                              ? model_timer::bind<host, &host::on_timer_napi>(this)
                              : model_timer::bind<host, &host::on_timer>(this);

@@ -83,7 +83,9 @@ private:
         frame* f;
     };
     link_timing m_timing;
-    ring<in_flight> m_in_flight;
+    // What a delivery touches, together: a short wire holds a few frames, so their FIFO slots
+    // live inline (no second cache line; it grows on a long link).
+    alignas(64) ring<in_flight, 4> m_in_flight;
     model_timer m_head_arrives = model_timer::bind<link_direction, &link_direction::deliver>(this);
     eth_rx_port* m_rx = nullptr;  ///< the far port behind `out`, if it is an eth_rx_port
     std::unique_ptr<pcap_writer> m_pcap;
