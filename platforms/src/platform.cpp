@@ -107,7 +107,7 @@ void platform::build_devices() {
                                                         : sw::credit_queue_config{};
                 if (cq.enabled() && m_sc.nic_config_of(n).credit_queue)
                     m_hosts.back()->set_credit_queue(
-                        {cq.ratio, cq.buffer_bytes, cq.burst_bytes, cq.selective_drop});
+                        {cq.ratio, cq.buffer_bytes, cq.burst_bytes, cq.selective_drop, cq.jitter});
             }
             ++host_index;
         }

@@ -61,6 +61,26 @@ def test_one_flow_carries_the_data_share_of_the_link(sim, tmp_path):
     assert 37 < tr.rtt_us.median() < 45
 
 
+def test_credit_queue_jitter_keeps_the_rate_and_the_run_reproducible(sim, tmp_path):
+    """switch.credit_queue.jitter: 0.1 (ns2-xpass's 76-92 B credits as its bucket sees them),
+    taken by the switches' and the hosts' link-end queues: the credits' mean rate and the flow's
+    share of the link stay, the times change, and the same seed gives the same run."""
+    plain = run(sim, tmp_path / "plain", ONE)
+    a = run(sim, tmp_path / "a", ONE, "switch.credit_queue.jitter=0.1")
+    b = run(sim, tmp_path / "b", ONE, "switch.credit_queue.jitter=0.1")
+    assert a["flows"] == b["flows"] and a["switches"] == b["switches"]
+    f = a["flows"][0]
+    ip_gbps = f["delivered_frames"] * 1500 * 8 / a["sim_time_s"] / 1e9
+    assert 9.2 <= ip_gbps <= 9.25, ip_gbps
+    # The credits that left the receiver's link end and the switch: within 0.1 % of the
+    # unjittered run's (the same bucket rate), but not the same credits.
+    for s_of in (lambda s: s["hosts"]["h1"]["credit_queue"]["credits_sent"],
+                 lambda s: s["switches"]["s1"]["ports"][1]["credit_queue"]["credits_sent"]):
+        assert s_of(a) == pytest.approx(s_of(plain), rel=1e-3)
+    assert a["flows"] != plain["flows"]
+    assert a["frames"]["dropped"] == a["frames"]["dropped_by_cause"]["credit_dropped"]
+
+
 def test_competing_flows_lose_credits_not_data(dumbbell):
     s, _ = dumbbell
     fr = s["frames"]
@@ -112,6 +132,9 @@ def test_sized_flows_finish_and_waste_the_credits_after_their_last_data(dumbbell
      "switch.credit_queue.queue: has strict queue 7 above it"),
     ("switch.credit_queue.burst=1KB", "switch.credit_queue.burst: is larger than credit_queue.buffer"),
     ("switch.credit_queue.buffer=50B", "switch.credit_queue.buffer: '50B' is below the minimum"),
+    ("switch.credit_queue={jitter: 0.1}",
+     "switch.credit_queue.jitter: is set but credit_queue.queue is not"),
+    ("switch.credit_queue.jitter=0.6", "switch.credit_queue.jitter: '0.6' is above the maximum 0.5"),
     ("xpass.credit_max=80B", "xpass.credit_max: '80B' is below the minimum"),
     ("xpass.w_init=0.9", "xpass.w_init: must lie between xpass.w_min and xpass.w_max"),
     ("traffic.flows[0].process=poisson", "traffic.flows[0].process: applies to UDP flows only"),

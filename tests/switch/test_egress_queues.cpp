@@ -7,6 +7,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <set>
 #include <vector>
 
 #include "fabricsim/core/frame_pool.h"
@@ -312,6 +313,40 @@ TEST_CASE("egress: the credit queue holds 8 credits and drops the rest as credit
     CHECK(j["credit_queue"]["credits_sent"] == 9);
     CHECK(j["credit_queue"]["credits_dropped"] == 4);
     CHECK(j["credit_queue"]["rate_bps"] == 517'879'162);
+}
+
+TEST_CASE("egress: credit_queue.jitter varies each credit's gap by up to 10 %, mean unchanged",
+          "[egress][gate][credit]") {
+    switch_config c = credit_cfg();
+    c.credit_queue.jitter = 0.1;
+    c.credit_queue.buffer_bytes = 400 * 84;
+    port_bench b(c);
+    for (int i = 0; i < 400; ++i) b.arrive(7, 0, false, 0, CREDIT_PAYLOAD);
+    b.run_until(ps_t(1) << 60);
+    REQUIRE(b.log.size() == 400);
+    // The bucket is never full while credits wait: credit k leaves when the tokens of the k
+    // costs so far have come in, each cost a whole number of bytes in [76, 92] (84 +- 8.4).
+    const double byte_ps = 8e12 / 517'879'162.0;
+    std::set<long> costs;
+    ps_t prev = 0;
+    for (const auto& s : b.log) {
+        const double bytes = double(s.at - prev) / byte_ps;
+        const long whole = std::lround(bytes);
+        CHECK(std::abs(bytes - double(whole)) < 0.01);  // whole bytes, to the ps rounding
+        CHECK(whole >= 76);
+        CHECK(whole <= 92);
+        costs.insert(whole);
+        prev = s.at;
+    }
+    CHECK(costs.size() == 17);  // every cost from 76 to 92 occurs in 400 draws
+    const double mean_gap = double(b.log.back().at) / 400.0;
+    CHECK(mean_gap == Approx(double(CREDIT_GAP)).epsilon(0.01));
+    // Same seed and port name: the same times.
+    port_bench again(c);
+    for (int i = 0; i < 400; ++i) again.arrive(7, 0, false, 0, CREDIT_PAYLOAD);
+    again.run_until(ps_t(1) << 60);
+    REQUIRE(again.log.size() == 400);
+    for (std::size_t i = 0; i < 400; ++i) CHECK(again.log[i].at == b.log[i].at);
 }
 
 TEST_CASE("egress: data takes the wire while the credit bucket refills, a due credit goes first",

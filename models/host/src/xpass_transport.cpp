@@ -101,15 +101,17 @@ void xpass_transport::start() {
         nic::rate_limiter_config lc;
         lc.mode = nic::limiter_mode::TOKEN_BUCKET;
         lc.depth_bytes = cq->burst_bytes;
-        lc.fifo_bytes = cq->buffer_bytes;
-        m_cq = std::make_unique<link_credit_queue>();
+        m_cq = std::make_unique<link_credit_queue>(
+            rng(m_host.seed(), std::string(m_host.name()) + ".credit_queue"));
         m_cq->bucket = nic::rate_limiter(lc);
         m_cq->bucket.set_rate(
             static_cast<std::uint64_t>(std::llround(cq->ratio * double(m_host.nic().rate_bps()))),
             0);
         m_cq->bucket.sent(static_cast<std::uint32_t>(cq->burst_bytes), 0);  // starts empty
         m_cq->fifo.resize(cq->buffer_bytes / 84 + 1);
+        m_cq->buffer = cq->buffer_bytes;
         m_cq->selective_drop = cq->selective_drop;
+        m_cq->jitter = cq->jitter;
     }
     m_blocked.reserve(2 * m_tx.size());
     for (std::uint32_t i = 0; i < m_tx.size(); ++i)
@@ -180,8 +182,9 @@ void xpass_transport::post_control(frame& f, std::uint64_t seq, ps_t now) {
 void xpass_transport::post_credit_class(frame& f, ps_t now) {
     link_credit_queue& q = *m_cq;
     const std::uint32_t bytes = f.wire_bytes();
-    if (q.count == 0 && q.bucket.earliest_start(now, bytes) <= now) {
-        q.bucket.sent(bytes, now);
+    const std::uint32_t cost = q.cost(bytes);
+    if (q.count == 0 && q.bucket.earliest_start(now, cost) <= now) {
+        q.bucket.sent(cost, now);
         q.sent++;
         m_host.post(f, now);
         return;
@@ -189,15 +192,16 @@ void xpass_transport::post_credit_class(frame& f, ps_t now) {
     // Tail drop on the FIFO's wire bytes; non-ECT above selective_drop frames (FlashPass).
     const bool selective =
         q.selective_drop != 0 && f.ecn == ecn_codepoint::NOT_ECT && q.count + 1 > q.selective_drop;
-    if (selective || q.count == q.fifo.size() || !q.bucket.enqueue(bytes, now)) {
+    if (selective || q.count == q.fifo.size() || q.bytes + bytes > q.buffer) {
         q.dropped++;
         m_host.discard(f);
         return;
     }
-    q.fifo[(q.head + q.count) % q.fifo.size()] = &f;
+    q.fifo[(q.head + q.count) % q.fifo.size()] = {&f, cost};
     q.count++;
+    q.bytes += bytes;
     if (q.count == 1) {
-        q.queued = q.bucket.earliest_start(now);
+        q.queued = q.bucket.earliest_start(now, cost);
         schedule_rare(q.queued, CREDIT_TX, 0);
     }
 }
@@ -210,17 +214,18 @@ void xpass_transport::on_credit_tx(ps_t at) {
     link_credit_queue& q = *m_cq;
     if (q.queued != at) return;
     q.queued = 0;
-    while (q.count != 0 && q.bucket.earliest_start(at) <= at) {
-        q.bucket.send_head(at);
-        frame& f = *q.fifo[q.head];
+    while (q.count != 0 && q.bucket.earliest_start(at, q.fifo[q.head].cost) <= at) {
+        const link_credit_queue::entry e = q.fifo[q.head];
+        q.bucket.sent(e.cost, at);
         q.head = (q.head + 1) % q.fifo.size();
         q.count--;
+        q.bytes -= e.f->wire_bytes();
         q.sent++;
-        f.created = at;  // its send time (FlashPass's T, ExpressPass's credit time): now
-        m_host.post(f, at);
+        e.f->created = at;  // its send time (FlashPass's T, ExpressPass's credit time): now
+        m_host.post(*e.f, at);
     }
     if (q.count != 0) {
-        q.queued = q.bucket.earliest_start(at);
+        q.queued = q.bucket.earliest_start(at, q.fifo[q.head].cost);
         schedule_rare(q.queued, CREDIT_TX, 0);
     }
 }

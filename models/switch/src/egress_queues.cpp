@@ -58,21 +58,20 @@ egress_queues::egress_queues(const switch_config& cfg, unsigned index, mmu& buff
     // The credit queue: its bucket (empty at the start, as ns2-xpass's) and its tail drop.
     if (cfg.credit_queue.enabled()) {
         const auto cq = static_cast<unsigned>(cfg.credit_queue.queue);
-        token_bucket b(static_cast<std::uint64_t>(
-                           std::llround(cfg.credit_queue.ratio * static_cast<double>(rate_bps))),
-                       cfg.credit_queue.burst_bytes);
-        b.consume(static_cast<std::uint32_t>(cfg.credit_queue.burst_bytes), 0);
-        shapers[cq] = b;
-        queue_shaped = true;
+        auto g = std::make_unique<credit_gate>(
+            cq,
+            static_cast<std::uint64_t>(
+                std::llround(cfg.credit_queue.ratio * static_cast<double>(rate_bps))),
+            cfg.credit_queue.burst_bytes, cfg.credit_queue.jitter, seed, rng_name + ".credit");
+        m_credit_gate = g.get();
+        add_gate(*m_own_gates.emplace_back(std::move(g)));
         m_credit_queue = static_cast<int>(cq);
         add_policy(*m_own_policies.emplace_back(std::make_unique<credit_admission>(
             cq, cfg.credit_queue.buffer_bytes, cfg.credit_queue.selective_drop)));
     }
     // Queue shapers, then the port shaper (one bucket every queue's head must fit).
     if (queue_shaped) {
-        auto g = std::make_unique<shaper_gate>(shapers);
-        m_shapers = g.get();
-        add_gate(*m_own_gates.emplace_back(std::move(g)));
+        add_gate(*m_own_gates.emplace_back(std::make_unique<shaper_gate>(shapers)));
     }
     if (cfg.port_shaper.rate_bps)
         add_gate(*m_own_gates.emplace_back(std::make_unique<shaper_gate>(
@@ -341,7 +340,7 @@ void egress_queues::report_stats(nlohmann::json& out, ps_t now) const {
     if (m_fera) report_fera(out, now);
     if (m_credit_queue >= 0) {
         const auto cq = static_cast<unsigned>(m_credit_queue);
-        const token_bucket& b = m_shapers->bucket(cq);
+        const token_bucket& b = m_credit_gate->bucket();
         out["credit_queue"] = {{"queue", cq},
                                {"rate_bps", b.rate_bps()},
                                {"credits_sent", m_queue[cq].tx_frames},

@@ -43,12 +43,14 @@ namespace fabricsim::host {
 /// credit-class frames the host sends (ExpressPass credits, FlashPass emulation packets and
 /// credits) leave through a token bucket at `ratio` x the NIC rate, `burst_bytes` deep and
 /// empty at the start, with `buffer_bytes` of tail-drop FIFO (credit_dropped); with
-/// `selective_drop` K > 0 a non-ECT frame is dropped when it would make more than K wait.
+/// `selective_drop` K > 0 a non-ECT frame is dropped when it would make more than K wait; the
+/// switch's `jitter` on the tokens each frame takes.
 struct credit_queue_params {
     double ratio = 84.0 / (84.0 + 1538.0);
     std::uint64_t buffer_bytes = 8 * 84;
     std::uint64_t burst_bytes = 2 * 84;
     std::uint32_t selective_drop = 0;
+    double jitter = 0;  ///< each frame takes wire bytes x (1 + U(-jitter, +jitter)) of tokens
 };
 
 struct host_identity {

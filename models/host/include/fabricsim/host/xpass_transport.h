@@ -42,6 +42,7 @@
 /// host's end of its link when the switch at the other end has one (ns2-xpass: every link
 /// end): one timer per host for the head of its FIFO, none for a frame the bucket passes.
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <memory>
 #include <vector>
@@ -247,11 +248,27 @@ private:
     /// The credit queue of the host's end of its link (host::credit_queue): credit-class
     /// frames wait in a FIFO of frames for the bucket; one CREDIT_TX timer (the head).
     struct link_credit_queue {
-        nic::rate_limiter bucket;
-        std::vector<frame*> fifo;  ///< ring, sized for the buffer at the smallest frame
+        /// A waiting frame and the tokens it takes (its wire bytes, jittered).
+        struct entry {
+            frame* f = nullptr;
+            std::uint32_t cost = 0;
+        };
+        nic::rate_limiter bucket;  ///< token bucket only; the FIFO is `fifo`
+        std::vector<entry> fifo;   ///< ring, sized for the buffer at the smallest frame
         std::size_t head = 0;
         std::size_t count = 0;
+        std::uint64_t bytes = 0;  ///< wire bytes waiting (the buffer's tail drop)
+        std::uint64_t buffer = 0;
         std::uint32_t selective_drop = 0;
+        double jitter = 0;
+        rng draws;
+        explicit link_credit_queue(const rng& r) : draws(r) {}
+        /// Tokens a frame of `wire` bytes takes.
+        std::uint32_t cost(std::uint32_t wire) {
+            if (jitter == 0) return wire;
+            return static_cast<std::uint32_t>(
+                std::lround(double(wire) * (1.0 + jitter * (2.0 * draws.uniform() - 1.0))));
+        }
         ps_t queued = 0;  ///< CREDIT_TX entry (0: none)
         std::uint64_t sent = 0;
         std::uint64_t dropped = 0;

@@ -5,11 +5,16 @@
 /// rate (84/(84+1538) by default) and starting empty, and a tiny tail-drop buffer counted in
 /// wire bytes (8 credits of 84 B). Credits reach it by their priority (the QoS map), so the
 /// data path pays nothing for it but the gate and this policy on the ports that have one.
-/// Timing model: untimed decisions at the frame's enqueue; the gate is a `shaper_gate` on the
-/// credit queue alone, so a credit leaves at its bucket's ready time when the wire is free.
+/// Timing model: untimed decisions at the frame's enqueue; the gate (`credit_gate`) holds the
+/// credit queue's bucket alone, so a credit leaves at its bucket's ready time when the wire is
+/// free.
 #include <cstdint>
+#include <string_view>
 
+#include "fabricsim/core/rng.h"
+#include "fabricsim/switch/algo/egress_gate.h"
 #include "fabricsim/switch/algo/egress_policy.h"
+#include "fabricsim/switch/algo/token_bucket.h"
 
 namespace fabricsim::sw {
 
@@ -21,7 +26,40 @@ struct credit_queue_config {
     /// FlashPass over-provisioning (seed-002 §1.4): a non-ECT arrival that makes the queue
     /// hold more than this many frames is dropped (credit_dropped); 0: off.
     std::uint32_t selective_drop = 0;
+    /// Each credit takes wire bytes x (1 + U(-jitter, +jitter)) of tokens (whole bytes), so the
+    /// gaps of a saturated queue vary by that share: ns2-xpass's random credit sizes (76-92 B
+    /// in its large-scale runs) through the bucket, without frames below Ethernet's minimum.
+    /// 0: off (every credit takes its wire bytes).
+    double jitter = 0;
     bool enabled() const { return queue >= 0; }
+};
+
+/// The credit queue's token bucket as a gate on that queue alone. With jitter, the cost of the
+/// next credit is drawn when the previous one starts, so open_at() and on_start() agree.
+class credit_gate final : public egress_gate
+{
+public:
+    /// `rate_bps` x `burst_bytes`, empty at the start (ns2-xpass); draws from (seed, name).
+    credit_gate(unsigned queue, std::uint64_t rate_bps, std::uint64_t burst_bytes, double jitter,
+                std::uint64_t seed, std::string_view name);
+    ps_t open_at(unsigned q, std::uint32_t wire_bytes, ps_t t) const override {
+        return q == m_queue ? m_bucket.ready_at(cost(wire_bytes), t) : t;
+    }
+    void on_start(unsigned q, std::uint32_t wire_bytes, ps_t at) override;
+    const token_bucket& bucket() const { return m_bucket; }
+    /// Tokens the next credit of `wire_bytes` takes.
+    std::uint32_t cost(std::uint32_t wire_bytes) const {
+        return m_jitter == 0 ? wire_bytes : jittered(wire_bytes);
+    }
+
+private:
+    std::uint32_t jittered(std::uint32_t wire_bytes) const;
+
+    token_bucket m_bucket;
+    unsigned m_queue;
+    double m_jitter;
+    double m_next = 0;  ///< the next credit's U(-1, 1) draw
+    rng m_draws;
 };
 
 /// Tail drop of the credit queue: an arrival that takes the queue's wire bytes above the

@@ -279,8 +279,8 @@ private:
     std::optional<threshold_scales> m_scales;  ///< what the ECN/RED policies scale by
     const phantom_marking* m_phantom = nullptr;
     const qcn_congestion_point* m_qcn = nullptr;
-    const shaper_gate* m_shapers = nullptr;  ///< the queue shapers' gate (credit queue's bucket)
-    int m_credit_queue = -1;                 ///< the credit queue, -1: none
+    const credit_gate* m_credit_gate = nullptr;  ///< the credit queue's bucket
+    int m_credit_queue = -1;                     ///< the credit queue, -1: none
     const bcn_congestion_point* m_bcn = nullptr;
     fera_congestion_point* m_fera = nullptr;
     std::array<queue_cold, MAX_QUEUES> m_cold;
