@@ -403,6 +403,9 @@ json tcp_flow_json(const host::flow_record& f) {
               {"alpha", t.alpha},
               {"srtt_us", us(t.srtt)},
               {"min_rtt_us", us(t.min_rtt)}};
+    if (f.spec.tcp.cc.hystart())
+        j["hystart"] = {{"train_exits", t.hystart_train_exits},
+                        {"delay_exits", t.hystart_delay_exits}};
     if (f.spec.tcp.cc.kind == host::cc_kind::GEMINI)
         j["gemini"] = {{"dcn_reductions", t.ecn_reductions},
                        {"wan_reductions", t.wan_reductions},

@@ -1128,6 +1128,10 @@ const param_table<host::tcp_options>& tcp_params() {
         t.add("cubic.tcp_friendly", value_kind::BOOL, "true",
               "CUBIC TCP-friendly region (RFC 8312 §4.2)",
               [](opts& o, const config_value& v) { o.cc.cubic_tcp_friendly = v.boolean(); });
+        t.add("cubic.hystart", value_kind::BOOL, "true",
+              "CUBIC ends slow start by HyStart (Linux tcp_cubic: ACK train and delay "
+              "increase; the Linux and ns-3 default)",
+              [](opts& o, const config_value& v) { o.cc.cubic_hystart = v.boolean(); });
         t.add("cubic.ecn", value_kind::BOOL, "false",
               "CUBIC flows are ECN-capable and treat ECE as loss",
               [](opts& o, const config_value& v) { o.cc.cubic_ecn = v.boolean(); });
@@ -1191,6 +1195,10 @@ const param_table<host::tcp_options>& tcp_params() {
               "whole connection; the thesis says only \"a long time\")",
               [](opts& o, const config_value& v) { o.cc.gemini.rtt_base_window = v.time(); })
             .min = 0;
+        t.add("gemini.hystart", value_kind::BOOL, "false",
+              "GEMINI flows end slow start by HyStart (as cubic.hystart; the thesis does not "
+              "describe GEMINI's slow start)",
+              [](opts& o, const config_value& v) { o.cc.gemini.hystart = v.boolean(); });
         t.add("gemini.pacing", value_kind::BOOL, "true",
               "GEMINI flows are paced on a NIC rate limiter at ratio x cwnd / srtt",
               [](opts& o, const config_value& v) { o.cc.gemini.pacing = v.boolean(); });

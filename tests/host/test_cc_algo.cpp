@@ -510,6 +510,111 @@ TEST_CASE("cubic: RTO uses beta for ssthresh and forgets W_max", "[cc][cubic][rt
 }
 
 // ---------------------------------------------------------------------------------------------
+// HyStart (Linux tcp_cubic.c)
+
+namespace {
+
+/// One slow-start round: `w` segments sent at the round's start, their ACKs `gap` apart, each
+/// with the RTT sample `rtt`; the next round starts `rtt` after this one.
+void ack_train(conn& c, std::uint64_t w, ps_t gap, ps_t rtt) {
+    const ps_t start = c.now;
+    c.send_segments(w);
+    for (std::uint64_t i = 0; i < w; ++i) {
+        c.now = start + i * gap;
+        c.ack(MSS, false, rtt);
+    }
+    c.now = start + rtt;
+}
+
+constexpr ps_t GAP_1G = 12 * PS_PER_US;  // one 1500 B frame at 1 Gb/s
+
+}  // namespace
+
+TEST_CASE("hystart: an ACK train longer than min RTT / 2 ends slow start at that cwnd",
+          "[cc][cubic][hystart]") {
+    conn c(make(cc_kind::CUBIC));
+    REQUIRE(c.cc.params().hystart());
+    const ps_t rtt = PS_PER_MS;
+    // Rounds of 10, 20 and 40 segments: the trains last at most 39 x 12 = 468 us <= 500 us.
+    for (std::uint64_t w : {10u, 20u, 40u}) ack_train(c, w, GAP_1G, rtt);
+    CHECK(c.cc.cwnd() == 80 * MSS);
+    CHECK(c.cc.in_slow_start());
+    // In the round of 80 the 43rd ACK (i = 42: 504 us into the train) finds it; cwnd is then
+    // 80 + 42 segments, and that ACK already counts in congestion avoidance.
+    ack_train(c, 80, GAP_1G, rtt);
+    CHECK(c.cc.ssthresh() == 122 * MSS);
+    CHECK_FALSE(c.cc.in_slow_start());
+    CHECK(c.cc.cwnd() < 124 * MSS);  // 37 more ACKs in congestion avoidance, not 37 MSS
+    CHECK(c.cc.hystart_train_exits() == 1);
+    CHECK(c.cc.hystart_delay_exits() == 0);
+    // Without HyStart the same rounds stay in slow start: cwnd 160.
+    cc_params off = make(cc_kind::CUBIC);
+    off.cubic_hystart = false;
+    conn d(off);
+    for (std::uint64_t w : {10u, 20u, 40u, 80u}) ack_train(d, w, GAP_1G, rtt);
+    CHECK(d.cc.cwnd() == 160 * MSS);
+    CHECK(d.cc.in_slow_start());
+}
+
+TEST_CASE("hystart: the round's smallest of 8 samples above min RTT + clamp(min/8, 4, 16 ms)",
+          "[cc][cubic][hystart]") {
+    const ps_t base = 20 * PS_PER_MS;  // threshold: 20 + max(2.5, 4) = 24 ms
+    for (const ps_t queued : {24 * PS_PER_MS, 24 * PS_PER_MS + 1}) {
+        conn c(make(cc_kind::CUBIC));
+        ack_train(c, 10, GAP_1G, base);
+        ack_train(c, 20, GAP_1G, base);
+        ack_train(c, 40, GAP_1G, queued);
+        if (queued == 24 * PS_PER_MS) {
+            CHECK(c.cc.in_slow_start());  // not above the threshold
+            CHECK(c.cc.cwnd() == 80 * MSS);
+        } else {
+            // The first 8 samples of the round are taken, the 9th ACK (cwnd 48) checks.
+            CHECK(c.cc.ssthresh() == 48 * MSS);
+            CHECK(c.cc.hystart_delay_exits() == 1);
+            CHECK(c.cc.hystart_train_exits() == 0);
+        }
+    }
+}
+
+TEST_CASE("hystart: not below 16 MSS, once per slow start until an RTO, CUBIC and opt-in GEMINI",
+          "[cc][cubic][gemini][hystart]") {
+    // A long train below 16 MSS does nothing (cwnd is 8 + i at ACK i, before it grows).
+    conn small(make(cc_kind::CUBIC, 8));
+    ack_train(small, 8, 100 * PS_PER_US, 100 * PS_PER_US);
+    CHECK(small.cc.in_slow_start());
+    CHECK(small.cc.hystart_train_exits() == 0);
+
+    conn c(make(cc_kind::CUBIC));
+    for (std::uint64_t w : {10u, 20u, 40u, 80u}) ack_train(c, w, GAP_1G, PS_PER_MS);
+    REQUIRE(c.cc.hystart_train_exits() == 1);
+    c.cc.on_rto(c.now, c.nxt, c.nxt - c.una);
+    // Slow start again up to ssthresh (0.7 x cwnd, 85 MSS): HyStart is armed again and ends it
+    // early, here in the round of 32 with ACKs 24 us apart (i = 21: 504 us).
+    REQUIRE(c.cc.ssthresh() > 60 * MSS);
+    for (std::uint64_t w : {1u, 2u, 4u, 8u, 16u}) ack_train(c, w, GAP_1G, PS_PER_MS);
+    CHECK(c.cc.hystart_train_exits() == 1);
+    ack_train(c, 32, 2 * GAP_1G, PS_PER_MS);
+    CHECK(c.cc.hystart_train_exits() == 2);
+    CHECK(c.cc.ssthresh() == (32 + 21) * MSS);
+
+    // Other kinds never run it; GEMINI when asked, paced: a train of min RTT (not half).
+    for (cc_kind k : {cc_kind::NEWRENO, cc_kind::DCTCP, cc_kind::GEMINI}) {
+        cc_params p = make(k);
+        p.gemini.capacity_bps = 1'000'000'000ull;
+        CHECK_FALSE(p.hystart());
+    }
+    cc_params g = make(cc_kind::GEMINI);
+    g.gemini.capacity_bps = 1'000'000'000ull;
+    g.gemini.hystart = true;
+    conn gc(g);
+    for (std::uint64_t w : {10u, 20u, 40u, 80u}) ack_train(gc, w, GAP_1G, PS_PER_MS);
+    CHECK(gc.cc.hystart_train_exits() == 0);  // 79 x 12 = 948 us <= 1 ms
+    ack_train(gc, 160, GAP_1G, PS_PER_MS);
+    CHECK(gc.cc.hystart_train_exits() == 1);
+    CHECK(gc.cc.ssthresh() == (160 + 84) * MSS);  // i = 84: 1008 us
+}
+
+// ---------------------------------------------------------------------------------------------
 // RFC 6298 RTT estimator
 
 // ---------------------------------------------------------------------------------------------

@@ -88,6 +88,7 @@ ack_outcome congestion_control::on_ack(const ack_event& e) {
     if (e.rtt_sample && (m_min_rtt == 0 || e.rtt_sample < m_min_rtt)) m_min_rtt = e.rtt_sample;
     if (m_p.kind == cc_kind::DCTCP) dctcp_observe(e);
     if (m_p.kind == cc_kind::GEMINI) gemini_observe(e);
+    if (!m_hs_found && m_cwnd < m_ssthresh && m_p.hystart()) hystart_update(e);
 
     if (m_in_recovery) {
         if (e.snd_una_after >= m_recover) {
@@ -177,6 +178,40 @@ void congestion_control::gemini_observe(const ack_event& e) {
         m_rtt_min_prev = m_rtt_min_cur;
         m_rtt_min_cur = 0;
     }
+}
+
+// Linux tcp_cubic.c: bictcp_hystart_reset / hystart_update, called from pkts_acked (with an
+// RTT sample, from 16 MSS of cwnd) and cong_avoid (the round reset).
+void congestion_control::hystart_update(const ack_event& e) {
+    constexpr ps_t ACK_DELTA = 2 * PS_PER_MS;
+    constexpr std::uint32_t MIN_SAMPLES = 8;
+    constexpr std::uint64_t LOW_WINDOW = 16;
+    if (e.snd_una_after > m_hs_end_seq) {  // a new round
+        m_hs_round_start = m_hs_last_ack = e.now;
+        m_hs_end_seq = e.snd_nxt;
+        m_hs_round_rtt = 0;
+        m_hs_samples = 0;
+    }
+    if (e.rtt_sample == 0 || m_cwnd < LOW_WINDOW * m_p.mss) return;
+    bool train = false, delay = false;
+    if (e.now - m_hs_last_ack <= ACK_DELTA) {
+        m_hs_last_ack = e.now;
+        // The ACKs of a round at the bottleneck rate span half the RTT when cwnd is half the
+        // path's BDP, which doubles to it in this round. Pacing spreads them over up to an RTT.
+        const bool paced = m_p.kind == cc_kind::GEMINI && m_p.gemini.pacing;
+        const ps_t threshold = paced ? m_min_rtt : m_min_rtt / 2;
+        train = e.now - m_hs_round_start > threshold;
+    }
+    if (m_hs_round_rtt == 0 || e.rtt_sample < m_hs_round_rtt) m_hs_round_rtt = e.rtt_sample;
+    if (m_hs_samples < MIN_SAMPLES)
+        ++m_hs_samples;
+    else
+        delay = m_hs_round_rtt >
+                m_min_rtt + std::clamp<ps_t>(m_min_rtt / 8, 4 * PS_PER_MS, 16 * PS_PER_MS);
+    if (!train && !delay) return;
+    m_hs_found = true;
+    m_ssthresh = m_cwnd;
+    ++(train ? m_hs_train_exits : m_hs_delay_exits);
 }
 
 void congestion_control::seed_rtt(ps_t rtt) {
@@ -363,6 +398,7 @@ void congestion_control::on_rto(ps_t /*now*/, std::uint64_t snd_nxt, std::uint64
         m_epoch_valid = false;
     }
     m_cwnd = m_p.mss;
+    m_hs_found = false;  // Linux bictcp_state(TCP_CA_Loss): bictcp_reset
     m_in_recovery = false;
     m_have_recover = true;
     m_recover = snd_nxt;

@@ -399,6 +399,8 @@ void tcp_transport::export_flow_results() const {
         r.alpha = cc.kind() == cc_kind::DCTCP ? cc.alpha() : 0.0;
         r.srtt = x.snd.rtt().srtt();
         r.min_rtt = cc.min_rtt();
+        r.hystart_train_exits = cc.hystart_train_exits();
+        r.hystart_delay_exits = cc.hystart_delay_exits();
         if (cc.kind() == cc_kind::GEMINI) {
             r.alpha = cc.alpha();
             r.wan_reductions = cc.gemini_wan_reductions();

@@ -51,6 +51,8 @@ struct tcp_flow_result {
     double alpha = 0;
     ps_t srtt = 0;
     ps_t min_rtt = 0;
+    std::uint64_t hystart_train_exits = 0;  ///< slow starts HyStart ended (ACK train)
+    std::uint64_t hystart_delay_exits = 0;  ///< (delay increase)
     // GEMINI only
     std::uint64_t wan_reductions = 0;  ///< cuts with the delay signal on
     double gemini_f = 0;               ///< F at the end

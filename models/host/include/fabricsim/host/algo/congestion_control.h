@@ -11,7 +11,8 @@
 /// window inflation, partial ACKs and the `recover` point, RTO loss window, ECN reaction at most
 /// once per window of data with CWR signalling, the DCTCP alpha estimator, CUBIC's cubic and
 /// TCP-friendly windows with fast convergence, slow-start restart after idle (SACK recovery is
-/// the sender's, tcp_sender.h). Ignored: PRR, limited transmit, HyStart, cwnd validation (the
+/// the sender's, tcp_sender.h), HyStart (Linux tcp_cubic's, for CUBIC and optionally GEMINI).
+/// Ignored: PRR, limited transmit, cwnd validation (the
 /// window grows on every new ACK whether or not the sender was cwnd-limited), receive window, RFC
 /// 3168's "cwnd = 1 MSS -> wait for the RTO" rule, ECE carried on duplicate ACKs (see on_dupack),
 /// undo of spurious reductions.
@@ -64,6 +65,8 @@ struct gemini_params {
     bool pacing = true;            ///< pace on a NIC rate limiter at ratio x cwnd / srtt
     double pacing_ss_ratio = 2.0;  ///< Linux tcp_pacing_ss_ratio (200 %)
     double pacing_ca_ratio = 1.2;  ///< Linux tcp_pacing_ca_ratio (120 %)
+    /// HyStart in slow start (off: the thesis does not describe GEMINI's slow start).
+    bool hystart = false;
 };
 
 /// Parameters of one connection's congestion control. Plain aggregate; validate() throws
@@ -82,8 +85,13 @@ struct cc_params {
     bool cubic_fast_convergence = true;
     bool cubic_tcp_friendly = true;  ///< RFC 8312 §4.2 W_est region
     bool cubic_ecn = false;          ///< CUBIC treats ECE as a loss event (§4.5)
+    bool cubic_hystart = true;       ///< HyStart in slow start (Linux and ns-3 default)
     gemini_params gemini;            ///< GEMINI only
     void validate() const;
+    /// HyStart runs for this kind (cubic_hystart, gemini.hystart).
+    bool hystart() const {
+        return kind == cc_kind::CUBIC ? cubic_hystart : kind == cc_kind::GEMINI && gemini.hystart;
+    }
 };
 
 /// One ACK that advanced snd_una, as seen by the connection before it reacts.
@@ -158,6 +166,13 @@ enum class ack_outcome {
 ///    before the first sample h = h_min and F = 4 (RTT_base 0). Loss (fast retransmit, RTO):
 ///    ssthresh = cwnd (1 - beta) (the thesis keeps Linux's recovery but names no loss factor; beta
 ///    is "the same reduction factor as Cubic"). Floors as the others (2 MSS).
+///  - HyStart (Linux tcp_cubic.c, hystart_detect 3): in slow start, a round is the data up to
+///    the snd_nxt at its first ACK. From a cwnd of 16 MSS, on ACKs with an RTT sample, slow
+///    start ends (ssthresh = cwnd) when an ACK train (ACKs at most 2 ms apart from the round's
+///    start) lasts more than min RTT / 2 (min RTT when the flow is paced), or when the smallest
+///    of the round's first 8 samples exceeds min RTT + clamp(min RTT / 8, 4 ms, 16 ms). Once per
+///    slow start: an RTO arms it again. Linux adds the GSO ack delay to the paced train
+///    threshold; there is no GSO here, so it is 0.
 class congestion_control
 {
 public:
@@ -230,6 +245,10 @@ public:
     /// reduction with both signals counts in both).
     std::uint64_t gemini_wan_reductions() const { return m_wan_reductions; }
 
+    /// Slow starts HyStart ended by the ACK train and by the delay increase.
+    std::uint64_t hystart_train_exits() const { return m_hs_train_exits; }
+    std::uint64_t hystart_delay_exits() const { return m_hs_delay_exits; }
+
 private:
     std::uint64_t two_mss() const { return 2ull * m_p.mss; }
     std::uint64_t scaled(std::uint64_t bytes, double factor) const;
@@ -243,6 +262,7 @@ private:
     void start_reduction(std::uint64_t snd_nxt);
     void gemini_observe(const ack_event& e);
     void gemini_reduce(const ack_event& e, bool dcn, bool wan);
+    void hystart_update(const ack_event& e);
     std::uint64_t loss_ssthresh(std::uint64_t flight_bytes) const;
 
     cc_params m_p;
@@ -280,6 +300,15 @@ private:
     ps_t m_base_prev = 0;
     ps_t m_base_bucket_end = 0;
     std::uint64_t m_wan_reductions = 0;
+
+    bool m_hs_found = false;  ///< HyStart ended this slow start
+    std::uint32_t m_hs_samples = 0;
+    std::uint64_t m_hs_end_seq = 0;  ///< the round ends when snd_una passes it
+    ps_t m_hs_round_start = 0;
+    ps_t m_hs_last_ack = 0;   ///< the ACK train's last ACK
+    ps_t m_hs_round_rtt = 0;  ///< smallest sample of the round (0: none)
+    std::uint64_t m_hs_train_exits = 0;
+    std::uint64_t m_hs_delay_exits = 0;
 };
 
 }  // namespace fabricsim::host
