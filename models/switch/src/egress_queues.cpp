@@ -37,9 +37,12 @@ egress_queues::egress_queues(const switch_config& cfg, unsigned index, mmu& buff
       m_starts_at_time(false),
       m_sched(cfg.discipline, sched_params(cfg)),
       m_pools(pools),
+      m_cold(std::make_unique<queue_cold[]>(cfg.queues)),
       m_queues(cfg.queues),
       m_rate_bps(rate_bps),
       m_ecn_on(false) {
+    // The other queues keep a one-slot ring that no frame ever uses.
+    for (unsigned q = 0; q < m_queues; ++q) m_queue[q].fifo = ring<entry>(4);
     for (unsigned q = 0; q < m_queues; ++q) m_ecn_on = m_ecn_on || cfg.ecn.mode[q] != ecn_mode::OFF;
     std::vector<token_bucket> shapers(m_queues);
     bool queue_shaped = false;

@@ -160,7 +160,7 @@ private:
     // per-queue state (cold or per-configuration) is in queue_cold. The frame count is the
     // ring's size (plus the frame being decided, as marking counts it).
     struct alignas(64) queue_state {
-        ring<entry> fifo{4};
+        ring<entry> fifo{1};      ///< 4 slots for the configured queues (the constructor)
         std::uint64_t bytes = 0;  ///< frame bytes queued (the arriving frame counts from its
                                   ///< decision on)
         std::uint64_t tx_frames = 0;
@@ -283,7 +283,9 @@ private:
     int m_credit_queue = -1;                     ///< the credit queue, -1: none
     const bcn_congestion_point* m_bcn = nullptr;
     fera_congestion_point* m_fera = nullptr;
-    std::array<queue_cold, MAX_QUEUES> m_cold;
+    /// One per configured queue (a 1-queue port keeps 168 B, not 8 x 168): only drops and
+    /// marks touch it.
+    std::unique_ptr<queue_cold[]> m_cold;
     unsigned m_queues;
     std::uint64_t m_rate_bps;
     bool m_ecn_on;
