@@ -101,8 +101,7 @@ void xpass_transport::start() {
         nic::rate_limiter_config lc;
         lc.mode = nic::limiter_mode::TOKEN_BUCKET;
         lc.depth_bytes = cq->burst_bytes;
-        m_cq = std::make_unique<link_credit_queue>(
-            rng(m_host.seed(), std::string(m_host.name()) + ".credit_queue"));
+        m_cq = std::make_unique<link_credit_queue>();
         m_cq->bucket = nic::rate_limiter(lc);
         m_cq->bucket.set_rate(
             static_cast<std::uint64_t>(std::llround(cq->ratio * double(m_host.nic().rate_bps()))),
@@ -112,6 +111,8 @@ void xpass_transport::start() {
         m_cq->buffer = cq->buffer_bytes;
         m_cq->selective_drop = cq->selective_drop;
         m_cq->jitter = cq->jitter;
+        if (cq->jitter != 0)
+            m_cq->draws.emplace(m_host.seed(), std::string(m_host.name()) + ".credit_queue");
     }
     m_blocked.reserve(2 * m_tx.size());
     for (std::uint32_t i = 0; i < m_tx.size(); ++i)

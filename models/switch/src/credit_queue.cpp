@@ -8,9 +8,11 @@ namespace fabricsim::sw {
 
 credit_gate::credit_gate(unsigned queue, std::uint64_t rate_bps, std::uint64_t burst_bytes,
                          double jitter, std::uint64_t seed, std::string_view name)
-    : m_bucket(rate_bps, burst_bytes), m_queue(queue), m_jitter(jitter), m_draws(seed, name) {
+    : m_bucket(rate_bps, burst_bytes), m_queue(queue), m_jitter(jitter) {
     m_bucket.consume(static_cast<std::uint32_t>(burst_bytes), 0);
-    if (m_jitter != 0) m_next = 2.0 * m_draws.uniform() - 1.0;
+    if (m_jitter == 0) return;
+    m_draws.emplace(seed, name);
+    m_next = 2.0 * m_draws->uniform() - 1.0;
 }
 
 std::uint32_t credit_gate::jittered(std::uint32_t wire_bytes) const {
@@ -20,7 +22,7 @@ std::uint32_t credit_gate::jittered(std::uint32_t wire_bytes) const {
 void credit_gate::on_start(unsigned q, std::uint32_t wire_bytes, ps_t at) {
     if (q != m_queue) return;
     m_bucket.consume(cost(wire_bytes), at);
-    if (m_jitter != 0) m_next = 2.0 * m_draws.uniform() - 1.0;
+    if (m_draws) m_next = 2.0 * m_draws->uniform() - 1.0;
 }
 
 enqueue_verdict credit_admission::on_enqueue(const egress_queues& port, unsigned q, frame& f,

@@ -45,6 +45,7 @@
 #include <cmath>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "fabricsim/core/rng.h"
@@ -261,13 +262,12 @@ private:
         std::uint64_t buffer = 0;
         std::uint32_t selective_drop = 0;
         double jitter = 0;
-        rng draws;
-        explicit link_credit_queue(const rng& r) : draws(r) {}
+        std::optional<rng> draws;  ///< with jitter only (2.5 KB)
         /// Tokens a frame of `wire` bytes takes.
         std::uint32_t cost(std::uint32_t wire) {
-            if (jitter == 0) return wire;
+            if (!draws) return wire;
             return static_cast<std::uint32_t>(
-                std::lround(double(wire) * (1.0 + jitter * (2.0 * draws.uniform() - 1.0))));
+                std::lround(double(wire) * (1.0 + jitter * (2.0 * draws->uniform() - 1.0))));
         }
         ps_t queued = 0;  ///< CREDIT_TX entry (0: none)
         std::uint64_t sent = 0;

@@ -9,6 +9,7 @@
 /// credit queue's bucket alone, so a credit leaves at its bucket's ready time when the wire is
 /// free.
 #include <cstdint>
+#include <optional>
 #include <string_view>
 
 #include "fabricsim/core/rng.h"
@@ -58,8 +59,8 @@ private:
     token_bucket m_bucket;
     unsigned m_queue;
     double m_jitter;
-    double m_next = 0;  ///< the next credit's U(-1, 1) draw
-    rng m_draws;
+    double m_next = 0;           ///< the next credit's U(-1, 1) draw
+    std::optional<rng> m_draws;  ///< with jitter only (2.5 KB)
 };
 
 /// Tail drop of the credit queue: an arrival that takes the queue's wire bytes above the
