@@ -613,8 +613,8 @@ void add_credit_queue_keys(param_table<switch_config>& t) {
     auto& j = t.add("credit_queue.jitter", value_kind::REAL, "",
                     "Each credit takes its wire bytes x (1 + U(-jitter, +jitter)) of the "
                     "bucket's tokens, so a saturated queue's gaps vary by that share (ns2-xpass's "
-                    "76-92 B credits in its large-scale runs: about 0.1); breaks the phase lock of "
-                    "periodic credit streams (absent: 0, off)",
+                    "76-92 B credits in its large-scale runs: about 0.1), so periodic credit "
+                    "streams meet it at varying phases (absent: 0, off)",
                     [](switch_config& c, const config_value& v) {
                         if (v.present()) c.credit_queue.jitter = v.real();
                     });
