@@ -467,6 +467,8 @@ json flows_json(const host::flow_table& flows, const topology& topo) {
             j["fct_us"] = f.completed ? us(f.completed - f.started) : -1.0;
             j["flashpass"] = {{"emulation_sent", r.emulation_sent},
                               {"over_provisioned_sent", r.over_provisioned_sent},
+                              {"over_provisioned_credits", r.over_provisioned_credits},
+                              {"over_provisioned_wasted", r.over_provisioned_wasted},
                               {"credits_sent", r.credits_sent},
                               {"credits_received", r.credits_received},
                               {"credits_wasted", r.credits_wasted},
@@ -625,8 +627,8 @@ json xpass_json(const host::flow_table& flows) {
 
 /// FlashPass flows together. Null without them.
 json flashpass_json(const host::flow_table& flows) {
-    std::uint64_t n = 0, done = 0, emu = 0, over = 0, received = 0, wasted = 0, late = 0,
-                  packets = 0, resent = 0, sent = 0, frames = 0;
+    std::uint64_t n = 0, done = 0, emu = 0, over = 0, over_credits = 0, over_wasted = 0,
+                  received = 0, wasted = 0, late = 0, packets = 0, resent = 0, sent = 0, frames = 0;
     bool batched = false;
     for (const auto& f : flows.all()) {
         if (!is_flashpass(f.spec) || !f.xpass) continue;
@@ -635,6 +637,8 @@ json flashpass_json(const host::flow_table& flows) {
         if (f.completed) ++done;
         emu += r.emulation_sent;
         over += r.over_provisioned_sent;
+        over_credits += r.over_provisioned_credits;
+        over_wasted += r.over_provisioned_wasted;
         received += r.credits_received;
         wasted += r.credits_wasted;
         late += r.late_credits;
@@ -645,16 +649,22 @@ json flashpass_json(const host::flow_table& flows) {
         batched = batched || f.spec.xpass.fp.credits_per_frame() > 1;
     }
     if (n == 0) return nullptr;
-    json out = {{"flows", n},
-                {"completed", done},
-                {"emulation_sent", emu},
-                {"over_provisioned_sent", over},
-                {"credits_received", received},
-                {"credits_wasted", wasted},
-                {"wasted_share", received ? double(wasted) / double(received) : 0.0},
-                {"late_credits", late},
-                {"data_packets", packets},
-                {"retransmitted", resent}};
+    // ordinary_wasted_share: the wasted credits that took bandwidth ordinary traffic could have
+    // used (over-provisioned emulation gets through only where the emulation queue has room).
+    json out = {
+        {"flows", n},
+        {"completed", done},
+        {"emulation_sent", emu},
+        {"over_provisioned_sent", over},
+        {"credits_received", received},
+        {"credits_wasted", wasted},
+        {"wasted_share", received ? double(wasted) / double(received) : 0.0},
+        {"over_provisioned_credits", over_credits},
+        {"over_provisioned_wasted", over_wasted},
+        {"ordinary_wasted_share", received ? double(wasted - over_wasted) / double(received) : 0.0},
+        {"late_credits", late},
+        {"data_packets", packets},
+        {"retransmitted", resent}};
     if (batched) {
         // Delayed credit sending: timestamps answered against the frames that carried them.
         out["credits_sent"] = sent;

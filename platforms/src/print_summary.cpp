@@ -208,7 +208,8 @@ void print_summary(const nlohmann::json& s, std::ostream& os) {
                              num(x["emulation_sent"].get<double>()) + " emulation packets (" +
                              num(x["over_provisioned_sent"].get<double>()) +
                              " over-provisioned), " + num(x["credits_wasted"].get<double>()) +
-                             " credits wasted, " + num(x["late_credits"].get<double>()) +
+                             " credits wasted (" + num(x["over_provisioned_wasted"].get<double>()) +
+                             " over-provisioned), " + num(x["late_credits"].get<double>()) +
                              " late; " + num(x["completed"].get<double>()) + " flows completed");
     }
     if (s.contains("fct")) {

@@ -136,10 +136,23 @@ def test_over_provisioned_emulation_is_non_ect_and_dropped_first(sim, tmp_path):
     long, sized = (f["flashpass"] for f in s["flows"])
     print("over-provisioning:", sized, s["flows"][1]["fct_us"])
     assert sized["over_provisioned_sent"] > 0 and long["over_provisioned_sent"] == 0
+    # Credits are told apart by the tag of the emulation packet they answer. The sized flow's
+    # ordinary credits covered it (Eq 4.2 expects 10 % loss; fewer were lost), so every
+    # over-provisioned credit came after its last packet was credited and most waste is theirs.
+    assert 0 < sized["over_provisioned_credits"] <= sized["over_provisioned_sent"]
+    assert sized["over_provisioned_wasted"] == sized["over_provisioned_credits"]
+    ordinary_wasted = sized["credits_wasted"] - sized["over_provisioned_wasted"]
+    assert 0 < ordinary_wasted < sized["over_provisioned_wasted"]
+    assert long["over_provisioned_credits"] == long["over_provisioned_wasted"] == 0
+    fp = s["flashpass"]
+    assert fp["over_provisioned_wasted"] == sized["over_provisioned_wasted"]
+    assert fp["ordinary_wasted_share"] == pytest.approx(
+        (fp["credits_wasted"] - fp["over_provisioned_wasted"]) / fp["credits_received"])
     assert s["flows"][1]["rx_bytes"] == 1_000_000 and s["flows"][1]["fct_us"] > 0
     assert s["frames"]["dropped"] == s["frames"]["dropped_by_cause"]["credit_dropped"]
     off = run(sim, tmp_path / "off", OVER.replace(", over_provision: true", ""))
     assert off["flows"][1]["flashpass"]["over_provisioned_sent"] == 0
+    assert off["flows"][1]["flashpass"]["over_provisioned_credits"] == 0
     assert off["flows"][1]["flashpass"]["pauses"] >= 1
     assert off["flows"][1]["rx_bytes"] == 1_000_000
 

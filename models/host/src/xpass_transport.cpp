@@ -623,6 +623,8 @@ void xpass_transport::export_flow_results() const {
         r.retransmitted = c.retransmitted;
         r.emulation_sent = c.emulation_sent;
         r.over_provisioned_sent = c.over_provisioned_sent;
+        r.over_provisioned_credits = c.over_provisioned_credits;
+        r.over_provisioned_wasted = c.over_provisioned_wasted;
         r.late_credits = c.late_credits;
         r.pauses = c.pauses;
         r.first_data = c.first_data;
@@ -739,6 +741,7 @@ void xpass_transport::on_emulate(std::uint32_t slot, ps_t at) {
     const bool over = covered(x);
     f.ecn = over ? ecn_codepoint::NOT_ECT : ecn_codepoint::ECT0;
     if (over) x.counters.over_provisioned_sent++;
+    if (over != (x.over_from.size() % 2 == 1)) x.over_from.push_back(x.emu_seq);
     x.counters.emulation_sent++;
     post_control(f, x.emu_seq++, at);
     const double j = spec.xpass.jitter;
@@ -781,6 +784,8 @@ void xpass_transport::on_fp_credit(std::uint32_t slot, const frame& f, ps_t now)
 void xpass_transport::fp_grant(fp_tx& x, std::uint32_t slot, std::uint64_t seq, ps_t sent, ps_t rtt,
                                ps_t now) {
     x.counters.credits_received++;
+    const bool over = !x.over_from.empty() && x.over_provisioned(seq);
+    if (over) x.counters.over_provisioned_credits++;
     x.echoed = std::max(x.echoed, seq + 1);
     if (x.ctl.on_credit(now, rtt, seq)) fp_trace(x, now);
     std::uint64_t pkt = 0;
@@ -788,6 +793,7 @@ void xpass_transport::fp_grant(fp_tx& x, std::uint32_t slot, std::uint64_t seq, 
         x.counters.retransmitted++;  // a first-RTT packet found missing: on this credit
     } else if (x.packets != 0 && x.next_pkt >= x.packets) {
         x.counters.credits_wasted++;
+        if (over) x.counters.over_provisioned_wasted++;
         return;
     } else {
         pkt = x.next_pkt++;

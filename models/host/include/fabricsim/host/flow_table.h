@@ -129,13 +129,16 @@ struct xpass_flow_result {
     // FlashPass (transport: flashpass)
     std::uint64_t emulation_sent = 0;
     std::uint64_t over_provisioned_sent = 0;  ///< of which non-ECT (Eq 4.2)
-    std::uint64_t late_credits = 0;           ///< arrived after T + t_wait: data sent at once
-    std::uint64_t pauses = 0;                 ///< Eq 4.2 pauses (over-provisioning off)
-    std::uint64_t early_acked = 0;            ///< FlashPass*: unscheduled packets ACKed
-    std::uint64_t credit_frames = 0;          ///< receiver: credit frames (flashpass.credit_batch)
-    ps_t first_data = 0;                      ///< first data packet sent
-    ps_t last_data = 0;                       ///< last data packet sent
-    double emulation_rate_bps = 0;            ///< at the end
+    /// Of credits_received and credits_wasted, those of over-provisioned emulation packets.
+    std::uint64_t over_provisioned_credits = 0;
+    std::uint64_t over_provisioned_wasted = 0;
+    std::uint64_t late_credits = 0;   ///< arrived after T + t_wait: data sent at once
+    std::uint64_t pauses = 0;         ///< Eq 4.2 pauses (over-provisioning off)
+    std::uint64_t early_acked = 0;    ///< FlashPass*: unscheduled packets ACKed
+    std::uint64_t credit_frames = 0;  ///< receiver: credit frames (flashpass.credit_batch)
+    ps_t first_data = 0;              ///< first data packet sent
+    ps_t last_data = 0;               ///< last data packet sent
+    double emulation_rate_bps = 0;    ///< at the end
 };
 
 /// What only an ExpressPass flow records (allocated for those flows only).

@@ -153,6 +153,14 @@ private:
         bool blocked = false;  ///< the burst waits for room in the NIC queue
         aeolus_sender first_rtt;
         std::vector<fp_release> ring;  ///< FIFO of credited packets (grows by doubling)
+        /// Emulation numbers at which the tag turned over-provisioned, then ordinary, ...
+        /// (Eq 4.2 flips it a few times a flow): which credits answer over-provisioned ones.
+        std::vector<std::uint64_t> over_from;
+        bool over_provisioned(std::uint64_t seq) const {
+            return (std::upper_bound(over_from.begin(), over_from.end(), seq) - over_from.begin()) %
+                       2 ==
+                   1;
+        }
         std::size_t head = 0;
         std::size_t count = 0;
         xpass_flow_result counters;
