@@ -240,14 +240,24 @@ void xpass_transport::on_start(std::uint32_t slot, ps_t at) {
     if (x.aeolus) pump_unscheduled(slot, at);
 }
 
+// The first-RTT burst keeps at most about 20 us of line-rate frames (at least 8) in the NIC's
+// one TX queue and refills it at half: frames sent on credits, the host's other flows' included,
+// then wait behind that much unscheduled data at most, not behind a whole BDP (megabytes on a
+// WAN path, which made them late or dropped at the NIC and crushed them downstream).
+std::size_t xpass_transport::burst_depth() const {
+    constexpr double WINDOW_S = 20e-6;
+    const double frames = double(m_host.nic().rate_bps()) * WINDOW_S / (8.0 * 1538.0);
+    return std::max<std::size_t>(8, static_cast<std::size_t>(frames));
+}
+
 void xpass_transport::pump_unscheduled(std::uint32_t slot, ps_t now) {
     xp_tx& x = m_tx[slot];
     if (x.probe_sent || x.blocked) return;
     while (x.next_pkt < x.first_rtt.unscheduled()) {
-        if (!m_host.tx_room_for_data()) {
+        if (m_host.nic().tx_queued() >= burst_depth() || !m_host.tx_room_for_data()) {
             x.blocked = true;
             m_blocked.push_back(slot);
-            m_host.wait_for_tx(*this);
+            m_host.wait_for_tx(*this, burst_depth() / 2);
             return;
         }
         x.first_rtt.sent_unscheduled(x.next_pkt);
@@ -265,10 +275,10 @@ void xpass_transport::pump_fp_unscheduled(std::uint32_t slot, ps_t now) {
     fp_tx& x = m_fp[slot];
     if (x.probe_sent || x.blocked) return;
     while (x.next_pkt < x.first_rtt.unscheduled()) {
-        if (!m_host.tx_room_for_data()) {
+        if (m_host.nic().tx_queued() >= burst_depth() || !m_host.tx_room_for_data()) {
             x.blocked = true;
             m_fp_blocked.push_back(slot);
-            m_host.wait_for_tx(*this);
+            m_host.wait_for_tx(*this, burst_depth() / 2);
             return;
         }
         x.first_rtt.sent_unscheduled(x.next_pkt);

@@ -205,6 +205,8 @@ private:
     void send_data(xp_tx& x, const frame& credit, ps_t now);
     void send_request(xp_tx& x, std::uint32_t slot, ps_t now);
     void send_stop(xp_tx& x, ps_t now);
+    /// Frames of a first-RTT burst the NIC's TX queue holds at most (about 20 us at line rate).
+    std::size_t burst_depth() const;
     /// Aeolus: the first-RTT burst from where it stands, then the probe.
     void pump_unscheduled(std::uint32_t slot, ps_t now);
     /// Data packet `pkt` (scheduled: ECT(0), echoing `credit`; else non-ECT, no echo).
