@@ -157,9 +157,8 @@ private:
         /// (Eq 4.2 flips it a few times a flow): which credits answer over-provisioned ones.
         std::vector<std::uint64_t> over_from;
         bool over_provisioned(std::uint64_t seq) const {
-            return (std::upper_bound(over_from.begin(), over_from.end(), seq) - over_from.begin()) %
-                       2 ==
-                   1;
+            const auto flips = std::upper_bound(over_from.begin(), over_from.end(), seq);
+            return (flips - over_from.begin()) % 2 == 1;  // an odd number at or before seq
         }
         std::size_t head = 0;
         std::size_t count = 0;
