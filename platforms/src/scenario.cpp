@@ -1199,6 +1199,13 @@ const param_table<host::tcp_options>& tcp_params() {
               "GEMINI flows end slow start by HyStart (as cubic.hystart; the thesis does not "
               "describe GEMINI's slow start)",
               [](opts& o, const config_value& v) { o.cc.gemini.hystart = v.boolean(); });
+        auto& noise = t.add(
+            "gemini.rtt_noise", value_kind::TIME, "0s",
+            "Adds U[0, this] to every RTT sample GEMINI sees (RTT_min, RTT_base), as the thesis' "
+            "Table 3.5 added estimation errors in its kernel module (0: off)",
+            [](opts& o, const config_value& v) { o.cc.gemini.rtt_noise = v.time(); });
+        noise.min = 0;
+        noise.max = 1e12;
         t.add("gemini.pacing", value_kind::BOOL, "true",
               "GEMINI flows are paced on a NIC rate limiter at ratio x cwnd / srtt",
               [](opts& o, const config_value& v) { o.cc.gemini.pacing = v.boolean(); });

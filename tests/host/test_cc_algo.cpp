@@ -1,5 +1,6 @@
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <stdexcept>
@@ -777,6 +778,40 @@ TEST_CASE("gemini: a loss cuts ssthresh by beta, RTT_base over a finite window f
     bad = gemini();
     bad.gemini.h_min = 6;
     CHECK_THROWS_AS(bad.validate(), std::invalid_argument);
+}
+
+TEST_CASE("gemini: rtt_noise adds U[0, x] to each sample, a stream per seed, GEMINI only",
+          "[cc][gemini]") {
+    // Table 3.5: the thesis added U[0, x] to every RTT sample its kernel module saw.
+    const auto samples = [](cc_kind kind, ps_t noise, std::uint64_t seed) {
+        cc_params p = kind == cc_kind::GEMINI ? gemini() : make(kind, 10, 10);
+        p.gemini.rtt_noise = noise;
+        p.gemini.noise_seed = seed;
+        conn c(p);
+        std::vector<ps_t> got;
+        for (int i = 0; i < 200; ++i) {
+            c.send_segments(1);  // each ACK closes its window: RTT_min is that sample
+            c.ack(MSS, false, 10 * PS_PER_MS);
+            got.push_back(kind == cc_kind::GEMINI ? c.cc.gemini_rtt_min() : c.cc.min_rtt());
+        }
+        return got;
+    };
+    const std::vector<ps_t> quiet = samples(cc_kind::GEMINI, 0, 7);
+    CHECK(std::all_of(quiet.begin(), quiet.end(), [](ps_t s) { return s == 10 * PS_PER_MS; }));
+    const std::vector<ps_t> a = samples(cc_kind::GEMINI, 2 * PS_PER_MS, 7);
+    CHECK(std::all_of(a.begin(), a.end(),
+                      [](ps_t s) { return s >= 10 * PS_PER_MS && s < 12 * PS_PER_MS; }));
+    const auto [lo, hi] = std::minmax_element(a.begin(), a.end());
+    CHECK(*lo < 10 * PS_PER_MS + 100 * PS_PER_US);  // 200 draws span the range
+    CHECK(*hi > 12 * PS_PER_MS - 100 * PS_PER_US);
+    double mean = 0;
+    for (ps_t s : a) mean += static_cast<double>(s - 10 * PS_PER_MS) / 200;
+    CHECK(mean == Approx(static_cast<double>(PS_PER_MS)).epsilon(0.1));
+    CHECK(samples(cc_kind::GEMINI, 2 * PS_PER_MS, 7) == a);  // same seed, same stream
+    CHECK(samples(cc_kind::GEMINI, 2 * PS_PER_MS, 8) != a);
+    // Another kind ignores the key: its min RTT stays the true one.
+    const std::vector<ps_t> cubic = samples(cc_kind::CUBIC, 2 * PS_PER_MS, 7);
+    CHECK(std::all_of(cubic.begin(), cubic.end(), [](ps_t s) { return s == 10 * PS_PER_MS; }));
 }
 
 TEST_CASE("rtt_estimator: RFC 6298 first and second samples", "[rtt]") {

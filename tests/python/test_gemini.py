@@ -91,12 +91,36 @@ def test_results_trace_and_pacing(run, sim, tmp_path):
     ("tcp.gemini.h_min", "10", "tcp.gemini.h_min"),
     ("tcp.gemini.capacity", "0bps", "tcp.gemini.capacity"),
     ("tcp.gemini.max_cut", "0", "tcp.gemini.max_cut"),
+    ("tcp.gemini.rtt_noise", "2s", "tcp.gemini.rtt_noise"),
 ])
 def test_bad_input_names_the_key(sim, default_yaml, key, value, needle):
     p = sim("validate", default_yaml, "--set", "tcp.cc=gemini", "--set", f"{key}={value}",
             check=False)
     assert p.returncode == 2, p.stdout + p.stderr
     assert needle in p.stderr
+
+
+def test_rtt_noise_reaches_the_delay_signal_only_above_t(run):
+    # Table 3.5's noise, U[0, x] on each RTT sample GEMINI sees, on an idle 10G path (400 us,
+    # at most ~1.2 ms more in the sender's NIC queue in slow start): with x = 2 ms RTT_min can
+    # never exceed RTT_base + T = 5 ms more; with x = 50 ms the minimum of a window's samples
+    # often does, and the flow is cut by beta again and again.
+    def go(noise, seed=1):
+        cfg = {
+            "name": "gemini_noise", "seed": seed, "duration": "100ms",
+            "topology": {"kind": "dumbbell", "host_rate": "10Gbps", "link_delay": "100us",
+                         "dumbbell": {"hosts_per_side": 1}},
+            "tcp": {"cc": "gemini", "gemini": {"rtt_noise": noise}},
+            "traffic": {"flows": [{"src": "h0", "dst": "h1", "transport": "tcp",
+                                   "size": "20MB"}]},
+        }
+        f = run(cfg, f"noise_{noise}_{seed}").summary["flows"][0]
+        return f["tcp"]["gemini"]["wan_reductions"], f["rx_bytes"]
+    assert go("0s") == go("2ms") == (0, 20_000_000)
+    loud = go("50ms")
+    assert loud[0] > 50 and loud[1] < 20_000_000
+    assert go("50ms") == loud  # the same seed, the same noise
+    assert go("50ms", seed=2) != loud
 
 
 def test_app_driven_connections_are_paced_too(run):

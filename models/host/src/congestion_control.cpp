@@ -1,5 +1,7 @@
 #include "fabricsim/host/algo/congestion_control.h"
 
+#include "fabricsim/core/rng.h"
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -56,6 +58,10 @@ congestion_control::congestion_control(const cc_params& p)
         m_p.gemini.k_bytes = std::max<std::uint64_t>(
             1, static_cast<std::uint64_t>(std::llround(
                    50.0 * 1500.0 * static_cast<double>(m_p.gemini.capacity_bps) / 1e9)));
+    if (m_p.kind == cc_kind::GEMINI) {
+        m_rtt_noise = m_p.gemini.rtt_noise;
+        m_noise_state = m_p.gemini.noise_seed;
+    }
 }
 
 bool congestion_control::ecn_capable() const {
@@ -85,6 +91,17 @@ void congestion_control::start_reduction(std::uint64_t snd_nxt) {
 
 ack_outcome congestion_control::on_ack(const ack_event& e) {
     if (e.acked_bytes == 0) return ack_outcome::NORMAL;
+    if (m_rtt_noise != 0 && e.rtt_sample != 0) {
+        ack_event noisy = e;
+        m_noise_state += 0x9e3779b97f4a7c15ull;
+        const double u = static_cast<double>(splitmix64(m_noise_state) >> 11) * 0x1.0p-53;
+        noisy.rtt_sample += static_cast<ps_t>(u * static_cast<double>(m_rtt_noise));
+        return on_sampled_ack(noisy);
+    }
+    return on_sampled_ack(e);
+}
+
+ack_outcome congestion_control::on_sampled_ack(const ack_event& e) {
     if (e.rtt_sample && (m_min_rtt == 0 || e.rtt_sample < m_min_rtt)) m_min_rtt = e.rtt_sample;
     if (m_p.kind == cc_kind::DCTCP) dctcp_observe(e);
     if (m_p.kind == cc_kind::GEMINI) gemini_observe(e);

@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "fabricsim/core/kernel.h"
+#include "fabricsim/core/rng.h"
 #include "fabricsim/host/host.h"
 
 namespace fabricsim::host {
@@ -21,9 +22,10 @@ void tcp_transport::add_source(std::uint32_t flow, const flow_path& to) {
     const flow_spec& spec = rec.spec;
     rec.tx_slot = static_cast<std::uint32_t>(m_tx.size());
     const bool gemini = spec.tcp.cc.kind == cc_kind::GEMINI;
-    if (gemini && spec.tcp.cc.gemini.capacity_bps == 0) {
-        cc_params cc = spec.tcp.cc;  // C defaults to the sender's line rate
-        cc.gemini.capacity_bps = m_host.nic().rate_bps();
+    if (gemini) {
+        cc_params cc = spec.tcp.cc;
+        if (cc.gemini.capacity_bps == 0) cc.gemini.capacity_bps = m_host.nic().rate_bps();
+        cc.gemini.noise_seed = splitmix64(m_host.seed() ^ splitmix64(flow));  // a stream per flow
         m_tx.push_back(
             {flow, tcp_sender(spec.tcp.sender, cc, spec.tcp.rtt), to.peer_ip, to.next_hop});
     } else {

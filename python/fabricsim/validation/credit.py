@@ -436,3 +436,102 @@ def flashpass_wan_fct(ctx):
         for x, v in rows.items())
     return Outcome(text, {f"{m}_{x}": num(v) for x, vs in rows.items() for m, v in vs.items()},
                    ok, plot)
+
+
+# §3B, Figs 4.9/4.10: N = 20 senders to one receiver, every link 10G; sender-to-bottleneck
+# delays U(0, 20 ms) (a) or all 10 ms (c), the rest of the path 10 ms one way ("i.e., 40 ms
+# RTT" in (c)); flows start at random in the first 0.2 s and run 5 s; data buffer 20 KB per
+# port per Gb/s, credit queues of 8.
+STATIC_SENDERS = 20
+STATIC_PUBLISHED = {  # (a): Gb/s and loss %; (c): FlashPass "near full (9.14)" in all cases
+    ("random", "cubic"): (6.4, 1.7), ("random", "xpass"): (9.2, 0.12),
+    ("random", "flashpass"): (9.1, 0.0), ("equal", "flashpass"): (9.14, 0.0)}
+
+
+def static_dumbbell_config(transport, equal, seed=1):
+    import random
+    r = random.Random(seed)
+    delays = [10_000.0 if equal else r.uniform(0, 20_000) for _ in range(STATIC_SENDERS)]
+    starts = [r.uniform(0, 200_000) for _ in range(STATIC_SENDERS)]
+    n = STATIC_SENDERS
+    cfg = {
+        "name": f"static_{transport}", "seed": seed, "duration": "5s",
+        "topology": {"kind": "custom", "host_rate": "10Gbps",
+                     "switches": [{"name": "sw", "ports": n + 1}],
+                     "hosts": [{"name": f"s{i}"} for i in range(n)] + [{"name": "rx"}],
+                     "links": [{"a": f"s{i}", "b": f"sw:{i}", "delay": f"{d:.3f}us"}
+                               for i, d in enumerate(delays)]
+                     + [{"a": f"sw:{n}", "b": "rx", "delay": "10ms"}]},
+        "switch": {"buffer": "64MB", "port_cap": "200KB", "credit_queue": {"queue": 7}},
+        "xpass": {"retransmit_timeout": "100ms"},
+        "traffic": {"flows": [{"src": f"s{i}", "dst": "rx",
+                               "transport": "tcp" if transport == "cubic" else transport,
+                               "start": f"{t:.3f}us"} for i, t in enumerate(starts)]},
+        "results": {"sample_interval": "0s"},
+    }
+    if transport == "cubic":
+        cfg["tcp"] = {"cc": "cubic"}
+    if transport == "flashpass":
+        # T_wait just above the largest base RTT (2 x (20 + 10) ms, or 2 x (10 + 10) ms).
+        cfg["flashpass"] = {"t_wait": f"{2 * (max(delays) / 1000 + 10) + 1:.0f}ms"}
+    return cfg
+
+
+def static_dumbbell(run, transport, equal):
+    """IP throughput over the 5 s (Gb/s), data dropped in the switch over data frames sent (%),
+    and the flows below a tenth of the fair share."""
+    name = f"static_{transport}_{'equal' if equal else 'random'}"
+    s = run(static_dumbbell_config(transport, equal), name).summary
+    fr = s["frames"]
+    by = fr["dropped_by_cause"]
+    switch_drops = sum(v for k, v in by.items()
+                       if k not in ("credit_dropped", "out_of_sequence", "duplicate"))
+    sent = sum(f["sent_frames"] for f in s["flows"])
+    per_flow = [f["delivered_frames"] * 1500 * 8 / s["sim_time_s"] / 1e9 for f in s["flows"]]
+    fair = sum(per_flow) / len(per_flow)
+    return {"gbps": sum(per_flow), "loss_pct": 100 * switch_drops / max(1, sent),
+            "discarded": by.get("out_of_sequence", 0),
+            "starved": sum(1 for x in per_flow if x < 0.1 * fair)}
+
+
+@experiment("flashpass-static-dumbbell", "Credit transports",
+            "FlashPass, ExpressPass and Cubic on a static 20-to-1 dumbbell (Fig 4.10)",
+            SEED + " §3B (Figs 4.9/4.10)",
+            "20 senders to one receiver, 10G links; sender-to-switch delays U(0, 20 ms) (a) or "
+            "10 ms each (c), 10 ms to the receiver; flows start at random in the first 0.2 s, "
+            "5 s; data ports 200 KB (20 KB per Gb/s), credit queues 8; Cubic, ExpressPass "
+            "(NACK timer 100 ms) and FlashPass (Algorithm 2 at (1 %, 10 %), T_wait 1 ms above "
+            "the largest base RTT). IP throughput over the 5 s, switch drops over data sent.",
+            "(a): Cubic 6.4 / ExpressPass 9.2 / FlashPass 9.1 Gbps, loss 1.7 % / 0.12 % / 0; "
+            "FlashPass near full (9.14) with no loss in all cases; ExpressPass loses only with "
+            "different RTTs",
+            "FlashPass: no data loss, within 5 % of 9.1 in (a) and 9.14 in (c); ExpressPass: "
+            "within 5 % of 9.2 in (a), no loss in (c); Cubic within 25 % of 6.4",
+            deviation="as published, FlashPass loses no data and ExpressPass loses data only "
+                      "with different RTTs; the throughputs are not the thesis'. FlashPass gets "
+                      "about 92 % of 9.14 and two flows take it all (14 of 20 get under a tenth "
+                      "of the fair share): Algorithm 2 leaves a flow alone while its emulation "
+                      "loss is inside [1 %, 10 %], so the split the start-up cuts leave is "
+                      "frozen. ExpressPass's go-back-N (as ns2-xpass) throws away a round trip "
+                      "of data after each start-up loss (0.6 % lost at the switch). Cubic "
+                      "regrows after its slow-start losses into 200 KB by its cubic curve, over "
+                      "seconds at 40-60 ms: 1.2-1.7 Gbps (docs/models/credit.md).")
+def static_dumbbell_experiment(ctx):
+    r = {(setup, t): static_dumbbell(ctx.run, t, setup == "equal")
+         for setup in ("random", "equal") for t in ("cubic", "xpass", "flashpass")}
+    fa, fc = r[("random", "flashpass")], r[("equal", "flashpass")]
+    xa, xc, ca = r[("random", "xpass")], r[("equal", "xpass")], r[("random", "cubic")]
+    ok = (fa["loss_pct"] == 0 and fc["loss_pct"] == 0 and abs(fa["gbps"] - 9.1) <= 0.05 * 9.1
+          and abs(fc["gbps"] - 9.14) <= 0.05 * 9.14 and abs(xa["gbps"] - 9.2) <= 0.05 * 9.2
+          and xc["loss_pct"] == 0 and abs(ca["gbps"] - 6.4) <= 0.25 * 6.4)
+
+    def plot(fig):
+        labels = [f"{t} ({'a' if s == 'random' else 'c'})" for s, t in r]
+        plots.bars(fig, labels, [v["gbps"] for v in r.values()],
+                   [STATIC_PUBLISHED.get(k, (None,))[0] for k in r], "Gb/s",
+                   "20-to-1 static dumbbell, 10G (published: Fig 4.10)")
+    text = "; ".join(f"{'(a)' if s == 'random' else '(c)'} {t} {v['gbps']:.2f} Gbps, loss "
+                     f"{v['loss_pct']:.2f} %" + (f", {v['starved']} starved" if v["starved"] else "")
+                     for (s, t), v in r.items())
+    return Outcome(text, {f"{s}_{t}_{m}": num(x) for (s, t), v in r.items() for m, x in v.items()},
+                   ok, plot)

@@ -67,6 +67,10 @@ struct gemini_params {
     double pacing_ca_ratio = 1.2;  ///< Linux tcp_pacing_ca_ratio (120 %)
     /// HyStart in slow start (off: the thesis does not describe GEMINI's slow start).
     bool hystart = false;
+    /// Table 3.5: U[0, rtt_noise] added to every RTT sample the algorithm sees (RTT_min,
+    /// RTT_base, HyStart), as the thesis added estimation errors in its kernel module; 0 = off.
+    ps_t rtt_noise = 0;
+    std::uint64_t noise_seed = 0;  ///< the noise's stream (the transport sets it per flow)
 };
 
 /// Parameters of one connection's congestion control. Plain aggregate; validate() throws
@@ -250,6 +254,8 @@ public:
     std::uint64_t hystart_delay_exits() const { return m_hs_delay_exits; }
 
 private:
+    /// on_ack() with the RTT sample the algorithm sees (GEMINI's rtt_noise added).
+    ack_outcome on_sampled_ack(const ack_event& e);
     std::uint64_t two_mss() const { return 2ull * m_p.mss; }
     std::uint64_t scaled(std::uint64_t bytes, double factor) const;
     void dctcp_observe(const ack_event& e);
@@ -294,7 +300,9 @@ private:
     bool m_epoch_valid = false;
     ps_t m_epoch_start = 0;
 
-    ps_t m_rtt_min_cur = 0;  ///< GEMINI: minimum sample of the open window
+    ps_t m_rtt_noise = 0;             ///< GEMINI's rtt_noise (0 for every other kind)
+    std::uint64_t m_noise_state = 0;  ///< Weyl sequence through splitmix64
+    ps_t m_rtt_min_cur = 0;           ///< GEMINI: minimum sample of the open window
     ps_t m_rtt_min_prev = 0;
     ps_t m_base_cur = 0;  ///< windowed RTT_base: minimum of the current and last bucket
     ps_t m_base_prev = 0;
