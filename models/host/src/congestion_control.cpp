@@ -91,14 +91,16 @@ void congestion_control::start_reduction(std::uint64_t snd_nxt) {
 
 ack_outcome congestion_control::on_ack(const ack_event& e) {
     if (e.acked_bytes == 0) return ack_outcome::NORMAL;
-    if (m_rtt_noise != 0 && e.rtt_sample != 0) {
-        ack_event noisy = e;
-        m_noise_state += 0x9e3779b97f4a7c15ull;
-        const double u = static_cast<double>(splitmix64(m_noise_state) >> 11) * 0x1.0p-53;
-        noisy.rtt_sample += static_cast<ps_t>(u * static_cast<double>(m_rtt_noise));
-        return on_sampled_ack(noisy);
-    }
+    if (m_rtt_noise != 0 && e.rtt_sample != 0) return on_noisy_ack(e);
     return on_sampled_ack(e);
+}
+
+ack_outcome congestion_control::on_noisy_ack(const ack_event& e) {
+    ack_event noisy = e;
+    m_noise_state += 0x9e3779b97f4a7c15ull;
+    const double u = static_cast<double>(splitmix64(m_noise_state) >> 11) * 0x1.0p-53;
+    noisy.rtt_sample += static_cast<ps_t>(u * static_cast<double>(m_rtt_noise));
+    return on_sampled_ack(noisy);
 }
 
 ack_outcome congestion_control::on_sampled_ack(const ack_event& e) {

@@ -254,8 +254,10 @@ public:
     std::uint64_t hystart_delay_exits() const { return m_hs_delay_exits; }
 
 private:
-    /// on_ack() with the RTT sample the algorithm sees (GEMINI's rtt_noise added).
-    ack_outcome on_sampled_ack(const ack_event& e);
+    /// on_ack() with the RTT sample the algorithm sees; inlined into on_ack (the hot path
+    /// keeps one call) and into the cold on_noisy_ack, which adds GEMINI's rtt_noise first.
+    [[gnu::always_inline]] inline ack_outcome on_sampled_ack(const ack_event& e);
+    [[gnu::noinline, gnu::cold]] ack_outcome on_noisy_ack(const ack_event& e);
     std::uint64_t two_mss() const { return 2ull * m_p.mss; }
     std::uint64_t scaled(std::uint64_t bytes, double factor) const;
     void dctcp_observe(const ack_event& e);
