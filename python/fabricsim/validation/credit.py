@@ -535,3 +535,72 @@ def static_dumbbell_experiment(ctx):
                      for (s, t), v in r.items())
     return Outcome(text, {f"{s}_{t}_{m}": num(x) for (s, t), v in r.items() for m, x in v.items()},
                    ok, plot)
+
+
+# Fig 4.14: Algorithm 2's (min_target_loss, max_target_loss); the thesis normalises FCT to
+# (1 %, 5 %) and recommends (1 %, 10 %).
+TARGETS = ((0.01, 0.05), (0.01, 0.10), (0.01, 0.20), (0.05, 0.20))
+
+
+@experiment("flashpass-target-loss", "Credit transports",
+            "FlashPass*'s target loss range on the 3-DC WAN (Fig 4.14)",
+            SEED + " §3B (Fig 4.14, §4.3.3.1)",
+            "the FlashPass* runs of flashpass-wan-fct at load 0.8 with (min_target, max_target) "
+            "= (1, 5), (1, 10), (1, 20) and (5, 20) %; mean FCT of the flows every setting "
+            "completes, over the (1 %, 5 %) one's, and the emulation (credit) loss: 1 - credits "
+            "received / emulation packets sent.",
+            "higher target loss converges faster and uses the bandwidth better (lower FCT); "
+            "lower target loss has less emulation overhead (fewer credits lost); (1 %, 10 %) "
+            "recommended. The figure's values are not in the text.",
+            "with min_target 1 %, mean FCT not rising and credit loss rising as max_target goes "
+            "5 -> 10 -> 20 %; and more bytes delivered at (1, 10) than at (1, 5)",
+            deviation="as published, higher targets finish flows sooner (FCT x1.00 / 0.95 / "
+                      "0.79 at max_target 5 / 10 / 20 %, 9 / 15 / 20 flows completed), but the "
+                      "credit loss does not rise with them: 44-47 % at every setting. The two "
+                      "flows that hold the emulation queues lose 8-9 %, inside Algorithm 2's "
+                      "band; the rest, cut to a few emulation packets per round trip by the "
+                      "split the band freezes, lose a third to a half of them (median per flow "
+                      "53 %), whatever the targets (docs/models/credit.md).")
+def target_loss_experiment(ctx):
+    r = {}
+    for lo, hi in TARGETS:
+        cfg = star_config(ctx, "flashpass", 0.8)
+        cfg["flashpass"].update({"min_target": lo, "max_target": hi})
+        s = ctx.run(cfg, f"fp_target_{lo}_{hi}").summary
+        fct, gb = fct_table(s, "flashpass")
+        fp = s["flashpass"]
+        sent = sum(f["flashpass"]["emulation_sent"] for f in s["flows"]
+                   if f.get("transport") == "flashpass")
+        r[(lo, hi)] = {"fct": fct, "gb": gb, "done": len(fct),
+                       "credit_loss": 1 - fp["credits_received"] / max(1, sent)}
+    both = sorted(set.intersection(*(set(v["fct"]) for v in r.values())))
+    base = sum(r[TARGETS[0]]["fct"][i] for i in both) / max(1, len(both))
+    for v in r.values():
+        v["fct_norm"] = (sum(v["fct"][i] for i in both) / len(both) / base) if both else float("nan")
+    seq = [r[t] for t in TARGETS[:3]]
+    ok = (bool(both) and all(b["fct_norm"] <= a["fct_norm"] for a, b in zip(seq, seq[1:]))
+          and all(b["credit_loss"] > a["credit_loss"] for a, b in zip(seq, seq[1:]))
+          and r[(0.01, 0.10)]["gb"] > r[(0.01, 0.05)]["gb"])
+
+    def plot(fig):
+        ax = fig.add_subplot(111)
+        labels = [f"({100 * lo:g}%, {100 * hi:g}%)" for lo, hi in TARGETS]
+        x = range(len(TARGETS))
+        ax.bar(list(x), [r[t]["fct_norm"] for t in TARGETS], 0.5, color=plots.SIM,
+               label="mean FCT / (1 %, 5 %)")
+        ax.set_xticks(list(x))
+        ax.set_xticklabels(labels)
+        ax.set_ylabel("normalised FCT")
+        ax2 = ax.twinx()
+        ax2.plot(list(x), [100 * r[t]["credit_loss"] for t in TARGETS], "o-", color=plots.PUB,
+                 label="credit loss (%)")
+        ax2.set_ylabel("credit loss (%)")
+        ax.set_title("FlashPass*, 3-DC WAN, load 0.8 (published: higher targets, lower FCT)",
+                     fontsize=9)
+        ax.legend(loc="upper left", fontsize=7)
+        ax2.legend(loc="upper right", fontsize=7)
+    text = "; ".join(f"({100 * lo:g} %, {100 * hi:g} %): FCT x{v['fct_norm']:.2f}, credit loss "
+                     f"{100 * v['credit_loss']:.1f} %, {v['done']} completed, {v['gb']:.2f} GB"
+                     for (lo, hi), v in r.items()) + f" (FCT over the {len(both)} all complete)"
+    return Outcome(text, {f"{m}_{lo}_{hi}": num(v[m]) for (lo, hi), v in r.items()
+                          for m in ("fct_norm", "credit_loss", "done", "gb")}, ok, plot)
