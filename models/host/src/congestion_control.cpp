@@ -98,7 +98,7 @@ ack_outcome congestion_control::on_ack(const ack_event& e) {
 ack_outcome congestion_control::on_noisy_ack(const ack_event& e) {
     ack_event noisy = e;
     m_noise_state += 0x9e3779b97f4a7c15ull;
-    const double u = static_cast<double>(splitmix64(m_noise_state) >> 11) * 0x1.0p-53;
+    const double u = unit_interval(splitmix64(m_noise_state));
     noisy.rtt_sample += static_cast<ps_t>(u * static_cast<double>(m_rtt_noise));
     return on_sampled_ack(noisy);
 }

@@ -1,5 +1,7 @@
 #include "fabricsim/switch/algo/qcn_cp.h"
 
+#include "fabricsim/core/rng.h"
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -8,11 +10,6 @@
 namespace fabricsim::sw {
 
 namespace {
-
-/// Uniform in [0, 1) from the top 53 bits (the same mapping as fabricsim::rng::uniform).
-double unit(std::uint64_t draw) {
-    return static_cast<double>(draw >> 11) * 0x1.0p-53;
-}
 
 std::int16_t cnm_field(std::int64_t bytes) {
     const std::int64_t units = bytes / 64;  // truncates toward zero
@@ -70,7 +67,7 @@ qcn_cp::qcn_cp(const qcn_cp_params& p, std::uint64_t first_draw) : m_p(p) {
 
 std::uint64_t qcn_cp::jittered(std::uint64_t bytes, std::uint64_t draw) const {
     if (m_p.jitter == 0.0) return bytes;
-    const double factor = 1.0 + m_p.jitter * (2.0 * unit(draw) - 1.0);
+    const double factor = 1.0 + m_p.jitter * (2.0 * unit_interval(draw) - 1.0);
     const auto b = static_cast<std::uint64_t>(std::llround(static_cast<double>(bytes) * factor));
     return std::max<std::uint64_t>(b, 1);
 }
@@ -89,7 +86,7 @@ std::optional<qcn_feedback> qcn_cp::on_enqueue(std::uint64_t queue_bytes, std::u
                                                std::uint64_t draw) {
     ++m_stats.frames;
     if (m_p.sample_probability > 0.0) {
-        if (!(unit(draw) < m_p.sample_probability)) return std::nullopt;
+        if (!(unit_interval(draw) < m_p.sample_probability)) return std::nullopt;
     } else if (frame_bytes < m_to_sample) {
         m_to_sample -= frame_bytes;
         return std::nullopt;

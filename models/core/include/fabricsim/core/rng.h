@@ -11,6 +11,10 @@ namespace fabricsim {
 
 std::uint64_t hash_name(std::string_view name);
 std::uint64_t splitmix64(std::uint64_t x);
+/// Uniform in [0, 1) from the top 53 bits of a random 64-bit word.
+inline double unit_interval(std::uint64_t bits) {
+    return static_cast<double>(bits >> 11) * 0x1.0p-53;
+}
 
 class rng
 {
@@ -19,7 +23,7 @@ public:
 
     std::uint64_t next() { return m_gen(); }
     /// Uniform in [0, 1) with 53 random bits.
-    double uniform() { return static_cast<double>(m_gen() >> 11) * 0x1.0p-53; }
+    double uniform() { return unit_interval(m_gen()); }
     /// Uniform integer in [0, n) (n > 0), without modulo bias.
     std::uint64_t below(std::uint64_t n);
     /// Exponential with the given mean.
